@@ -1,0 +1,152 @@
+#include "profile/scoring.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+#include "profile/builtin_matrices.hpp"
+
+namespace warpsearch {
+namespace {
+
+std::string upper(std::string_view text) {
+  std::string result(text);
+  for (auto& c : result) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return result;
+}
+
+std::string joined_builtin_names() {
+  std::string names;
+  for (const auto& name : SubstitutionMatrix::builtin_names()) names += (names.empty() ? "" : ", ") + name;
+  return names;
+}
+
+}  // namespace
+
+std::vector<std::string> SubstitutionMatrix::builtin_names() {
+  std::vector<std::string> names;
+  for (std::size_t i = 0; i < kBuiltinMatrixCount; ++i) names.emplace_back(kBuiltinMatrices[i].name);
+  return names;
+}
+
+SubstitutionMatrix SubstitutionMatrix::builtin(std::string_view name) {
+  const std::string wanted = upper(name);
+  for (std::size_t m = 0; m < kBuiltinMatrixCount; ++m) {
+    const BuiltinMatrix& builtin = kBuiltinMatrices[m];
+    if (wanted != builtin.name) continue;
+    SubstitutionMatrix matrix;
+    matrix.name_ = builtin.name;
+    matrix.type_ = SequenceType::protein;
+    for (int a = 0; a < kMatrixLetters; ++a)
+      for (int b = 0; b < kMatrixLetters; ++b) matrix.scores_[a][b] = builtin.scores[a][b];
+    matrix.finish();
+    return matrix;
+  }
+  throw std::invalid_argument("unknown matrix '" + std::string(name) + "' (built in: " +
+                              joined_builtin_names() + ", or the path of an NCBI matrix file)");
+}
+
+SubstitutionMatrix SubstitutionMatrix::from_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error(path + ": cannot open the matrix file");
+  const std::string_view letters = Alphabet::protein().matrix_letters();
+  SubstitutionMatrix matrix;
+  matrix.name_ = path;
+  matrix.type_ = SequenceType::protein;
+  std::vector<int> column_code;  // matrix letter code of each column, -1 for letters we don't use
+  std::vector<bool> row_seen(letters.size(), false);
+  std::string line;
+  for (long line_number = 1; std::getline(in, line); ++line_number) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    const auto first = line.find_first_not_of(" \t");
+    if (first == std::string::npos || line[first] == '#') continue;
+    std::istringstream fields(line);
+    const auto where = path + ":" + std::to_string(line_number) + ": ";
+    if (column_code.empty()) {
+      std::string letter;
+      while (fields >> letter) {
+        if (letter.size() != 1) throw std::runtime_error(where + "expected a header of single letters");
+        const auto pos = letters.find(static_cast<char>(std::toupper(static_cast<unsigned char>(letter[0]))));
+        column_code.push_back(pos == std::string_view::npos ? -1 : static_cast<int>(pos));
+      }
+      continue;
+    }
+    std::string row_letter;
+    fields >> row_letter;
+    if (row_letter.size() != 1) throw std::runtime_error(where + "expected a row letter, found '" + row_letter + "'");
+    const auto row = letters.find(static_cast<char>(std::toupper(static_cast<unsigned char>(row_letter[0]))));
+    for (std::size_t column = 0; column < column_code.size(); ++column) {
+      long value = 0;
+      if (!(fields >> value))
+        throw std::runtime_error(where + "row '" + row_letter + "' has fewer scores than the header has letters");
+      if (value < -127 || value > 127)
+        throw std::runtime_error(where + "score " + std::to_string(value) + " is outside -127..127");
+      if (row != std::string_view::npos && column_code[column] >= 0)
+        matrix.scores_[row][column_code[column]] = static_cast<std::int8_t>(value);
+    }
+    std::string extra;
+    if (fields >> extra) throw std::runtime_error(where + "row '" + row_letter + "' has more scores than the header has letters");
+    if (row != std::string_view::npos) row_seen[row] = true;
+  }
+  if (column_code.empty()) throw std::runtime_error(path + ": no header line of letters: not an NCBI matrix file");
+  for (std::size_t i = 0; i < letters.size(); ++i) {
+    const bool in_columns = std::find(column_code.begin(), column_code.end(), static_cast<int>(i)) != column_code.end();
+    if (!row_seen[i] || !in_columns)
+      throw std::runtime_error(path + ": the matrix has no " + (row_seen[i] ? "column" : "row") + " for '" +
+                               letters[i] + "' (every one of " + std::string(letters) + " is needed)");
+  }
+  matrix.finish();
+  return matrix;
+}
+
+SubstitutionMatrix SubstitutionMatrix::nucleotide(int match, int mismatch) {
+  if (match <= 0) throw std::invalid_argument("the match score must be positive, not " + std::to_string(match));
+  if (mismatch >= 0) throw std::invalid_argument("the mismatch score must be negative, not " + std::to_string(mismatch));
+  if (match > 127 || mismatch < -127) throw std::invalid_argument("match and mismatch scores must lie within -127..127");
+  SubstitutionMatrix matrix;
+  matrix.name_ = std::to_string(match) + "/" + std::to_string(mismatch);
+  matrix.type_ = SequenceType::nucleotide;
+  const int letters = Alphabet::nucleotide().size();
+  for (int a = 0; a < letters; ++a)
+    for (int b = 0; b < letters; ++b)
+      matrix.scores_[a][b] = static_cast<std::int8_t>(a == b && a < 4 ? match : mismatch);
+  matrix.finish();
+  return matrix;
+}
+
+void SubstitutionMatrix::finish() {
+  const Alphabet& alphabet = Alphabet::of(type_);
+  const int letters = static_cast<int>(alphabet.matrix_letters().size());
+  min_ = max_ = scores_[0][0];
+  for (int a = 0; a < letters; ++a)
+    for (int b = 0; b < letters; ++b) {
+      min_ = std::min<int>(min_, scores_[a][b]);
+      max_ = std::max<int>(max_, scores_[a][b]);
+    }
+  // Codes scored as another letter copy its row and column; the padding code scores the minimum.
+  for (int a = letters; a < alphabet.size(); ++a) {
+    const int as = alphabet.scored_as(static_cast<std::uint8_t>(a));
+    for (int b = 0; b < kMaxCodes; ++b) scores_[a][b] = scores_[as][b];
+    for (int b = 0; b < kMaxCodes; ++b) scores_[b][a] = scores_[b][as];
+  }
+  for (int a = letters; a < alphabet.size(); ++a)
+    for (int b = letters; b < alphabet.size(); ++b)
+      scores_[a][b] = scores_[alphabet.scored_as(static_cast<std::uint8_t>(a))][alphabet.scored_as(static_cast<std::uint8_t>(b))];
+  for (int a = alphabet.size(); a < kMaxCodes; ++a)
+    for (int b = 0; b < kMaxCodes; ++b) scores_[a][b] = scores_[b][a] = static_cast<std::int8_t>(min_);
+}
+
+ScoringScheme::ScoringScheme(SubstitutionMatrix matrix, GapOpen open, GapExtend extend)
+    : matrix_(std::move(matrix)), open_(open.value), extend_(extend.value) {
+  if (open_ < 0) throw std::invalid_argument("the gap open cost must be 0 or more, not " + std::to_string(open_));
+  if (extend_ < 1) throw std::invalid_argument("the gap extend cost must be 1 or more, not " + std::to_string(extend_));
+  if (open_ + extend_ > 127)
+    throw std::invalid_argument("gap open + extend must be at most 127, not " + std::to_string(open_ + extend_));
+  if (matrix_.max_score() <= 0 || matrix_.min_score() >= 0)
+    throw std::invalid_argument("matrix " + matrix_.name() +
+                                " needs both positive and negative scores for local alignment");
+}
+
+}  // namespace warpsearch

@@ -1,0 +1,66 @@
+#include "tests/test_support.hpp"
+
+#include <unistd.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+namespace warpsearch::test {
+
+TempDir::TempDir() {
+  std::string pattern = (std::filesystem::temp_directory_path() / "warpsearch-test-XXXXXX").string();
+  if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
+  path_ = pattern;
+}
+
+TempDir::~TempDir() {
+  std::error_code ignored;
+  std::filesystem::remove_all(path_, ignored);
+}
+
+void write_file(const std::string& path, const std::string& contents) {
+  std::ofstream out(path, std::ios::binary);
+  out << contents;
+  if (!out) throw std::runtime_error("cannot write " + path);
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot read " + path);
+  std::ostringstream contents;
+  contents << in.rdbuf();
+  return contents.str();
+}
+
+bool path_exists(const std::string& path) { return std::filesystem::exists(path); }
+
+CommandResult run_warpsearch(const std::string& arguments) {
+  TempDir scratch;
+  const std::string out = scratch.file("stdout"), err = scratch.file("stderr");
+  const std::string command =
+      std::string("'") + WARPSEARCH_BINARY + "' " + arguments + " >'" + out + "' 2>'" + err + "'";
+  const int status = std::system(command.c_str());
+  CommandResult result;
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  result.out = read_file(out);
+  result.err = read_file(err);
+  return result;
+}
+
+std::string random_codes(std::mt19937_64& rng, std::size_t length, int alphabet_size) {
+  std::uniform_int_distribution<int> pick(0, alphabet_size - 1);
+  std::string codes(length, '\0');
+  for (auto& c : codes) c = static_cast<char>(pick(rng));
+  return codes;
+}
+
+std::string source_path(const std::string& relative) {
+  return std::string(WARPSEARCH_SOURCE_DIR) + "/" + relative;
+}
+
+}  // namespace warpsearch::test

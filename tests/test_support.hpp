@@ -1,0 +1,43 @@
+// Small helpers shared by the tests: temporary directories, files, running the command-line tool,
+// seeded random sequences.
+#pragma once
+
+#include <cstdint>
+#include <random>
+#include <string>
+
+namespace warpsearch::test {
+
+// A fresh directory under the system temporary directory, removed with everything in it on scope exit.
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::string& path() const { return path_; }
+  std::string file(const std::string& name) const { return path_ + "/" + name; }
+
+ private:
+  std::string path_;
+};
+
+void write_file(const std::string& path, const std::string& contents);
+std::string read_file(const std::string& path);
+bool path_exists(const std::string& path);
+
+struct CommandResult {
+  int exit_code = -1;
+  std::string out;  // stdout
+  std::string err;  // stderr
+};
+// Runs the warpsearch binary built with the tests, with the given arguments (a shell fragment).
+CommandResult run_warpsearch(const std::string& arguments);
+
+// Seeded random residue codes of the given alphabet size (letters only, no padding).
+std::string random_codes(std::mt19937_64& rng, std::size_t length, int alphabet_size);
+
+// Source tree paths (the bundled data, ...).
+std::string source_path(const std::string& relative);
+
+}  // namespace warpsearch::test

@@ -1,0 +1,68 @@
+// warpsearch: exact Smith-Waterman search of protein and DNA databases.
+//
+// main() is the one place that catches: library errors arrive as exceptions carrying their context,
+// and are printed here as one line on stderr.
+#include <cstring>
+#include <exception>
+#include <iostream>
+#include <string_view>
+
+#include "tools/commands.hpp"
+
+namespace {
+
+constexpr const char* kUsage =
+    "warpsearch " WARPSEARCH_VERSION " - exact Smith-Waterman search of protein and DNA databases\n"
+    "\n"
+    "usage: warpsearch COMMAND [options]\n"
+    "\n"
+    "commands:\n"
+    "  makedb   pack a FASTA file into a searchable database\n"
+    "  dbinfo   describe a database, and verify its checksums\n"
+    "  search   search queries against a database\n"
+    "\n"
+    "'warpsearch COMMAND --help' describes a command's options.\n";
+
+struct Command {
+  const char* name;
+  int (*run)(int, char**);
+};
+constexpr Command kCommands[] = {
+    {"makedb", warpsearch::tools::run_makedb},
+    {"dbinfo", warpsearch::tools::run_dbinfo},
+    {"search", warpsearch::tools::run_search},
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::ios::sync_with_stdio(false);
+  if (argc < 2) {
+    std::cerr << kUsage;
+    return 2;
+  }
+  const std::string_view first = argv[1];
+  if (first == "--help" || first == "-h" || first == "help") {
+    std::cout << kUsage;
+    return 0;
+  }
+  if (first == "--version" || first == "-V") {
+    std::cout << "warpsearch " WARPSEARCH_VERSION "\n";
+    return 0;
+  }
+  for (const Command& command : kCommands) {
+    if (first != command.name) continue;
+    try {
+      return command.run(argc - 1, argv + 1);
+    } catch (const warpsearch::tools::UsageError& e) {
+      std::cerr << "warpsearch " << command.name << ": " << e.what() << "\n"
+                << "Try 'warpsearch " << command.name << " --help'.\n";
+      return 2;
+    } catch (const std::exception& e) {
+      std::cerr << "warpsearch " << command.name << ": error: " << e.what() << "\n";
+      return 1;
+    }
+  }
+  std::cerr << "warpsearch: unknown command '" << first << "'\n\n" << kUsage;
+  return 2;
+}
