@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "db/alphabet.hpp"
+#include "kernels/subject_batch.hpp"
 
 namespace warpsearch {
 
@@ -42,6 +43,10 @@ struct DatabaseInfo {
   std::string created_at;       // ISO 8601, UTC
   std::string source;           // the FASTA path makedb read
   std::vector<ChunkInfo> chunks;
+  std::uint64_t skipped = 0;    // invalid FASTA records makedb skipped (--skip-invalid)
+  std::uint32_t min_length = 0;
+  // length_histogram[k]: subjects whose length is in [2^k, 2^(k+1)); trailing empty bins omitted.
+  std::vector<std::uint64_t> length_histogram;
 };
 
 // One chunk, memory-mapped. Move-only; the mapping lives as long as the object.
@@ -60,6 +65,8 @@ class Chunk {
   const std::uint32_t* words() const;            // the packed residues
   // The residue codes of subject i (0-based within the chunk), unpacked.
   std::string subject_codes(std::size_t i) const;
+  // The chunk as the kernels read it; valid while this Chunk lives.
+  SubjectBatch batch() const;
 
  private:
   friend class Database;

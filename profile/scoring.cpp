@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
+#include <utility>
 
 #include "profile/builtin_matrices.hpp"
 
@@ -15,6 +16,21 @@ std::string upper(std::string_view text) {
   std::string result(text);
   for (auto& c : result) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   return result;
+}
+
+// A matrix file's letters: one letter, or '*'.
+bool is_matrix_letter(const std::string& token) {
+  return token.size() == 1 && (std::isalpha(static_cast<unsigned char>(token[0])) || token[0] == '*');
+}
+
+bool parse_integer(const std::string& token, long& value) {
+  std::size_t used = 0;
+  try {
+    value = std::stol(token, &used);
+  } catch (const std::exception&) {
+    return false;
+  }
+  return used == token.size();
 }
 
 std::string joined_builtin_names() {
@@ -67,7 +83,8 @@ SubstitutionMatrix SubstitutionMatrix::from_file(const std::string& path) {
     if (column_code.empty()) {
       std::string letter;
       while (fields >> letter) {
-        if (letter.size() != 1) throw std::runtime_error(where + "expected a header of single letters");
+        if (!is_matrix_letter(letter))
+          throw std::runtime_error(where + "expected a header of single letters, found '" + letter + "'");
         const auto pos = letters.find(static_cast<char>(std::toupper(static_cast<unsigned char>(letter[0]))));
         column_code.push_back(pos == std::string_view::npos ? -1 : static_cast<int>(pos));
       }
@@ -75,12 +92,18 @@ SubstitutionMatrix SubstitutionMatrix::from_file(const std::string& path) {
     }
     std::string row_letter;
     fields >> row_letter;
-    if (row_letter.size() != 1) throw std::runtime_error(where + "expected a row letter, found '" + row_letter + "'");
+    if (!is_matrix_letter(row_letter))
+      throw std::runtime_error(where + "expected a row letter, found '" + row_letter + "'");
     const auto row = letters.find(static_cast<char>(std::toupper(static_cast<unsigned char>(row_letter[0]))));
+    if (row != std::string_view::npos && row_seen[row])
+      throw std::runtime_error(where + "a second row for '" + row_letter + "'");
     for (std::size_t column = 0; column < column_code.size(); ++column) {
-      long value = 0;
-      if (!(fields >> value))
+      std::string token;
+      if (!(fields >> token))
         throw std::runtime_error(where + "row '" + row_letter + "' has fewer scores than the header has letters");
+      long value = 0;
+      if (!parse_integer(token, value))
+        throw std::runtime_error(where + "score '" + token + "' in row '" + row_letter + "' is not an integer");
       if (value < -127 || value > 127)
         throw std::runtime_error(where + "score " + std::to_string(value) + " is outside -127..127");
       if (row != std::string_view::npos && column_code[column] >= 0)

@@ -1,9 +1,190 @@
-#include <stdexcept>
+// warpsearch search: queries against a database, BLAST tabular or JSON Lines out.
+#include <unistd.h>
 
+#include <boost/program_options.hpp>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <sstream>
+
+#include "db/atomic_file.hpp"
+#include "db/database.hpp"
+#include "db/fasta.hpp"
+#include "db/interrupt.hpp"
+#include "search/output.hpp"
+#include "search/warpsearch.hpp"
 #include "tools/commands.hpp"
 
-namespace warpsearch::tools {
+namespace po = boost::program_options;
 
-int run_search(int, char**) { throw std::runtime_error("'search' is not built yet"); }
+namespace warpsearch::tools {
+namespace {
+
+// A one-line progress report on stderr, for runs that last: redrawn at most a few times a second,
+// shown only on a terminal and only once the run has taken a couple of seconds.
+class ProgressBar {
+ public:
+  explicit ProgressBar(bool enabled) : enabled_(enabled && ::isatty(STDERR_FILENO)) {}
+  ~ProgressBar() {
+    if (drawn_) std::fputs("\n", stderr);
+  }
+  void update(const SearchProgress& progress) {
+    if (!enabled_) return;
+    const double elapsed = seconds_since(start_);
+    if (elapsed < 2.0 || seconds_since(last_) < 0.25) return;
+    last_ = Clock::now();
+    const double fraction = progress.cells_total > 0 ? progress.cells_done / progress.cells_total : 0.0;
+    const double left = fraction > 0 ? elapsed * (1.0 - fraction) / fraction : 0.0;
+    std::fprintf(stderr, "\r  %5.1f%%  queries %zu/%zu  %.1f GCUPS  %.0f s left   ", 100.0 * fraction,
+                 progress.queries_done, progress.queries_total, progress.cells_done / elapsed / 1e9, left);
+    drawn_ = true;
+  }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  static double seconds_since(Clock::time_point t) {
+    return std::chrono::duration<double>(Clock::now() - t).count();
+  }
+  bool enabled_;
+  bool drawn_ = false;
+  Clock::time_point start_ = Clock::now();
+  Clock::time_point last_ = start_;
+};
+
+constexpr const char* kSearchUsage =
+    "usage: warpsearch search -q QUERIES -d DB [-o OUT] [options]\n"
+    "\n"
+    "Exact Smith-Waterman search of every query against every subject of DB (made by 'warpsearch makedb').\n"
+    "QUERIES is FASTA (plain or gzip, '-' for stdin). Output: BLAST tabular (outfmt 6) by default.\n";
+
+std::vector<int> parse_gpu_list(const std::string& text) {
+  std::vector<int> gpus;
+  std::stringstream list(text);
+  for (std::string item; std::getline(list, item, ',');) {
+    try {
+      std::size_t used = 0;
+      const int gpu = std::stoi(item, &used);
+      if (used != item.size() || gpu < 0) throw std::invalid_argument(item);
+      gpus.push_back(gpu);
+    } catch (const std::exception&) {
+      throw UsageError{"--gpus takes GPU numbers separated by commas, e.g. 0,1; not '" + text + "'"};
+    }
+  }
+  return gpus;
+}
+
+}  // namespace
+
+int run_search(int argc, char** argv) {
+  std::string query_path, database_path, output_path = "-", matrix = "BLOSUM62", outfmt = "6", strand = "both",
+              device = "auto", gpus;
+  int gap_open = -1, gap_extend = -1, match = 2, mismatch = -3, min_score = 1;
+  std::size_t max_target_seqs = 500;
+  double evalue = 10.0;
+  unsigned threads = 0;
+  po::options_description options("options");
+  options.add_options()
+      ("help,h", "show this help")
+      ("query,q", po::value(&query_path)->value_name("FILE"), "query FASTA (plain or gzip; '-' for stdin)")
+      ("db,d", po::value(&database_path)->value_name("DB"), "database directory made by 'warpsearch makedb'")
+      ("out,o", po::value(&output_path)->value_name("FILE"), "output file, written atomically (default: stdout)")
+      ("matrix", po::value(&matrix)->value_name("NAME|FILE"),
+       "protein scoring matrix: BLOSUM45/50/62/80/90, PAM30/70/250, or an NCBI matrix file (default BLOSUM62)")
+      ("gapopen", po::value(&gap_open)->value_name("N"), "gap open cost (default 11 protein, 5 nucleotide)")
+      ("gapextend", po::value(&gap_extend)->value_name("N"),
+       "gap extend cost (default 1 protein, 2 nucleotide); a gap of length k costs open + k * extend")
+      ("match", po::value(&match)->value_name("N"), "nucleotide match score (default 2)")
+      ("mismatch", po::value(&mismatch)->value_name("N"), "nucleotide mismatch score (default -3)")
+      ("max-target-seqs", po::value(&max_target_seqs)->value_name("N"), "hits kept per query (default 500)")
+      ("evalue", po::value(&evalue)->value_name("E"), "report hits with an E-value up to E (default 10)")
+      ("min-score", po::value(&min_score)->value_name("S"), "report hits with a raw score of at least S (default 1)")
+      ("raw-scores", "no E-values or bit scores (for scoring without published statistics)")
+      ("outfmt", po::value(&outfmt)->value_name("FMT"),
+       "6 (BLAST tabular), \"6 COLUMN ...\" (columns by BLAST's names, plus score qlen slen cigar qseq sseq "
+       "qcovhsp stitle sstrand nident gaps) or json (JSON Lines)")
+      ("strand", po::value(&strand)->value_name("both|plus|minus"), "query strands searched (nucleotide; default both)")
+      ("threads", po::value(&threads)->value_name("N"), "CPU threads (default: every core)")
+      ("device", po::value(&device)->value_name("auto|cpu|gpu"), "where to search (default auto: GPU when usable)")
+      ("gpus", po::value(&gpus)->value_name("LIST"), "GPUs to use, e.g. 0,1 (default: every usable GPU)")
+      ("quiet", "no progress or summary on stderr");
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(argc, argv).options(options).run(), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    throw UsageError{e.what()};
+  }
+  if (vm.count("help")) {
+    std::cout << kSearchUsage << "\n" << options;
+    return 0;
+  }
+  if (query_path.empty()) throw UsageError{"the query file is missing (-q FILE)"};
+  if (database_path.empty()) throw UsageError{"the database is missing (-d DB)"};
+  const bool quiet = vm.count("quiet") > 0;
+  install_interrupt_handlers();
+
+  const auto started = std::chrono::steady_clock::now();
+  const Database database = Database::open(database_path);
+  const bool nucleotide = database.info().type == SequenceType::nucleotide;
+
+  SubstitutionMatrix substitution = SubstitutionMatrix::builtin("BLOSUM62");
+  if (nucleotide) {
+    if (vm.count("matrix")) throw UsageError{"--matrix is for protein databases; use --match and --mismatch"};
+    substitution = SubstitutionMatrix::nucleotide(match, mismatch);
+  } else {
+    if (vm.count("match") || vm.count("mismatch")) throw UsageError{"--match and --mismatch are for nucleotide databases"};
+    substitution = std::filesystem::exists(matrix) ? SubstitutionMatrix::from_file(matrix) : SubstitutionMatrix::builtin(matrix);
+  }
+  if (gap_open < 0 && !vm.count("gapopen")) gap_open = nucleotide ? 5 : 11;
+  if (gap_extend < 0 && !vm.count("gapextend")) gap_extend = nucleotide ? 2 : 1;
+  ScoringScheme scoring(std::move(substitution), GapOpen{gap_open}, GapExtend{gap_extend});
+
+  SearchOptions search_options;
+  search_options.max_target_seqs = max_target_seqs;
+  search_options.max_evalue = evalue;
+  search_options.min_score = min_score;
+  search_options.raw_scores_only = vm.count("raw-scores") > 0;
+  search_options.threads = threads;
+  if (strand == "both") search_options.strand = Strand::both;
+  else if (strand == "plus") search_options.strand = Strand::plus;
+  else if (strand == "minus") search_options.strand = Strand::minus;
+  else throw UsageError{"--strand takes both, plus or minus, not '" + strand + "'"};
+  if (device == "auto") search_options.device = Device::automatic;
+  else if (device == "cpu") search_options.device = Device::cpu;
+  else if (device == "gpu") search_options.device = Device::gpu;
+  else throw UsageError{"--device takes auto, cpu or gpu, not '" + device + "'"};
+  if (!gpus.empty()) search_options.gpus = parse_gpu_list(gpus);
+  if (evalue <= 0) throw UsageError{"--evalue must be positive"};
+  const OutputFormat format = OutputFormat::parse(outfmt);
+
+  std::vector<Query> queries;
+  FastaReader reader(query_path, database.info().type);
+  std::uint64_t query_residues = 0;
+  for (SequenceRecord record; reader.next(record);) {
+    query_residues += record.codes.size();
+    queries.push_back({std::move(record.id), std::move(record.description), std::move(record.codes)});
+  }
+
+  AtomicFile output(output_path);
+  SearchEngine engine(database, std::move(scoring), search_options);
+  ProgressBar bar(!quiet);
+  const auto results = engine.search(queries, [&](const SearchProgress& p) { bar.update(p); });
+  std::size_t hits = 0;
+  for (std::size_t q = 0; q < queries.size(); ++q) {
+    format.write(output.stream(), queries[q], results[q], database);
+    hits += results[q].hits.size();
+  }
+  output.commit();
+
+  if (!quiet) {
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    const double cells = static_cast<double>(query_residues) * static_cast<double>(database.info().residues) *
+                         (nucleotide && search_options.strand == Strand::both ? 2.0 : 1.0);
+    std::fprintf(stderr, "warpsearch search: %zu queries, %zu hits, %.2f s, %.1f GCUPS on %s\n", queries.size(), hits,
+                 seconds, cells / seconds / 1e9, engine.backend_description().c_str());
+  }
+  return 0;
+}
 
 }  // namespace warpsearch::tools

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Runs on the lent GPU machine, from the repository root, with the binaries and data that
+# bench/gpu/prepare_carry.sh put in carry/ (git-ignored):
+#   carry/bin/{warpsearch_tests,gpu_score_bench}   built here for sm_90
+#   carry/bin/{align,makedb}, carry/lib/           CUDASW++ 4.0 for the side-by-side run (optional)
+#   carry/data/{protdb.fa.gz,cudasw_20.fa}         the real protein set and the 20 benchmark queries
+# Writes logs and TSV tables to $OUT and prints a short summary last.
+#   STEPS="tests memcheck bench cudasw ncu" (default: all but ncu)
+set -u
+OUT=${OUT:-/tmp/warpsearch-out}
+mkdir -p "$OUT"
+BIN=carry/bin
+DATA=carry/data
+WORK=/tmp/warpsearch-work
+STEPS=${STEPS:-"tests memcheck bench cudasw"}
+REPEAT=${REPEAT:-3}
+mkdir -p "$WORK"
+has() { [[ " $STEPS " == *" $1 "* ]]; }
+summary=()
+
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,power.draw --format=csv \
+  | tee "$OUT/gpu.txt"
+
+if has tests; then
+  start=$(date +%s)
+  "$BIN/warpsearch_tests" "[gpu]" -r compact > "$OUT/tests.log" 2>&1
+  rc=$?
+  summary+=("tests [gpu]: rc=$rc in $(( $(date +%s) - start )) s: $(tail -1 "$OUT/tests.log")")
+fi
+
+if has memcheck; then
+  start=$(date +%s)
+  compute-sanitizer --tool memcheck --error-exitcode 3 "$BIN/warpsearch_tests" "[small]" > "$OUT/memcheck.log" 2>&1
+  rc=$?
+  summary+=("memcheck [small]: rc=$rc in $(( $(date +%s) - start )) s: $(grep -E 'ERROR SUMMARY|passed|failed' "$OUT/memcheck.log" | tail -2 | tr '\n' ' ')")
+fi
+
+if has bench || has cudasw; then
+  gunzip -c "$DATA/protdb.fa.gz" > "$WORK/db1.fa"
+  : > "$WORK/db8.fa"
+  for _ in 1 2 3 4 5 6 7 8; do cat "$WORK/db1.fa" >> "$WORK/db8.fa"; done
+fi
+
+if has bench; then
+  for db in db1 db8; do
+    r=$REPEAT; [[ $db == db8 ]] && r=1
+    "$BIN/gpu_score_bench" --db "$WORK/$db.fa" --queries "$DATA/cudasw_20.fa" --repeat $r \
+      --tsv "$OUT/gpu_bench_$db.tsv" --label "ws_$db" > "$OUT/bench_$db.log" 2>&1
+    summary+=("ours $db: $(grep overall "$OUT/bench_$db.log")")
+  done
+fi
+
+if has cudasw && [[ -x $BIN/align ]]; then
+  export LD_LIBRARY_PATH=$PWD/carry/lib:${LD_LIBRARY_PATH:-}
+  for db in db1 db8; do
+    mkdir -p "$WORK/cs_$db"
+    "$BIN/makedb" "$WORK/$db.fa" "$WORK/cs_$db/db" > "$OUT/cudasw_makedb_$db.log" 2>&1
+    "$BIN/align" --query "$DATA/cudasw_20.fa" --db "$WORK/cs_$db/db" --top 10 --dpx --uploadFull --verbose \
+      > "$OUT/cudasw_$db.log" 2>&1
+    summary+=("cudasw4 --dpx $db: rc=$? $(grep -iE 'TCUPS|GCUPS' "$OUT/cudasw_$db.log" | tail -1)")
+  done
+fi
+
+if has ncu; then
+  ncu --kernel-name regex:sw_bin_kernel --launch-count 6 --metrics \
+    smsp__inst_executed.sum,sm__cycles_elapsed.avg,smsp__inst_executed_pipe_alu.sum,smsp__inst_executed_pipe_fma.sum,smsp__sass_thread_inst_executed_op_integer_pred_on.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,smsp__warps_active.avg.pct_of_peak_sustained_active \
+    "$BIN/gpu_score_bench" --db "$WORK/db1.fa" --queries "$DATA/cudasw_20.fa" --repeat 1 > "$OUT/ncu.log" 2>&1
+  summary+=("ncu: rc=$?")
+fi
+
+printf '%s\n' "${summary[@]}" | tee "$OUT/summary.txt"

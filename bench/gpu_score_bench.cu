@@ -1,0 +1,196 @@
+// GPU scoring throughput: every query of a FASTA file against a FASTA database, on device 0.
+//
+//   gpu_score_bench --db DB.fa --queries Q.fa [--matrix BLOSUM62] [--open 10] [--extend 1]
+//                   [--repeat 3] [--tsv out.tsv] [--label name]
+//
+// Reads both files with a small local FASTA reader (plain text; letters outside the alphabet are
+// skipped), sorts and packs the subjects as a database chunk, uploads them once, then times each query
+// (one warm-up, then the median of --repeat runs, CUDA events around the synchronous score() call) and
+// all queries in one call. GCUPS = query length x database residues / seconds / 1e9.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <numeric>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "db/alphabet.hpp"
+#include "kernels/gpu/gpu_scorer.hpp"
+#include "kernels/subject_batch.hpp"
+#include "profile/scoring.hpp"
+
+namespace {
+
+struct Record {
+  std::string name;
+  std::string codes;
+};
+
+std::vector<Record> read_fasta(const std::string& path, const warpsearch::Alphabet& alphabet) {
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error(path + ": cannot open");
+  std::vector<Record> records;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (!line.empty() && line[0] == '>') {
+      const auto end = line.find_first_of(" \t\r", 1);
+      records.push_back({line.substr(1, end == std::string::npos ? std::string::npos : end - 1), {}});
+      continue;
+    }
+    if (records.empty()) continue;
+    for (const char c : line) {
+      const std::uint8_t code = alphabet.encode(static_cast<unsigned char>(c));
+      if (code < alphabet.size()) records.back().codes.push_back(static_cast<char>(code));
+    }
+  }
+  return records;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+#define BENCH_CUDA(expr)                                                                     \
+  do {                                                                                       \
+    const cudaError_t status_ = (expr);                                                      \
+    if (status_ != cudaSuccess)                                                              \
+      throw std::runtime_error(std::string(#expr) + " failed: " + cudaGetErrorString(status_)); \
+  } while (0)
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    std::string db_path, query_path, tsv_path, label = "warpsearch";
+    std::string matrix_name = "BLOSUM62";
+    int open = 10, extend = 1, repeat = 3;
+    for (int i = 1; i < argc; ++i) {
+      const std::string arg = argv[i];
+      auto value = [&]() -> std::string {
+        if (i + 1 >= argc) throw std::invalid_argument(arg + " needs a value");
+        return argv[++i];
+      };
+      if (arg == "--db") db_path = value();
+      else if (arg == "--queries") query_path = value();
+      else if (arg == "--matrix") matrix_name = value();
+      else if (arg == "--open") open = std::stoi(value());
+      else if (arg == "--extend") extend = std::stoi(value());
+      else if (arg == "--repeat") repeat = std::max(1, std::stoi(value()));
+      else if (arg == "--tsv") tsv_path = value();
+      else if (arg == "--label") label = value();
+      else throw std::invalid_argument("unknown option " + arg);
+    }
+    if (db_path.empty() || query_path.empty()) throw std::invalid_argument("--db and --queries are required");
+    if (warpsearch::gpu::usable_device_count() == 0) {
+      std::cerr << "gpu_score_bench: no usable GPU\n";
+      return 2;
+    }
+    const warpsearch::ScoringScheme scoring(warpsearch::SubstitutionMatrix::builtin(matrix_name),
+                                            warpsearch::GapOpen{open}, warpsearch::GapExtend{extend});
+    const auto& alphabet = scoring.matrix().alphabet();
+
+    const auto t0 = std::chrono::steady_clock::now();
+    std::vector<Record> subjects = read_fasta(db_path, alphabet);
+    const std::vector<Record> queries = read_fasta(query_path, alphabet);
+    std::stable_sort(subjects.begin(), subjects.end(),
+                     [](const Record& a, const Record& b) { return a.codes.size() < b.codes.size(); });
+    std::vector<std::uint32_t> words;
+    std::vector<std::uint64_t> offsets;
+    std::vector<std::uint32_t> lengths;
+    std::uint64_t residues = 0;
+    for (const auto& s : subjects) {
+      offsets.push_back(words.size());
+      lengths.push_back(static_cast<std::uint32_t>(s.codes.size()));
+      residues += s.codes.size();
+      for (std::size_t w = 0; w < (s.codes.size() + 3) / 4; ++w) {
+        std::uint32_t word = 0;
+        for (std::size_t k = 0; k < 4; ++k) {
+          const std::size_t i = 4 * w + k;
+          const auto code = i < s.codes.size() ? static_cast<std::uint8_t>(s.codes[i]) : alphabet.pad_code();
+          word |= static_cast<std::uint32_t>(code) << (8 * k);
+        }
+        words.push_back(word);
+      }
+    }
+    warpsearch::SubjectBatch batch;
+    batch.words = words.data();
+    batch.num_words = words.size();
+    batch.word_offsets = offsets.data();
+    batch.lengths = lengths.data();
+    batch.count = lengths.size();
+    const auto t1 = std::chrono::steady_clock::now();
+
+    warpsearch::gpu::GpuScorer scorer(0, scoring);
+    scorer.set_subjects(batch);
+    const auto t2 = std::chrono::steady_clock::now();
+    std::fprintf(stderr, "%s: %zu subjects, %llu residues (longest %u); %zu queries; read+pack %.2f s, upload %.2f s; %s\n",
+                 db_path.c_str(), subjects.size(), static_cast<unsigned long long>(residues),
+                 lengths.empty() ? 0u : lengths.back(), queries.size(),
+                 std::chrono::duration<double>(t1 - t0).count(), std::chrono::duration<double>(t2 - t1).count(),
+                 scorer.device_name().c_str());
+
+    std::vector<std::int32_t> scores(subjects.size());
+    cudaEvent_t start, stop;
+    BENCH_CUDA(cudaEventCreate(&start));
+    BENCH_CUDA(cudaEventCreate(&stop));
+    auto time_call = [&](const std::vector<std::string>& q, std::int32_t* out) {
+      BENCH_CUDA(cudaEventRecord(start));
+      scorer.score(q, out);
+      BENCH_CUDA(cudaEventRecord(stop));
+      BENCH_CUDA(cudaEventSynchronize(stop));
+      float ms = 0;
+      BENCH_CUDA(cudaEventElapsedTime(&ms, start, stop));
+      return static_cast<double>(ms) / 1e3;
+    };
+    time_call({queries.front().codes}, scores.data());  // warm-up
+
+    FILE* tsv = tsv_path.empty() ? nullptr : std::fopen(tsv_path.c_str(), "w");
+    if (!tsv_path.empty() && tsv == nullptr) throw std::runtime_error(tsv_path + ": cannot write");
+    if (tsv) std::fprintf(tsv, "label\tquery\tlength\tdb_residues\tdb_subjects\tseconds\tgcups\ttop_score\n");
+    std::printf("%-12s %-24s %6s %10s %9s %8s\n", "label", "query", "length", "ms(median)", "GCUPS", "top");
+    double total_cells = 0, total_seconds = 0;
+    for (const auto& q : queries) {
+      std::vector<double> times;
+      for (int r = 0; r < repeat; ++r) times.push_back(time_call({q.codes}, scores.data()));
+      const double seconds = median(times);
+      const double cells = static_cast<double>(q.codes.size()) * static_cast<double>(residues);
+      total_cells += cells;
+      total_seconds += seconds;
+      const int top = *std::max_element(scores.begin(), scores.end());
+      std::printf("%-12s %-24s %6zu %10.3f %9.1f %8d\n", label.c_str(), q.name.substr(0, 24).c_str(), q.codes.size(),
+                  seconds * 1e3, cells / seconds / 1e9, top);
+      if (tsv)
+        std::fprintf(tsv, "%s\t%s\t%zu\t%llu\t%zu\t%.6f\t%.1f\t%d\n", label.c_str(), q.name.c_str(), q.codes.size(),
+                     static_cast<unsigned long long>(residues), subjects.size(), seconds, cells / seconds / 1e9, top);
+    }
+    // All queries in one call.
+    std::vector<std::string> all;
+    for (const auto& q : queries) all.push_back(q.codes);
+    std::vector<std::int32_t> all_scores(all.size() * subjects.size());
+    const double batch_seconds = time_call(all, all_scores.data());
+    std::printf("%-12s overall: %.1f GCUPS (sum of per-query medians, %.3f s); one call for all queries: %.1f GCUPS (%.3f s)\n",
+                label.c_str(), total_cells / total_seconds / 1e9, total_seconds, total_cells / batch_seconds / 1e9,
+                batch_seconds);
+    if (tsv) {
+      std::fprintf(tsv, "%s\tALL_per_query\t0\t%llu\t%zu\t%.6f\t%.1f\t0\n", label.c_str(),
+                   static_cast<unsigned long long>(residues), subjects.size(), total_seconds, total_cells / total_seconds / 1e9);
+      std::fprintf(tsv, "%s\tALL_one_call\t0\t%llu\t%zu\t%.6f\t%.1f\t0\n", label.c_str(),
+                   static_cast<unsigned long long>(residues), subjects.size(), batch_seconds, total_cells / batch_seconds / 1e9);
+      std::fclose(tsv);
+    }
+    cudaEventDestroy(start);
+    cudaEventDestroy(stop);
+    return 0;
+  } catch (const std::exception& e) {
+    std::cerr << "gpu_score_bench: " << e.what() << "\n";
+    return 1;
+  }
+}

@@ -1,0 +1,303 @@
+#include "db/atomic_file.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <random>
+#include <stdexcept>
+#include <streambuf>
+#include <utility>
+
+namespace warpsearch {
+namespace {
+
+constexpr std::size_t kWriteBuffer = 1 << 20;
+
+std::string system_error(const std::string& what, const std::string& path, int error) {
+  return what + " '" + path + "': " + std::strerror(error);
+}
+
+std::string base_name(const std::string& path) {
+  std::string trimmed = path;
+  while (trimmed.size() > 1 && trimmed.back() == '/') trimmed.pop_back();
+  const auto slash = trimmed.rfind('/');
+  return slash == std::string::npos ? trimmed : trimmed.substr(slash + 1);
+}
+
+// A fresh name for a temporary sibling of path: ".NAME.tmp-PID-RANDOM".
+std::string temporary_sibling(const std::string& path) {
+  static std::mt19937_64 random_source{std::random_device{}()};
+  char suffix[32];
+  std::snprintf(suffix, sizeof suffix, "%ld-%08llx", static_cast<long>(::getpid()),
+                static_cast<unsigned long long>(random_source() & 0xFFFFFFFFu));
+  return parent_directory(path) + "/." + base_name(path) + ".tmp-" + suffix;
+}
+
+void require_directory(const std::string& directory, const std::string& for_path) {
+  struct stat status;
+  if (::stat(directory.c_str(), &status) != 0)
+    throw std::runtime_error("cannot create '" + for_path + "': directory '" + directory +
+                             "' does not exist");
+  if (!S_ISDIR(status.st_mode))
+    throw std::runtime_error("cannot create '" + for_path + "': '" + directory +
+                             "' is not a directory");
+}
+
+void sync_directory(const std::string& directory) {
+  const int fd = ::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) throw std::runtime_error(system_error("cannot open directory", directory, errno));
+  const int result = ::fsync(fd);
+  const int error = errno;
+  ::close(fd);
+  // Some filesystems refuse fsync on directories; the data itself was synced already.
+  if (result != 0 && error != EINVAL && error != EROFS)
+    throw std::runtime_error(system_error("cannot sync directory", directory, error));
+}
+
+}  // namespace
+
+std::string parent_directory(const std::string& path) {
+  std::string trimmed = path;
+  while (trimmed.size() > 1 && trimmed.back() == '/') trimmed.pop_back();
+  const auto slash = trimmed.rfind('/');
+  if (slash == std::string::npos) return ".";
+  if (slash == 0) return "/";
+  return trimmed.substr(0, slash);
+}
+
+// ---------------------------------------------------------------------------------------------
+// FileWriter
+
+FileWriter::FileWriter(const std::string& path, bool exclusive) : owns_fd_(true), path_(path) {
+  const int flags = O_WRONLY | O_CREAT | O_CLOEXEC | (exclusive ? O_EXCL : O_TRUNC);
+  fd_ = ::open(path.c_str(), flags, 0666);
+  if (fd_ < 0) throw std::runtime_error(system_error("cannot create", path, errno));
+  buffer_.resize(kWriteBuffer);
+}
+
+FileWriter::FileWriter(int borrowed_fd, std::string name)
+    : fd_(borrowed_fd), owns_fd_(false), path_(std::move(name)) {
+  buffer_.resize(kWriteBuffer);
+}
+
+FileWriter::FileWriter(FileWriter&& other) noexcept
+    : fd_(std::exchange(other.fd_, -1)),
+      owns_fd_(std::exchange(other.owns_fd_, false)),
+      path_(std::move(other.path_)),
+      buffer_(std::move(other.buffer_)),
+      used_(std::exchange(other.used_, 0)),
+      written_(other.written_),
+      crc_(other.crc_) {}
+
+FileWriter& FileWriter::operator=(FileWriter&& other) noexcept {
+  if (this != &other) {
+    release();
+    fd_ = std::exchange(other.fd_, -1);
+    owns_fd_ = std::exchange(other.owns_fd_, false);
+    path_ = std::move(other.path_);
+    buffer_ = std::move(other.buffer_);
+    used_ = std::exchange(other.used_, 0);
+    written_ = other.written_;
+    crc_ = other.crc_;
+  }
+  return *this;
+}
+
+FileWriter::~FileWriter() { release(); }
+
+void FileWriter::release() noexcept {
+  if (owns_fd_ && fd_ >= 0) ::close(fd_);
+  fd_ = -1;
+}
+
+void FileWriter::write(const void* data, std::size_t size) {
+  if (fd_ < 0) throw std::logic_error("write to closed file '" + path_ + "'");
+  // Also because zlib's crc32 of a null pointer is its initial value, not the running one.
+  if (size == 0) return;
+  const auto* bytes = static_cast<const char*>(data);
+  crc_ = static_cast<std::uint32_t>(
+      ::crc32_z(crc_, reinterpret_cast<const Bytef*>(bytes), static_cast<z_size_t>(size)));
+  written_ += size;
+  if (size >= buffer_.size()) {
+    flush();
+    write_through(bytes, size);
+    return;
+  }
+  if (used_ + size > buffer_.size()) flush();
+  std::memcpy(buffer_.data() + used_, bytes, size);
+  used_ += size;
+}
+
+void FileWriter::flush() {
+  write_through(buffer_.data(), used_);
+  used_ = 0;
+}
+
+void FileWriter::write_through(const char* data, std::size_t size) {
+  while (size > 0) {
+    const ssize_t done = ::write(fd_, data, size);
+    if (done < 0) {
+      if (errno == EINTR) continue;
+      throw std::runtime_error(system_error("cannot write", path_, errno));
+    }
+    data += done;
+    size -= static_cast<std::size_t>(done);
+  }
+}
+
+void FileWriter::close(bool sync) {
+  if (fd_ < 0) return;
+  flush();
+  if (sync && ::fsync(fd_) != 0 && errno != EINVAL)
+    throw std::runtime_error(system_error("cannot sync", path_, errno));
+  if (owns_fd_) {
+    const int fd = std::exchange(fd_, -1);
+    if (::close(fd) != 0) throw std::runtime_error(system_error("cannot close", path_, errno));
+  }
+  fd_ = -1;
+}
+
+// ---------------------------------------------------------------------------------------------
+// AtomicFile
+
+namespace {
+// Unbuffered: FileWriter does the buffering, and its exceptions reach the stream's user because the
+// stream is set to rethrow on badbit.
+class WriterStreamBuffer : public std::streambuf {
+ public:
+  explicit WriterStreamBuffer(FileWriter& writer) : writer_(&writer) {}
+
+ protected:
+  int_type overflow(int_type c) override {
+    if (traits_type::eq_int_type(c, traits_type::eof())) return traits_type::not_eof(c);
+    const char byte = traits_type::to_char_type(c);
+    writer_->write(&byte, 1);
+    return c;
+  }
+  std::streamsize xsputn(const char* data, std::streamsize size) override {
+    writer_->write(data, static_cast<std::size_t>(size));
+    return size;
+  }
+
+ private:
+  FileWriter* writer_;
+};
+}  // namespace
+
+struct AtomicFile::Impl {
+  explicit Impl(const std::string& target_path)
+      : target(target_path),
+        writer(target_path == "-" ? FileWriter(STDOUT_FILENO, "standard output")
+                                  : create_temporary(target_path, temporary)),
+        buffer(writer),
+        out(&buffer) {
+    out.exceptions(std::ios::badbit);
+  }
+  ~Impl() {
+    if (!committed && !temporary.empty()) ::unlink(temporary.c_str());
+  }
+
+  static FileWriter create_temporary(const std::string& target_path, std::string& temporary_path) {
+    require_directory(parent_directory(target_path), target_path);
+    // The name has 32 random bits: a collision is an error like any other.
+    temporary_path = temporary_sibling(target_path);
+    try {
+      return FileWriter(temporary_path, true);
+    } catch (const std::runtime_error& e) {
+      temporary_path.clear();
+      throw std::runtime_error("cannot write '" + target_path + "': " + e.what());
+    }
+  }
+
+  std::string target;
+  std::string temporary;  // empty for stdout
+  FileWriter writer;
+  WriterStreamBuffer buffer;
+  std::ostream out;
+  bool committed = false;
+};
+
+AtomicFile::AtomicFile(const std::string& path) : impl_(std::make_unique<Impl>(path)) {}
+AtomicFile::AtomicFile(AtomicFile&&) noexcept = default;
+AtomicFile& AtomicFile::operator=(AtomicFile&&) noexcept = default;
+AtomicFile::~AtomicFile() = default;
+
+void AtomicFile::write(std::string_view text) { impl_->writer.write(text); }
+std::ostream& AtomicFile::stream() { return impl_->out; }
+const std::string& AtomicFile::path() const { return impl_->target; }
+bool AtomicFile::is_stdout() const { return impl_->temporary.empty(); }
+
+void AtomicFile::commit() {
+  if (impl_->committed) throw std::logic_error("'" + impl_->target + "' committed twice");
+  if (is_stdout()) {
+    impl_->writer.flush();
+    impl_->committed = true;
+    return;
+  }
+  impl_->writer.close(true);
+  if (::rename(impl_->temporary.c_str(), impl_->target.c_str()) != 0)
+    throw std::runtime_error(system_error("cannot rename the finished file to", impl_->target,
+                                          errno));
+  impl_->committed = true;
+  sync_directory(parent_directory(impl_->target));
+}
+
+// ---------------------------------------------------------------------------------------------
+// AtomicDirectory
+
+AtomicDirectory::AtomicDirectory(const std::string& target) : target_(target) {
+  require_directory(parent_directory(target), target);
+  for (int attempt = 0;; ++attempt) {
+    temporary_ = temporary_sibling(target);
+    if (::mkdir(temporary_.c_str(), 0777) == 0) return;
+    const int error = errno;
+    if (error != EEXIST || attempt > 100) {
+      temporary_.clear();
+      throw std::runtime_error(system_error("cannot create a temporary directory for", target,
+                                            error));
+    }
+  }
+}
+
+AtomicDirectory::AtomicDirectory(AtomicDirectory&& other) noexcept
+    : target_(std::move(other.target_)), temporary_(std::exchange(other.temporary_, {})) {}
+
+AtomicDirectory& AtomicDirectory::operator=(AtomicDirectory&& other) noexcept {
+  if (this != &other) {
+    remove();
+    target_ = std::move(other.target_);
+    temporary_ = std::exchange(other.temporary_, {});
+  }
+  return *this;
+}
+
+AtomicDirectory::~AtomicDirectory() { remove(); }
+
+void AtomicDirectory::remove() noexcept {
+  if (temporary_.empty()) return;
+  std::error_code ignored;
+  std::filesystem::remove_all(temporary_, ignored);
+  temporary_.clear();
+}
+
+void AtomicDirectory::commit() {
+  if (temporary_.empty()) throw std::logic_error("'" + target_ + "' committed twice");
+  sync_directory(temporary_);
+  if (::rename(temporary_.c_str(), target_.c_str()) != 0) {
+    const int error = errno;
+    if (error == ENOTEMPTY || error == EEXIST)
+      throw std::runtime_error("cannot create '" + target_ + "': it already exists");
+    throw std::runtime_error(system_error("cannot rename the finished directory to", target_,
+                                          error));
+  }
+  temporary_.clear();
+  sync_directory(parent_directory(target_));
+}
+
+}  // namespace warpsearch

@@ -1,0 +1,109 @@
+// Output files that either appear complete or not at all.
+//
+//   FileWriter       a buffered writer on a file descriptor: every write and the close are checked
+//                    (a full disk is an error naming the path), and a running CRC-32 is kept.
+//   AtomicFile       writes a temporary file beside the target; commit() fsyncs it and renames it
+//                    over the target. Without commit() (an exception, an interruption) the temporary
+//                    file is removed and the target is untouched. The path "-" writes to stdout.
+//   AtomicDirectory  the same for a whole directory (a database): a temporary sibling directory,
+//                    renamed to the target by commit(), removed with its contents otherwise.
+//
+// Temporary names start with '.' and contain ".tmp-", in the target's own directory, so the final
+// rename stays on one filesystem. None of these classes is thread-safe; all are move-only.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <ostream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace warpsearch {
+
+class FileWriter {
+ public:
+  // Creates path (mode 0666 less the umask), truncating an existing file; with exclusive, an existing
+  // file is an error.
+  explicit FileWriter(const std::string& path, bool exclusive = false);
+  // Writes to a descriptor the caller keeps owning (stdout); name is used in error messages.
+  FileWriter(int borrowed_fd, std::string name);
+  FileWriter(FileWriter&& other) noexcept;
+  FileWriter& operator=(FileWriter&& other) noexcept;
+  FileWriter(const FileWriter&) = delete;
+  FileWriter& operator=(const FileWriter&) = delete;
+  // Closes an owned descriptor without reporting errors: call close() to learn of them.
+  ~FileWriter();
+
+  void write(const void* data, std::size_t size);
+  void write(std::string_view text) { write(text.data(), text.size()); }
+  void flush();
+  // Flushes, optionally fsyncs, and closes an owned descriptor; throws on any failure.
+  void close(bool sync);
+
+  std::uint64_t size() const { return written_; }  // bytes written so far
+  std::uint32_t crc32() const { return crc_; }     // zlib CRC-32 of those bytes
+  const std::string& path() const { return path_; }
+
+ private:
+  void write_through(const char* data, std::size_t size);
+  void release() noexcept;
+
+  int fd_ = -1;
+  bool owns_fd_ = false;
+  std::string path_;
+  std::vector<char> buffer_;
+  std::size_t used_ = 0;
+  std::uint64_t written_ = 0;
+  std::uint32_t crc_ = 0;
+};
+
+class AtomicFile {
+ public:
+  // Throws std::runtime_error naming the path when its directory is missing or not writable.
+  explicit AtomicFile(const std::string& path);
+  AtomicFile(AtomicFile&&) noexcept;
+  AtomicFile& operator=(AtomicFile&&) noexcept;
+  ~AtomicFile();
+
+  void write(std::string_view text);
+  // Formatted output into the same file (errors throw, as write() does).
+  std::ostream& stream();
+  // Flushes, fsyncs and renames the file into place (for stdout: flushes). Call once.
+  void commit();
+
+  const std::string& path() const;
+  bool is_stdout() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+class AtomicDirectory {
+ public:
+  // Creates the temporary sibling of target. Throws if target's parent directory is missing.
+  explicit AtomicDirectory(const std::string& target);
+  AtomicDirectory(AtomicDirectory&& other) noexcept;
+  AtomicDirectory& operator=(AtomicDirectory&& other) noexcept;
+  AtomicDirectory(const AtomicDirectory&) = delete;
+  AtomicDirectory& operator=(const AtomicDirectory&) = delete;
+  ~AtomicDirectory();
+
+  const std::string& path() const { return temporary_; }  // where to write the contents
+  const std::string& target() const { return target_; }
+  // fsyncs the temporary directory, renames it to target (which must not exist, or be an empty
+  // directory) and fsyncs the parent.
+  void commit();
+
+ private:
+  void remove() noexcept;
+  std::string target_;
+  std::string temporary_;
+};
+
+// The directory part of a path ("." for a bare name).
+std::string parent_directory(const std::string& path);
+
+}  // namespace warpsearch

@@ -1,0 +1,200 @@
+#include "db/database.hpp"
+
+#include <sys/stat.h>
+
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <stdexcept>
+#include <utility>
+
+#include "db/manifest.hpp"
+#include "db/mapped_file.hpp"
+
+namespace warpsearch {
+
+static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
+              "database files are little-endian arrays, mapped as they are");
+
+struct Chunk::Impl {
+  ChunkInfo info;
+  MappedFile files[4];  // indexed by detail::ChunkFile
+
+  const MappedFile& file(detail::ChunkFile kind) const { return files[static_cast<int>(kind)]; }
+};
+
+Chunk::Chunk(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Chunk::Chunk(Chunk&&) noexcept = default;
+Chunk& Chunk::operator=(Chunk&&) noexcept = default;
+Chunk::~Chunk() = default;
+
+const ChunkInfo& Chunk::info() const { return impl_->info; }
+const std::uint32_t* Chunk::lengths() const {
+  return reinterpret_cast<const std::uint32_t*>(impl_->file(detail::ChunkFile::lengths).data());
+}
+const std::uint64_t* Chunk::word_offsets() const {
+  return reinterpret_cast<const std::uint64_t*>(impl_->file(detail::ChunkFile::offsets).data());
+}
+const std::uint64_t* Chunk::original_indices() const {
+  return reinterpret_cast<const std::uint64_t*>(impl_->file(detail::ChunkFile::indices).data());
+}
+const std::uint32_t* Chunk::words() const {
+  return reinterpret_cast<const std::uint32_t*>(impl_->file(detail::ChunkFile::residues).data());
+}
+
+std::string Chunk::subject_codes(std::size_t i) const {
+  if (i >= size())
+    throw std::out_of_range("subject " + std::to_string(i) + " of a chunk of " +
+                            std::to_string(size()));
+  // Little-endian packing: the residues of a subject are its bytes in order.
+  const auto* bytes = reinterpret_cast<const char*>(words() + word_offsets()[i]);
+  return std::string(bytes, lengths()[i]);
+}
+
+SubjectBatch Chunk::batch() const {
+  SubjectBatch batch;
+  batch.words = words();
+  batch.num_words = info().words;
+  batch.word_offsets = word_offsets();
+  batch.lengths = lengths();
+  batch.count = size();
+  return batch;
+}
+
+struct Database::Impl {
+  std::string path;
+  detail::Manifest manifest;
+  std::map<std::string, detail::FileEntry> files;
+  MappedFile headers;
+  MappedFile header_offsets;
+  mutable std::once_flag headers_checked;
+  std::unique_ptr<std::once_flag[]> chunk_checked;
+
+  std::string file_path(const std::string& name) const { return path + "/" + name; }
+
+  void check_mapping(const MappedFile& mapped, const std::string& name) const {
+    const detail::FileEntry& entry = files.at(name);
+    if (detail::bytes_crc32(mapped.data(), mapped.size()) != entry.crc32)
+      throw std::runtime_error("database '" + path + "': file " + name +
+                               " fails its checksum (the file was modified or damaged; rebuild "
+                               "the database with makedb)");
+  }
+
+  void check_headers() const {
+    std::call_once(headers_checked, [this] {
+      check_mapping(headers, detail::kHeadersName);
+      check_mapping(header_offsets, detail::kHeaderOffsetsName);
+    });
+  }
+
+  std::string_view header(std::uint64_t original_index) const {
+    if (original_index >= manifest.info.subjects)
+      throw std::out_of_range("database '" + path + "': subject index " +
+                              std::to_string(original_index) + " out of range (the database has " +
+                              std::to_string(manifest.info.subjects) + " subjects)");
+    check_headers();
+    const auto* offsets = reinterpret_cast<const std::uint64_t*>(header_offsets.data());
+    const std::uint64_t begin = offsets[original_index], end = offsets[original_index + 1];
+    if (begin >= end || end > headers.size())
+      throw std::runtime_error("database '" + path + "': " + detail::kHeaderOffsetsName +
+                               " is inconsistent at subject " + std::to_string(original_index));
+    // Each header is a line: drop its line end.
+    return headers.view().substr(begin, end - begin - 1);
+  }
+};
+
+Database::Database(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Database::Database(Database&&) noexcept = default;
+Database& Database::operator=(Database&&) noexcept = default;
+Database::~Database() = default;
+
+Database Database::open(const std::string& directory) {
+  auto impl = std::make_unique<Impl>();
+  impl->path = directory;
+  struct stat status;
+  if (::stat(directory.c_str(), &status) != 0)
+    throw std::runtime_error("cannot open database '" + directory + "': " + std::strerror(errno));
+  if (!S_ISDIR(status.st_mode))
+    throw std::runtime_error("cannot open database '" + directory +
+                             "': not a directory (a database is the directory makedb wrote)");
+  const std::string manifest_path = impl->file_path(detail::kManifestName);
+  if (::stat(manifest_path.c_str(), &status) != 0)
+    throw std::runtime_error("cannot open database '" + directory + "': it has no " +
+                             detail::kManifestName + " (not a warpsearch database?)");
+  {
+    const MappedFile manifest_file(manifest_path);
+    impl->manifest = detail::parse_manifest(manifest_file.view(), manifest_path);
+  }
+  for (const detail::FileEntry& entry : impl->manifest.files) {
+    const std::string file = impl->file_path(entry.name);
+    if (::stat(file.c_str(), &status) != 0)
+      throw std::runtime_error("database '" + directory + "' is incomplete: file " + entry.name +
+                               " is missing");
+    if (static_cast<std::uint64_t>(status.st_size) != entry.size)
+      throw std::runtime_error("database '" + directory + "': file " + entry.name + " has " +
+                               std::to_string(status.st_size) + " bytes; the manifest says " +
+                               std::to_string(entry.size));
+    impl->files.emplace(entry.name, entry);
+  }
+  impl->headers = MappedFile(impl->file_path(detail::kHeadersName));
+  impl->header_offsets = MappedFile(impl->file_path(detail::kHeaderOffsetsName));
+  impl->chunk_checked = std::make_unique<std::once_flag[]>(impl->manifest.info.chunks.size());
+  return Database(std::move(impl));
+}
+
+const std::string& Database::path() const { return impl_->path; }
+const DatabaseInfo& Database::info() const { return impl_->manifest.info; }
+
+Chunk Database::chunk(std::size_t i) const {
+  if (i >= num_chunks())
+    throw std::out_of_range("database '" + impl_->path + "': chunk " + std::to_string(i) +
+                            " out of range (the database has " + std::to_string(num_chunks()) +
+                            " chunks)");
+  auto chunk = std::make_unique<Chunk::Impl>();
+  chunk->info = info().chunks[i];
+  for (detail::ChunkFile kind : detail::kChunkFiles) {
+    const std::string name = detail::chunk_file_name(i, kind);
+    MappedFile mapped(impl_->file_path(name));
+    if (mapped.size() != detail::chunk_file_size(chunk->info, kind))
+      throw std::runtime_error("database '" + impl_->path + "': file " + name +
+                               " changed size since the database was opened");
+    chunk->files[static_cast<int>(kind)] = std::move(mapped);
+  }
+  std::call_once(impl_->chunk_checked[i], [&] {
+    for (detail::ChunkFile kind : detail::kChunkFiles)
+      impl_->check_mapping(chunk->file(kind), detail::chunk_file_name(i, kind));
+  });
+  return Chunk(std::move(chunk));
+}
+
+std::string_view Database::id(std::uint64_t original_index) const {
+  const std::string_view header = impl_->header(original_index);
+  return header.substr(0, header.find(' '));
+}
+
+std::string_view Database::description(std::uint64_t original_index) const {
+  const std::string_view header = impl_->header(original_index);
+  const std::size_t space = header.find(' ');
+  return space == std::string_view::npos ? std::string_view() : header.substr(space + 1);
+}
+
+void Database::verify() const {
+  std::string failures;
+  for (const detail::FileEntry& entry : impl_->manifest.files) {
+    std::string problem;
+    try {
+      if (detail::file_crc32(impl_->file_path(entry.name)) != entry.crc32) problem = "checksum";
+    } catch (const std::runtime_error& e) {
+      problem = e.what();
+    }
+    if (problem.empty()) continue;
+    failures += (failures.empty() ? "" : ", ") + entry.name +
+                (problem == "checksum" ? std::string() : " (" + problem + ")");
+  }
+  if (!failures.empty())
+    throw std::runtime_error("database '" + impl_->path + "' fails verification: " + failures +
+                             " (checksum mismatch: the files were modified or damaged; rebuild "
+                             "the database with makedb)");
+}
+
+}  // namespace warpsearch

@@ -1,0 +1,466 @@
+#include "db/fasta.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <stdexcept>
+#include <vector>
+
+#include "db/interrupt.hpp"
+
+namespace warpsearch {
+namespace {
+
+constexpr std::size_t kBlockSize = 1 << 20;          // bytes read (or inflated) at a time
+constexpr std::size_t kTypeSampleLetters = 256 << 10;  // residue letters the type guess looks at
+constexpr std::size_t kTypeScanLimit = 16 << 20;       // input bytes buffered for that guess, at most
+constexpr std::size_t kMaxHeaderBytes = 16 << 20;      // longer "headers" are binary data
+
+// Classes of input bytes in sequence lines, beside the residue codes (< kMaxCodes).
+constexpr std::uint8_t kBlankByte = 0x80;  // space, tab, CR: ignored
+constexpr std::uint8_t kBadByte = 0xFF;    // anything else that is not a residue
+static_assert(kMaxCodes <= kBlankByte, "residue codes and byte classes must not overlap");
+
+std::string display_name(const std::string& path) {
+  return path == "-" ? std::string("standard input") : path;
+}
+
+std::string describe_byte(unsigned char c) {
+  char text[32];
+  if (std::isprint(c))
+    std::snprintf(text, sizeof text, "'%c' (0x%02X)", c, c);
+  else
+    std::snprintf(text, sizeof text, "byte 0x%02X", c);
+  return text;
+}
+
+bool is_blank(char c) { return c == ' ' || c == '\t'; }
+
+// Raw input bytes from a file or stdin, inflated when they start with gzip's magic bytes.
+// Not movable: zlib's state points back at its z_stream.
+class ByteSource {
+ public:
+  explicit ByteSource(const std::string& path) : path_(path), raw_(kBlockSize) {
+    if (path == "-") {
+      fd_ = STDIN_FILENO;
+    } else {
+      fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+      if (fd_ < 0) throw std::runtime_error("cannot open '" + path + "': " + std::strerror(errno));
+      owns_fd_ = true;
+      ::posix_fadvise(fd_, 0, 0, POSIX_FADV_SEQUENTIAL);
+    }
+    while (raw_end_ < 2 && !raw_eof_) read_raw_more();
+    gzip_ = raw_end_ >= 2 && raw_[0] == 0x1F && raw_[1] == 0x8B;
+    if (gzip_) {
+      if (inflateInit2(&stream_, 15 + 16) != Z_OK)
+        throw std::runtime_error(display_name(path_) + ": cannot initialise zlib");
+      stream_.next_in = raw_.data();
+      stream_.avail_in = static_cast<uInt>(raw_end_);
+    }
+  }
+  ByteSource(const ByteSource&) = delete;
+  ByteSource& operator=(const ByteSource&) = delete;
+  ~ByteSource() {
+    if (gzip_) inflateEnd(&stream_);
+    if (owns_fd_) ::close(fd_);
+  }
+
+  // Up to capacity bytes of (uncompressed) input; 0 at the end.
+  std::size_t read(char* out, std::size_t capacity) {
+    return gzip_ ? inflate_some(reinterpret_cast<unsigned char*>(out), capacity)
+                 : read_plain(out, capacity);
+  }
+
+ private:
+  std::size_t read_plain(char* out, std::size_t capacity) {
+    if (raw_pos_ < raw_end_) {
+      const std::size_t n = std::min(capacity, raw_end_ - raw_pos_);
+      std::memcpy(out, raw_.data() + raw_pos_, n);
+      raw_pos_ += n;
+      return n;
+    }
+    return read_fd(out, capacity);
+  }
+
+  std::size_t read_fd(void* out, std::size_t capacity) {
+    for (;;) {
+      const ssize_t n = ::read(fd_, out, capacity);
+      if (n >= 0) return static_cast<std::size_t>(n);
+      if (errno != EINTR)
+        throw std::runtime_error("cannot read '" + display_name(path_) + "': " +
+                                 std::strerror(errno));
+      throw_if_interrupted();
+    }
+  }
+
+  void read_raw_more() {
+    const std::size_t n = read_fd(raw_.data() + raw_end_, raw_.size() - raw_end_);
+    if (n == 0) raw_eof_ = true;
+    raw_end_ += n;
+  }
+
+  std::uint64_t compressed_offset() const {
+    return raw_offset_ + static_cast<std::uint64_t>(stream_.next_in - raw_.data());
+  }
+
+  std::size_t inflate_some(unsigned char* out, std::size_t capacity) {
+    stream_.next_out = out;
+    stream_.avail_out = static_cast<uInt>(std::min<std::size_t>(capacity, 1u << 30));
+    const uInt wanted = stream_.avail_out;
+    while (stream_.avail_out == wanted) {
+      if (stream_.avail_in == 0) {
+        raw_offset_ += raw_end_;
+        raw_end_ = 0;
+        if (!raw_eof_) read_raw_more();
+        stream_.next_in = raw_.data();
+        stream_.avail_in = static_cast<uInt>(raw_end_);
+        if (raw_end_ == 0) {
+          if (in_member_)
+            throw std::runtime_error(display_name(path_) +
+                                     ": truncated gzip stream: the compressed data ends at byte " +
+                                     std::to_string(compressed_offset()) +
+                                     " in the middle of a member; expected more compressed data");
+          break;
+        }
+      }
+      if (!in_member_) {
+        // Another member follows the one that ended (concatenated gzip files).
+        if (member_ended_) inflateReset(&stream_);
+        in_member_ = true;
+      }
+      const int status = inflate(&stream_, Z_NO_FLUSH);
+      if (status == Z_STREAM_END) {
+        in_member_ = false;
+        member_ended_ = true;
+        continue;
+      }
+      if (status != Z_OK && status != Z_BUF_ERROR)
+        throw std::runtime_error(display_name(path_) + ": corrupt gzip data near compressed byte " +
+                                 std::to_string(compressed_offset()) + ": " +
+                                 (stream_.msg != nullptr ? stream_.msg : "inflate failed") +
+                                 "; expected a valid gzip stream");
+    }
+    return wanted - stream_.avail_out;
+  }
+
+  std::string path_;
+  int fd_ = -1;
+  bool owns_fd_ = false;
+  std::vector<unsigned char> raw_;
+  std::size_t raw_pos_ = 0;
+  std::size_t raw_end_ = 0;
+  bool raw_eof_ = false;
+  std::uint64_t raw_offset_ = 0;  // compressed offset of raw_[0]
+  bool gzip_ = false;
+  bool in_member_ = false;
+  bool member_ended_ = false;
+  z_stream stream_{};
+};
+
+}  // namespace
+
+struct FastaReader::Impl {
+  Impl(const std::string& input_path, std::optional<SequenceType> fixed_type, bool skip)
+      : path(input_path), source(std::make_unique<ByteSource>(input_path)), skip_invalid(skip) {
+    buffer.resize(kBlockSize);
+    type = fixed_type ? *fixed_type : detect_type();
+    const Alphabet& alphabet = Alphabet::of(type);
+    for (int c = 0; c < 256; ++c) {
+      const std::uint8_t code = alphabet.encode(static_cast<unsigned char>(c));
+      table[c] = code < Alphabet::kIgnored ? code : code == Alphabet::kIgnored ? kBlankByte : kBadByte;
+    }
+    table[static_cast<unsigned char>(' ')] = kBlankByte;
+    table[static_cast<unsigned char>('\t')] = kBlankByte;
+    table[static_cast<unsigned char>('\r')] = kBlankByte;
+    stop_code = type == SequenceType::protein ? alphabet.encode('*') : Alphabet::kInvalid;
+  }
+
+  // Buffers the start of the input (without consuming it) until it holds enough sequence letters.
+  SequenceType detect_type() {
+    std::string sample;
+    bool line_start = true, seen_header = false, in_sequence = false;
+    int fastq_line = 0;
+    std::size_t scanned = 0;
+    for (;;) {
+      for (; scanned < end && sample.size() < kTypeSampleLetters; ++scanned) {
+        const char c = buffer[scanned];
+        if (c == '\n') {
+          line_start = true;
+          continue;
+        }
+        if (line_start) {
+          line_start = false;
+          if (!seen_header) {
+            seen_header = c == '>' || c == '@';
+            fastq = c == '@';
+            in_sequence = false;
+          } else if (fastq) {
+            fastq_line = (fastq_line + 1) % 4;
+            in_sequence = fastq_line == 1;
+          } else {
+            in_sequence = c != '>';
+          }
+        }
+        if (in_sequence && std::isalpha(static_cast<unsigned char>(c))) sample.push_back(c);
+      }
+      if (sample.size() >= kTypeSampleLetters || end >= kTypeScanLimit || input_done) break;
+      if (end == buffer.size()) buffer.resize(buffer.size() * 2);
+      const std::size_t n = source->read(buffer.data() + end, buffer.size() - end);
+      if (n == 0) input_done = true;
+      end += n;
+    }
+    fastq = false;  // decided again from the first header when parsing
+    return guess_sequence_type(sample);
+  }
+
+  bool refill() {
+    buffer_offset += end;
+    pos = end = 0;
+    if (input_done) return false;
+    end = source->read(buffer.data(), buffer.size());
+    if (end == 0) input_done = true;
+    return end > 0;
+  }
+
+  std::uint64_t offset() const { return buffer_offset + pos; }
+
+  [[noreturn]] void fail(const std::string& what, std::uint64_t at_line, std::uint64_t at_byte,
+                         bool in_record) const {
+    std::string message = display_name(path) + ": line " + std::to_string(at_line) + ", byte " +
+                          std::to_string(at_byte);
+    if (in_record)
+      message += ", record " + std::to_string(records_started) +
+                 (current_id.empty() ? std::string(" (no ID)") : " ('" + current_id + "')");
+    throw std::runtime_error(message + ": " + what);
+  }
+
+  // A problem confined to the current record: an error, or with skip_invalid, a reason to skip it.
+  void record_problem(const std::string& what, std::uint64_t at_line, std::uint64_t at_byte) {
+    if (!skip_invalid)
+      fail(what + " (--skip-invalid skips such records)", at_line, at_byte, true);
+    record_bad = true;
+  }
+
+  // Skips empty (or blank) lines; false at the end of the input.
+  bool skip_empty_lines() {
+    for (;;) {
+      if (pos == end && !refill()) return false;
+      const char c = buffer[pos];
+      if (c == '\n') {
+        ++line;
+      } else if (c != '\r' && !is_blank(c)) {
+        return true;
+      }
+      ++pos;
+    }
+  }
+
+  // The rest of the current line, without its line end; the line is consumed.
+  void read_line(std::string& text, const char* what) {
+    text.clear();
+    for (;;) {
+      if (pos == end && !refill()) break;
+      const char* begin = buffer.data() + pos;
+      const std::size_t available = end - pos;
+      const auto* newline = static_cast<const char*>(std::memchr(begin, '\n', available));
+      const std::size_t n = newline != nullptr ? static_cast<std::size_t>(newline - begin) : available;
+      if (text.size() + n > kMaxHeaderBytes)
+        fail(std::string(what) + " longer than " + std::to_string(kMaxHeaderBytes >> 20) +
+                 " MiB; expected a text line (is this a FASTA file?)",
+             line, offset(), false);
+      text.append(begin, n);
+      pos += n;
+      if (newline != nullptr) {
+        ++pos;
+        ++line;
+        break;
+      }
+    }
+    while (!text.empty() && (text.back() == '\r' || is_blank(text.back()))) text.pop_back();
+  }
+
+  // Appends the residue codes of bytes (part of one sequence line) to codes.
+  void translate(const char* bytes, std::size_t n, std::string& codes) {
+    // Through a scratch buffer and append(): resizing codes first would zero-fill it.
+    if (translated.size() < n) translated.resize(std::max(n, kBlockSize));
+    auto* out = reinterpret_cast<std::uint8_t*>(translated.data());
+    const auto* in = reinterpret_cast<const unsigned char*>(bytes);
+    std::uint8_t classes = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::uint8_t code = table[in[i]];
+      out[i] = code;
+      classes |= code;
+    }
+    std::size_t kept = n;
+    if ((classes & kBlankByte) != 0) {
+      kept = 0;
+      for (std::size_t i = 0; i < n; ++i) {
+        const std::uint8_t code = table[in[i]];
+        if (code < kBlankByte) {
+          out[kept++] = code;
+        } else if (code == kBadByte) {
+          const auto at = buffer_offset + static_cast<std::uint64_t>(bytes - buffer.data()) + i;
+          record_problem("invalid character " + describe_byte(in[i]) + " in a " +
+                             Alphabet::of(type).name() +
+                             " sequence; expected residue letters, or a header line starting with " +
+                             (fastq ? "'@'" : "'>'"),
+                         line, at);
+          return;
+        }
+      }
+    }
+    codes.append(translated.data(), kept);
+  }
+
+  // Sequence lines up to the next '>' line (or the end); one line in FASTQ.
+  void read_sequence_lines(std::string& codes) {
+    bool line_start = true;
+    for (;;) {
+      if (pos == end && !refill()) return;
+      if (line_start) {
+        if (!fastq && buffer[pos] == '>') return;
+        line_start = false;
+      }
+      const char* begin = buffer.data() + pos;
+      const std::size_t available = end - pos;
+      const auto* newline = static_cast<const char*>(std::memchr(begin, '\n', available));
+      const std::size_t n = newline != nullptr ? static_cast<std::size_t>(newline - begin) : available;
+      if (!record_bad) translate(begin, n, codes);
+      pos += n;
+      if (newline != nullptr) {
+        ++pos;
+        ++line;
+        if (fastq) return;
+        line_start = true;
+      }
+    }
+  }
+
+  void read_fastq_tail(std::size_t length) {
+    const std::uint64_t plus_line = line, plus_at = offset();
+    if (!skip_empty_lines() || buffer[pos] != '+')
+      fail("expected the '+' line of a FASTQ record", plus_line, plus_at, true);
+    read_line(scratch, "'+' line");
+    const std::uint64_t quality_line = line, quality_at = offset();
+    read_line(scratch, "quality line");
+    if (!record_bad && scratch.size() != length)
+      record_problem("the quality line has " + std::to_string(scratch.size()) +
+                         " characters and the sequence " + std::to_string(length) +
+                         "; expected one quality character per residue",
+                     quality_line, quality_at);
+  }
+
+  bool next(SequenceRecord& record) {
+    for (;;) {
+      throw_if_interrupted();
+      current_id.clear();
+      if (!skip_empty_lines()) {
+        if (delivered == 0)
+          fail(skipped == 0 ? "no sequence records; expected FASTA ('>') or FASTQ ('@') records"
+                            : "no valid sequence records (" + std::to_string(skipped) +
+                                  " skipped as invalid)",
+               line, offset(), false);
+        return false;
+      }
+      const char first = buffer[pos];
+      if (records_started == 0) fastq = first == '@';
+      const char marker = fastq ? '@' : '>';
+      if (first != marker)
+        fail(records_started == 0
+                 ? "sequence data before the first header; expected a header line starting with '>'"
+                 : std::string("expected a FASTQ header line starting with '@', found ") +
+                       describe_byte(static_cast<unsigned char>(first)),
+             line, offset(), false);
+      ++records_started;
+      record_bad = false;
+      record.codes.clear();
+      const std::uint64_t header_line = line, header_at = offset();
+      ++pos;
+      read_line(scratch, "header line");
+      split_header(record);
+      current_id = record.id;
+      if (record.id.empty()) record_problem("the header has no ID; expected '>ID description'",
+                                            header_line, header_at);
+      check_header_bytes(header_line, header_at);
+      read_sequence_lines(record.codes);
+      if (fastq) read_fastq_tail(record.codes.size());
+      if (!record_bad && !record.codes.empty() &&
+          static_cast<std::uint8_t>(record.codes.back()) == stop_code)
+        record.codes.pop_back();
+      if (!record_bad && record.codes.empty())
+        record_problem("the record has no residues; expected sequence lines after the header",
+                       header_line, header_at);
+      if (record_bad) {
+        ++skipped;
+        continue;
+      }
+      record.index = delivered++;
+      return true;
+    }
+  }
+
+  void split_header(SequenceRecord& record) const {
+    std::size_t start = 0;
+    while (start < scratch.size() && is_blank(scratch[start])) ++start;
+    std::size_t id_end = start;
+    while (id_end < scratch.size() && !is_blank(scratch[id_end])) ++id_end;
+    record.id.assign(scratch, start, id_end - start);
+    std::size_t description = id_end;
+    while (description < scratch.size() && is_blank(scratch[description])) ++description;
+    record.description.assign(scratch, description, std::string::npos);
+  }
+
+  void check_header_bytes(std::uint64_t header_line, std::uint64_t header_at) {
+    for (std::size_t i = 0; i < scratch.size(); ++i) {
+      const auto c = static_cast<unsigned char>(scratch[i]);
+      if ((c < 0x20 && c != '\t' && c != 0x01) || c == 0x7F) {
+        record_problem("control character " + describe_byte(c) +
+                           " in the header; expected printable text",
+                       header_line, header_at + 1 + i);
+        return;
+      }
+    }
+  }
+
+  std::string path;
+  std::unique_ptr<ByteSource> source;
+  bool skip_invalid;
+  SequenceType type = SequenceType::protein;
+  std::array<std::uint8_t, 256> table{};
+  std::uint8_t stop_code = Alphabet::kInvalid;
+
+  std::vector<char> buffer;
+  std::size_t pos = 0, end = 0;
+  bool input_done = false;
+  std::uint64_t buffer_offset = 0;  // input offset of buffer[0]
+  std::uint64_t line = 1;           // line of buffer[pos]
+  bool fastq = false;
+
+  std::uint64_t records_started = 0, delivered = 0, skipped = 0;
+  std::string current_id;  // for messages
+  std::string scratch;     // header, '+' and quality lines
+  std::string translated;  // one line's codes, before they are appended to the record
+  bool record_bad = false;
+};
+
+FastaReader::FastaReader(const std::string& path, std::optional<SequenceType> type,
+                         bool skip_invalid)
+    : impl_(std::make_unique<Impl>(path, type, skip_invalid)) {}
+FastaReader::FastaReader(FastaReader&&) noexcept = default;
+FastaReader& FastaReader::operator=(FastaReader&&) noexcept = default;
+FastaReader::~FastaReader() = default;
+
+SequenceType FastaReader::type() const { return impl_->type; }
+bool FastaReader::next(SequenceRecord& record) { return impl_->next(record); }
+std::uint64_t FastaReader::skipped() const { return impl_->skipped; }
+std::uint64_t FastaReader::bytes_consumed() const { return impl_->offset(); }
+const std::string& FastaReader::path() const { return impl_->path; }
+
+}  // namespace warpsearch

@@ -1,0 +1,65 @@
+// Streaming reader of FASTA (and 4-line FASTQ) files, plain or gzip-compressed.
+//
+// Input: a path, or "-" for stdin. gzip is recognised by its magic bytes (1f 8b), not by the name;
+// concatenated gzip members (bgzip, `cat a.gz b.gz`) are read as one stream.
+//
+// Accepted: '>' header lines; sequence lines of any length (a line is never held in memory beyond the
+// residues it adds), wrapped or not; LF or CRLF line ends; upper or lower case; blanks inside
+// sequence lines; empty lines anywhere; one '*' ending a protein sequence (dropped; a '*' inside a
+// protein sequence is the stop residue of the alphabet). A file whose first header starts with '@' is
+// read as FASTQ: header, one sequence line, '+' line, one quality line of the sequence's length.
+// Header: the ID is the first word (up to a blank), the description the rest, with leading and
+// trailing blanks removed. Header lines may hold any byte but NUL and the control bytes other than
+// TAB and SOH (NCBI's separator of merged titles).
+//
+// Errors (std::runtime_error) name the file, the line and byte offset (in the uncompressed data,
+// 0-based; lines 1-based), the record (1-based number and ID) when inside one, and what was expected:
+// a non-residue byte (digit, '-', '.', control byte, NUL), an empty record, a record without ID, a
+// sequence line before the first header, a truncated or corrupt gzip stream, an input without records.
+// With skip_invalid, the record-level errors (bad residue, empty record, missing ID, bad header bytes,
+// FASTQ quality length) skip the record instead, and skipped() counts them.
+//
+// Thread safety: none; one reader per thread. Move-only.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "db/alphabet.hpp"
+
+namespace warpsearch {
+
+struct SequenceRecord {
+  std::string id;
+  std::string description;
+  std::string codes;        // residue codes of the reader's alphabet (db/alphabet.hpp)
+  std::uint64_t index = 0;  // 0-based number among the records delivered (skipped ones not counted)
+};
+
+class FastaReader {
+ public:
+  // path "-" reads stdin. type: std::nullopt = detect from the first 256 KiB of residue letters
+  // (guess_sequence_type). Throws if the file cannot be opened.
+  explicit FastaReader(const std::string& path, std::optional<SequenceType> type = std::nullopt,
+                       bool skip_invalid = false);
+  FastaReader(FastaReader&&) noexcept;
+  FastaReader& operator=(FastaReader&&) noexcept;
+  ~FastaReader();
+
+  SequenceType type() const;
+  const Alphabet& alphabet() const { return Alphabet::of(type()); }
+  // Fills record with the next valid record; false at the end of the input. Reusing one record
+  // object across calls reuses its memory. Throws at the end of an input that held no valid record.
+  bool next(SequenceRecord& record);
+  std::uint64_t skipped() const;          // records skipped as invalid
+  std::uint64_t bytes_consumed() const;   // uncompressed input bytes parsed so far
+  const std::string& path() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace warpsearch

@@ -1,0 +1,39 @@
+// Building a database (db/database.hpp, layout in db/FORMAT.md) from a FASTA or FASTQ file.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "db/alphabet.hpp"
+
+namespace warpsearch {
+
+struct MakeDbOptions {
+  std::string input;   // FASTA / FASTQ, plain or gzip; "-" reads stdin
+  std::string output;  // the database directory to create; must not exist (or be empty)
+  std::optional<SequenceType> type;               // std::nullopt: detected from the residues
+  std::uint64_t chunk_residues = std::uint64_t{1} << 30;  // residues per chunk, at most (>= 1)
+  bool skip_invalid = false;                      // skip (and count) invalid records
+};
+
+struct MakeDbReport {
+  SequenceType type = SequenceType::protein;
+  std::uint64_t sequences = 0;
+  std::uint64_t residues = 0;
+  std::uint64_t skipped = 0;
+  std::uint64_t input_bytes = 0;  // uncompressed FASTA bytes read
+  std::uint32_t max_length = 0;
+  std::size_t chunks = 0;
+  double seconds = 0;
+};
+
+// Reads the input once, writing headers and packed residues in FASTA order to the temporary
+// directory, then sorts (length, FASTA index) pairs and gathers each chunk from the residue spool.
+// Memory: about 16 bytes per sequence plus fixed buffers and the longest sequence, whatever the input
+// size or chunk size. The database appears complete at options.output or not at all: on any error,
+// or on Interrupted (db/interrupt.hpp), the temporary directory is removed.
+// Throws std::invalid_argument for bad options, std::runtime_error for input or output errors.
+MakeDbReport make_database(const MakeDbOptions& options);
+
+}  // namespace warpsearch

@@ -1,0 +1,185 @@
+// CUDA error checking and move-only RAII wrappers for device memory, pinned host memory, streams and
+// events. Private to kernels/gpu (it exposes CUDA types).
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+namespace warpsearch::gpu::detail {
+
+[[noreturn]] inline void throw_cuda_error(cudaError_t error, const char* expression, const char* file,
+                                          int line) {
+  throw std::runtime_error(std::string(file) + ":" + std::to_string(line) + ": CUDA call '" + expression +
+                           "' failed: " + cudaGetErrorName(error) + ": " + cudaGetErrorString(error));
+}
+
+}  // namespace warpsearch::gpu::detail
+
+// Throws std::runtime_error naming the file, line and failed expression.
+#define WARPSEARCH_CUDA_CHECK(expr)                                                          \
+  do {                                                                                      \
+    const cudaError_t warpsearch_cuda_status_ = (expr);                                     \
+    if (warpsearch_cuda_status_ != cudaSuccess)                                             \
+      ::warpsearch::gpu::detail::throw_cuda_error(warpsearch_cuda_status_, #expr, __FILE__, \
+                                                  __LINE__);                                \
+  } while (0)
+
+// After every kernel launch: a bad configuration shows up here. Define WARPSEARCH_CUDA_SYNC_CHECKS to
+// also wait for the kernel and report faults at the launch that caused them.
+#ifdef WARPSEARCH_CUDA_SYNC_CHECKS
+#define WARPSEARCH_CUDA_CHECK_LAUNCH()             \
+  do {                                             \
+    WARPSEARCH_CUDA_CHECK(cudaGetLastError());     \
+    WARPSEARCH_CUDA_CHECK(cudaDeviceSynchronize()); \
+  } while (0)
+#else
+#define WARPSEARCH_CUDA_CHECK_LAUNCH() WARPSEARCH_CUDA_CHECK(cudaGetLastError())
+#endif
+
+namespace warpsearch::gpu::detail {
+
+// Makes a device current for a scope and restores the previous one.
+class ScopedDevice {
+ public:
+  explicit ScopedDevice(int device) {
+    WARPSEARCH_CUDA_CHECK(cudaGetDevice(&previous_));
+    if (previous_ != device) WARPSEARCH_CUDA_CHECK(cudaSetDevice(device));
+  }
+  ~ScopedDevice() { cudaSetDevice(previous_); }
+  ScopedDevice(const ScopedDevice&) = delete;
+  ScopedDevice& operator=(const ScopedDevice&) = delete;
+
+ private:
+  int previous_ = 0;
+};
+
+// Device memory of n elements of T (uninitialised). Frees on the device it was allocated on.
+template <class T>
+class DeviceBuffer {
+ public:
+  DeviceBuffer() = default;
+  DeviceBuffer(std::size_t count, int device) : count_(count), device_(device) {
+    if (count > 0) WARPSEARCH_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&data_), count * sizeof(T)));
+  }
+  ~DeviceBuffer() { release(); }
+  DeviceBuffer(DeviceBuffer&& other) noexcept { swap(other); }
+  DeviceBuffer& operator=(DeviceBuffer&& other) noexcept {
+    if (this != &other) {
+      release();
+      swap(other);
+    }
+    return *this;
+  }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+
+  T* get() const { return data_; }
+  std::size_t size() const { return count_; }
+  std::size_t bytes() const { return count_ * sizeof(T); }
+
+ private:
+  void swap(DeviceBuffer& other) noexcept {
+    std::swap(data_, other.data_);
+    std::swap(count_, other.count_);
+    std::swap(device_, other.device_);
+  }
+  void release() noexcept {
+    if (data_ == nullptr) return;
+    int current = 0;
+    cudaGetDevice(&current);
+    if (current != device_) cudaSetDevice(device_);
+    cudaFree(data_);
+    if (current != device_) cudaSetDevice(current);
+    data_ = nullptr;
+    count_ = 0;
+  }
+  T* data_ = nullptr;
+  std::size_t count_ = 0;
+  int device_ = 0;
+};
+
+// Page-locked host memory of n elements of T.
+template <class T>
+class PinnedBuffer {
+ public:
+  PinnedBuffer() = default;
+  explicit PinnedBuffer(std::size_t count) : count_(count) {
+    if (count > 0) WARPSEARCH_CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&data_), count * sizeof(T)));
+  }
+  ~PinnedBuffer() {
+    if (data_ != nullptr) cudaFreeHost(data_);
+  }
+  PinnedBuffer(PinnedBuffer&& other) noexcept
+      : data_(std::exchange(other.data_, nullptr)), count_(std::exchange(other.count_, 0)) {}
+  PinnedBuffer& operator=(PinnedBuffer&& other) noexcept {
+    if (this != &other) {
+      if (data_ != nullptr) cudaFreeHost(data_);
+      data_ = std::exchange(other.data_, nullptr);
+      count_ = std::exchange(other.count_, 0);
+    }
+    return *this;
+  }
+  PinnedBuffer(const PinnedBuffer&) = delete;
+  PinnedBuffer& operator=(const PinnedBuffer&) = delete;
+  T* get() const { return data_; }
+  std::size_t size() const { return count_; }
+
+ private:
+  T* data_ = nullptr;
+  std::size_t count_ = 0;
+};
+
+// A non-blocking stream (does not synchronise with the legacy default stream).
+class Stream {
+ public:
+  Stream() { WARPSEARCH_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking)); }
+  ~Stream() {
+    if (stream_ != nullptr) cudaStreamDestroy(stream_);
+  }
+  Stream(Stream&& other) noexcept : stream_(std::exchange(other.stream_, nullptr)) {}
+  Stream& operator=(Stream&& other) noexcept {
+    if (this != &other) {
+      if (stream_ != nullptr) cudaStreamDestroy(stream_);
+      stream_ = std::exchange(other.stream_, nullptr);
+    }
+    return *this;
+  }
+  Stream(const Stream&) = delete;
+  Stream& operator=(const Stream&) = delete;
+  cudaStream_t get() const { return stream_; }
+  void synchronize() const { WARPSEARCH_CUDA_CHECK(cudaStreamSynchronize(stream_)); }
+
+ private:
+  cudaStream_t stream_ = nullptr;
+};
+
+// An event for ordering between streams (timing disabled: cheaper).
+class Event {
+ public:
+  explicit Event(unsigned flags = cudaEventDisableTiming) {
+    WARPSEARCH_CUDA_CHECK(cudaEventCreateWithFlags(&event_, flags));
+  }
+  ~Event() {
+    if (event_ != nullptr) cudaEventDestroy(event_);
+  }
+  Event(Event&& other) noexcept : event_(std::exchange(other.event_, nullptr)) {}
+  Event& operator=(Event&& other) noexcept {
+    if (this != &other) {
+      if (event_ != nullptr) cudaEventDestroy(event_);
+      event_ = std::exchange(other.event_, nullptr);
+    }
+    return *this;
+  }
+  Event(const Event&) = delete;
+  Event& operator=(const Event&) = delete;
+  cudaEvent_t get() const { return event_; }
+
+ private:
+  cudaEvent_t event_ = nullptr;
+};
+
+}  // namespace warpsearch::gpu::detail

@@ -1,0 +1,361 @@
+// GpuScorer: device buffers, the substitution table, length binning of the subjects and the launch
+// sequence of one query (see kernels/gpu/sw_kernel.cuh for the kernels themselves).
+//
+// Per query, on two streams:
+//   main:  upload query -> clear overflow count -> single-tile bins (short subjects) -> wait(long) ->
+//          32-bit rescoring of saturated subjects -> copy scores to pinned host memory
+//   long:  wait(upload) -> tiled 16-bit bin (subjects longer than 1024) -> signal(long)
+#include "kernels/gpu/gpu_scorer.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <numeric>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "kernels/gpu/cuda_support.cuh"
+#include "kernels/gpu/length_bins.hpp"
+#include "kernels/gpu/sw_dispatch.hpp"
+
+namespace warpsearch::gpu {
+
+using detail::DeviceBuffer;
+using detail::Event;
+using detail::kBinCount;
+using detail::kBlockThreads;
+using detail::kLengthBins;
+using detail::kLongBin;
+using detail::kRescoreBin;
+using detail::PinnedBuffer;
+using detail::ScopedDevice;
+using detail::Stream;
+
+int usable_device_count() {
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess) {
+    cudaGetLastError();  // clear the sticky-free error so later calls start clean
+    return 0;
+  }
+  return count;
+}
+
+namespace {
+
+// Tile edges of the tiled kernels: at most this many bytes (fewer concurrent groups for long queries).
+constexpr std::size_t kEdgeBudgetBytes = std::size_t{512} << 20;
+// Host staging of scores: at most this many bytes per batch of queries.
+constexpr std::size_t kScoreStagingBytes = std::size_t{64} << 20;
+
+int ceil_div(long long a, long long b) { return static_cast<int>((a + b - 1) / b); }
+
+}  // namespace
+
+struct GpuScorer::Impl {
+  int device = 0;
+  std::string name;
+  int sm_count = 0;
+  // Compact codes: the scoring alphabet's distinct scored letters, then the padding code.
+  std::array<std::uint8_t, kMaxCodes> compact{};
+  int alphabet_size = 0;  // codes of the alphabet (below: letters; at or above: padding)
+  int n = 0;              // compact codes, padding included
+  int gap_first = 0;
+  int gap_extend = 0;
+  int table_words = 0;
+  int shared_bytes = 0;
+  std::array<int, kBinCount> blocks_per_sm{};
+  DeviceBuffer<std::uint32_t> table;
+  Stream main_stream;
+  Stream long_stream;
+  Event uploaded;
+  Event long_done;
+
+  // Resident subjects.
+  std::size_t count = 0;
+  std::uint64_t residues = 0;
+  DeviceBuffer<std::uint8_t> d_residues;
+  DeviceBuffer<std::uint64_t> d_offsets;
+  DeviceBuffer<std::uint32_t> d_lengths;
+  DeviceBuffer<std::int32_t> d_jobs;
+  std::array<int, kBinCount> job_begin{};  // in jobs (two subject indices each)
+  std::array<int, kBinCount> job_count{};
+
+  // Per-query work space.
+  DeviceBuffer<std::int32_t> d_query;
+  DeviceBuffer<std::uint64_t> d_edges;
+  DeviceBuffer<std::int32_t> d_scores;
+  DeviceBuffer<int> d_overflow_count;
+  DeviceBuffer<std::int32_t> d_overflow_list;
+  int edge_slots = 0;  // group slots the edge buffer holds for the current query length
+
+  explicit Impl(int device_index) : device(device_index) {}
+
+  detail::KernelParams base_params() const {
+    detail::KernelParams p;
+    p.table = table.get();
+    p.table_words = table_words;
+    p.alphabet_n = n;
+    p.residues = d_residues.get();
+    p.offsets = d_offsets.get();
+    p.lengths = d_lengths.get();
+    p.gap_first = gap_first;
+    p.gap_extend = gap_extend;
+    p.scores = d_scores.get();
+    p.overflow_count = d_overflow_count.get();
+    p.overflow_list = d_overflow_list.get();
+    return p;
+  }
+
+  // Grid of a grid-stride launch: enough blocks for the jobs, no more than fit the device at once.
+  int grid_for(int bin, long long jobs) const {
+    const int groups_per_block = kBlockThreads / kLengthBins[bin].group;
+    const int resident = std::max(1, blocks_per_sm[bin]) * sm_count;
+    return std::max(1, std::min(ceil_div(jobs, groups_per_block), resident));
+  }
+
+  // Sizes the edge buffer for a query of length m: as many group slots as fit the device at once and
+  // the byte budget (at least one block's).
+  void reserve_edges(int m) {
+    const int groups_per_block = kBlockThreads / kLengthBins[kLongBin].group;
+    const int resident_blocks = std::max(std::max(1, blocks_per_sm[kLongBin]), std::max(1, blocks_per_sm[kRescoreBin])) * sm_count;
+    const std::size_t per_block = static_cast<std::size_t>(groups_per_block) * m * sizeof(std::uint64_t);
+    const int blocks = static_cast<int>(std::max<std::size_t>(1, std::min<std::size_t>(resident_blocks, kEdgeBudgetBytes / per_block)));
+    edge_slots = blocks * groups_per_block;
+    const std::size_t words = static_cast<std::size_t>(edge_slots) * m;
+    if (d_edges.size() < words) d_edges = DeviceBuffer<std::uint64_t>(words, device);
+  }
+};
+
+GpuScorer::GpuScorer(int device, const ScoringScheme& scoring) {
+  const int devices = usable_device_count();
+  if (device < 0 || device >= devices)
+    throw std::invalid_argument("GPU device " + std::to_string(device) + " does not exist (" +
+                                std::to_string(devices) + " usable CUDA devices)");
+  ScopedDevice scoped(device);
+  impl_ = std::make_unique<Impl>(device);
+  Impl& s = *impl_;
+  cudaDeviceProp properties{};
+  WARPSEARCH_CUDA_CHECK(cudaGetDeviceProperties(&properties, device));
+  s.name = properties.name;
+  s.sm_count = properties.multiProcessorCount;
+
+  const SubstitutionMatrix& matrix = scoring.matrix();
+  const Alphabet& alphabet = matrix.alphabet();
+  s.alphabet_size = alphabet.size();
+  // Distinct letters the codes are scored as (protein U -> C and O -> X share their letter's row).
+  std::vector<std::uint8_t> letters;
+  for (int c = 0; c < alphabet.size(); ++c) {
+    const std::uint8_t scored = alphabet.scored_as(static_cast<std::uint8_t>(c));
+    if (std::find(letters.begin(), letters.end(), scored) == letters.end()) letters.push_back(scored);
+  }
+  s.n = static_cast<int>(letters.size()) + 1;
+  const int pad = s.n - 1;
+  s.compact.fill(static_cast<std::uint8_t>(pad));
+  for (int c = 0; c < alphabet.size(); ++c) {
+    const std::uint8_t scored = alphabet.scored_as(static_cast<std::uint8_t>(c));
+    s.compact[static_cast<std::size_t>(c)] =
+        static_cast<std::uint8_t>(std::find(letters.begin(), letters.end(), scored) - letters.begin());
+  }
+  s.gap_first = scoring.gap_open() + scoring.gap_extend();
+  s.gap_extend = scoring.gap_extend();
+
+  // Padding scores at most 0 against everything: a column past a subject's end can never raise a
+  // local score (every path through it continues from a cell of at least its value).
+  const int pad_score = std::min(matrix.min_score(), 0);
+  auto score_of = [&](int q, int a) {
+    if (q == pad || a == pad) return pad_score;
+    return matrix.score(letters[static_cast<std::size_t>(q)], letters[static_cast<std::size_t>(a)]);
+  };
+  s.table_words = s.n * s.n * s.n;
+  std::vector<std::uint32_t> host_table(static_cast<std::size_t>(s.table_words));
+  for (int q = 0; q < s.n; ++q)
+    for (int a = 0; a < s.n; ++a)
+      for (int b = 0; b < s.n; ++b) {
+        const auto lo = static_cast<std::uint32_t>(score_of(q, a) + s.gap_first) & 0xFFFFu;
+        const auto hi = static_cast<std::uint32_t>(score_of(q, b) + s.gap_first) & 0xFFFFu;
+        host_table[static_cast<std::size_t>((q * s.n + a) * s.n + b)] = lo | (hi << 16);
+      }
+  s.table = DeviceBuffer<std::uint32_t>(host_table.size(), device);
+  WARPSEARCH_CUDA_CHECK(cudaMemcpy(s.table.get(), host_table.data(), host_table.size() * sizeof(std::uint32_t),
+                                   cudaMemcpyHostToDevice));
+  s.shared_bytes = s.table_words * static_cast<int>(sizeof(std::uint32_t));
+  if (static_cast<std::size_t>(s.shared_bytes) > properties.sharedMemPerBlockOptin)
+    throw std::runtime_error("GPU " + s.name + ": the substitution table needs " + std::to_string(s.shared_bytes) +
+                             " bytes of shared memory, the device allows " +
+                             std::to_string(properties.sharedMemPerBlockOptin));
+  for (int bin = 0; bin < kBinCount; ++bin) detail::bin_entry(bin).prepare(s.shared_bytes, &s.blocks_per_sm[bin]);
+  s.d_overflow_count = DeviceBuffer<int>(1, device);
+}
+
+GpuScorer::~GpuScorer() {
+  if (impl_) {
+    // Buffers free themselves on their device; make sure no work still uses them.
+    cudaStreamSynchronize(impl_->main_stream.get());
+    cudaStreamSynchronize(impl_->long_stream.get());
+  }
+}
+GpuScorer::GpuScorer(GpuScorer&&) noexcept = default;
+GpuScorer& GpuScorer::operator=(GpuScorer&&) noexcept = default;
+
+std::uint64_t GpuScorer::resident_residues() const { return impl_->residues; }
+std::size_t GpuScorer::resident_subjects() const { return impl_->count; }
+std::string GpuScorer::device_name() const { return impl_->name; }
+
+void GpuScorer::set_subjects(const SubjectBatch& subjects) {
+  Impl& s = *impl_;
+  ScopedDevice scoped(s.device);
+  s.main_stream.synchronize();
+  s.long_stream.synchronize();
+  if (subjects.count > static_cast<std::size_t>(0x7FFFFFFF))
+    throw std::invalid_argument("GpuScorer::set_subjects: more than 2^31 - 1 subjects in one batch");
+  const std::size_t count = subjects.count;
+
+  // Compact residue codes, subjects in batch order.
+  std::vector<std::uint64_t> offsets(count);
+  std::vector<std::uint32_t> lengths(count);
+  std::uint64_t total = 0;
+  for (std::size_t i = 0; i < count; ++i) {
+    offsets[i] = total;
+    lengths[i] = subjects.lengths[i];
+    total += lengths[i];
+  }
+  std::vector<std::uint8_t> residues(static_cast<std::size_t>(total));
+  for (std::size_t i = 0; i < count; ++i) {
+    std::uint8_t* out = residues.data() + offsets[i];
+    const std::uint32_t* words = subjects.words + subjects.word_offsets[i];
+    for (std::uint32_t k = 0; k < lengths[i]; ++k) {
+      const std::uint8_t code = static_cast<std::uint8_t>(words[k / 4] >> (8 * (k % 4)));
+      out[k] = s.compact[code & (kMaxCodes - 1)];
+      if (code >= s.alphabet_size) out[k] = static_cast<std::uint8_t>(s.n - 1);
+    }
+  }
+
+  // Jobs per bin: subjects sorted by length, paired with their neighbour. The tiled bin runs longest
+  // first, so that its grid-stride loop ends with short jobs.
+  std::vector<std::int32_t> order(count);
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::int32_t a, std::int32_t b) { return lengths[a] < lengths[b]; });
+  std::array<std::vector<std::int32_t>, kBinCount> members;
+  for (std::int32_t i : order) members[static_cast<std::size_t>(detail::bin_of_length(lengths[i]))].push_back(i);
+  std::reverse(members[kLongBin].begin(), members[kLongBin].end());
+  std::vector<std::int32_t> jobs;
+  for (int bin = 0; bin < kBinCount; ++bin) {
+    auto& list = members[static_cast<std::size_t>(bin)];
+    if (list.size() % 2 != 0) list.push_back(-1);
+    s.job_begin[bin] = static_cast<int>(jobs.size() / 2);
+    s.job_count[bin] = static_cast<int>(list.size() / 2);
+    jobs.insert(jobs.end(), list.begin(), list.end());
+  }
+
+  s.count = count;
+  s.residues = total;
+  s.d_residues = DeviceBuffer<std::uint8_t>(std::max<std::size_t>(1, residues.size()), s.device);
+  s.d_offsets = DeviceBuffer<std::uint64_t>(std::max<std::size_t>(1, count), s.device);
+  s.d_lengths = DeviceBuffer<std::uint32_t>(std::max<std::size_t>(1, count), s.device);
+  s.d_jobs = DeviceBuffer<std::int32_t>(std::max<std::size_t>(1, jobs.size()), s.device);
+  s.d_scores = DeviceBuffer<std::int32_t>(std::max<std::size_t>(1, count), s.device);
+  s.d_overflow_list = DeviceBuffer<std::int32_t>(std::max<std::size_t>(1, count), s.device);
+  if (!residues.empty())
+    WARPSEARCH_CUDA_CHECK(cudaMemcpy(s.d_residues.get(), residues.data(), residues.size(), cudaMemcpyHostToDevice));
+  if (count > 0) {
+    WARPSEARCH_CUDA_CHECK(cudaMemcpy(s.d_offsets.get(), offsets.data(), count * sizeof(std::uint64_t),
+                                     cudaMemcpyHostToDevice));
+    WARPSEARCH_CUDA_CHECK(cudaMemcpy(s.d_lengths.get(), lengths.data(), count * sizeof(std::uint32_t),
+                                     cudaMemcpyHostToDevice));
+  }
+  if (!jobs.empty())
+    WARPSEARCH_CUDA_CHECK(cudaMemcpy(s.d_jobs.get(), jobs.data(), jobs.size() * sizeof(std::int32_t),
+                                     cudaMemcpyHostToDevice));
+}
+
+void GpuScorer::score(const std::vector<std::string>& query_codes, std::int32_t* scores) {
+  Impl& s = *impl_;
+  if (s.count == 0 || query_codes.empty()) return;
+  ScopedDevice scoped(s.device);
+
+  // Queries of this batch, compact codes premultiplied by N * N, in pinned memory (asynchronous upload).
+  std::size_t longest = 0;
+  std::size_t total = 0;
+  for (const auto& q : query_codes) {
+    longest = std::max(longest, q.size());
+    total += q.size();
+  }
+  if (longest > static_cast<std::size_t>(0x3FFFFFFF))
+    throw std::invalid_argument("GpuScorer::score: a query longer than 2^30 residues");
+  PinnedBuffer<std::int32_t> h_queries(std::max<std::size_t>(1, total));
+  std::vector<std::size_t> query_start(query_codes.size());
+  {
+    std::size_t at = 0;
+    for (std::size_t q = 0; q < query_codes.size(); ++q) {
+      query_start[q] = at;
+      for (const char c : query_codes[q]) {
+        const auto code = static_cast<std::uint8_t>(c);
+        const int compact = code < s.alphabet_size ? s.compact[code] : s.n - 1;
+        h_queries.get()[at++] = compact * s.n * s.n;
+      }
+    }
+  }
+  if (s.d_query.size() < longest) s.d_query = DeviceBuffer<std::int32_t>(longest, s.device);
+  if (longest > 0) s.reserve_edges(static_cast<int>(longest));
+
+  const std::size_t batch = std::max<std::size_t>(
+      1, std::min(query_codes.size(), kScoreStagingBytes / (s.count * sizeof(std::int32_t))));
+  PinnedBuffer<std::int32_t> h_scores(batch * s.count);
+  const detail::KernelParams base = s.base_params();
+  const int long_grid_cap = s.edge_slots / (kBlockThreads / kLengthBins[kLongBin].group);
+
+  for (std::size_t first = 0; first < query_codes.size(); first += batch) {
+    const std::size_t last = std::min(query_codes.size(), first + batch);
+    for (std::size_t q = first; q < last; ++q) {
+      std::int32_t* staged = h_scores.get() + (q - first) * s.count;
+      const int m = static_cast<int>(query_codes[q].size());
+      if (m == 0) {
+        std::fill(staged, staged + s.count, 0);
+        continue;
+      }
+      cudaStream_t main = s.main_stream.get();
+      cudaStream_t lng = s.long_stream.get();
+      WARPSEARCH_CUDA_CHECK(cudaMemcpyAsync(s.d_query.get(), h_queries.get() + query_start[q],
+                                            static_cast<std::size_t>(m) * sizeof(std::int32_t),
+                                            cudaMemcpyHostToDevice, main));
+      WARPSEARCH_CUDA_CHECK(cudaMemsetAsync(s.d_overflow_count.get(), 0, sizeof(int), main));
+      WARPSEARCH_CUDA_CHECK(cudaEventRecord(s.uploaded.get(), main));
+      WARPSEARCH_CUDA_CHECK(cudaStreamWaitEvent(lng, s.uploaded.get(), 0));
+
+      detail::KernelParams p = base;
+      p.query = s.d_query.get();
+      p.query_length = m;
+      p.edges = s.d_edges.get();
+      if (s.job_count[kLongBin] > 0) {
+        p.jobs = s.d_jobs.get() + 2 * static_cast<std::size_t>(s.job_begin[kLongBin]);
+        p.num_jobs = s.job_count[kLongBin];
+        const int grid = std::min(s.grid_for(kLongBin, p.num_jobs), long_grid_cap);
+        detail::bin_entry(kLongBin).launch(p, grid, s.shared_bytes, lng);
+      }
+      WARPSEARCH_CUDA_CHECK(cudaEventRecord(s.long_done.get(), lng));
+      for (int bin = kLongBin - 1; bin >= 0; --bin) {
+        if (s.job_count[bin] == 0) continue;
+        p.jobs = s.d_jobs.get() + 2 * static_cast<std::size_t>(s.job_begin[bin]);
+        p.num_jobs = s.job_count[bin];
+        detail::bin_entry(bin).launch(p, s.grid_for(bin, p.num_jobs), s.shared_bytes, main);
+      }
+      WARPSEARCH_CUDA_CHECK(cudaStreamWaitEvent(main, s.long_done.get(), 0));
+      // Rescoring: the job count is on the device; the grid covers every subject at worst.
+      p.jobs = s.d_overflow_list.get();
+      p.num_jobs = 0;
+      p.device_job_count = s.d_overflow_count.get();
+      const int rescore_grid =
+          std::min(s.grid_for(kRescoreBin, static_cast<long long>(s.count)), long_grid_cap);
+      detail::bin_entry(kRescoreBin).launch(p, rescore_grid, s.shared_bytes, main);
+      WARPSEARCH_CUDA_CHECK(cudaMemcpyAsync(staged, s.d_scores.get(), s.count * sizeof(std::int32_t),
+                                            cudaMemcpyDeviceToHost, main));
+    }
+    s.main_stream.synchronize();
+    std::memcpy(scores + first * s.count, h_scores.get(), (last - first) * s.count * sizeof(std::int32_t));
+  }
+}
+
+}  // namespace warpsearch::gpu

@@ -1,0 +1,55 @@
+// GPU Smith-Waterman scoring: exact local alignment scores of many queries against a resident batch
+// of subjects, on one CUDA device. This header holds no CUDA types; the kernels and the CUDA runtime
+// calls live behind the pimpl in kernels/gpu/*.cu.
+//
+// Scores follow profile/scoring.hpp: a gap of length k costs open + k * extend. Every score is exact:
+// pairs are scored with 16-bit lanes (two subjects per 32-bit register) and any pair that comes close
+// to the 16-bit range is rescored with 32-bit lanes.
+//
+// Thread safety: a GpuScorer may be used by one thread at a time; different GpuScorers (one per device)
+// may run in parallel threads.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "kernels/subject_batch.hpp"
+#include "profile/scoring.hpp"
+
+namespace warpsearch::gpu {
+
+// Number of CUDA devices this build can run on; 0 (never throws) when there is no driver or GPU.
+int usable_device_count();
+
+class GpuScorer {
+ public:
+  // Binds to a device (0-based) and uploads the scoring tables. Throws std::invalid_argument for a
+  // device index out of range and std::runtime_error (with the failed CUDA call) on a CUDA error.
+  GpuScorer(int device, const ScoringScheme& scoring);
+  ~GpuScorer();
+  GpuScorer(GpuScorer&&) noexcept;
+  GpuScorer& operator=(GpuScorer&&) noexcept;
+  GpuScorer(const GpuScorer&) = delete;
+  GpuScorer& operator=(const GpuScorer&) = delete;
+
+  // Copies the subjects to the device (the batch may be freed afterwards); they stay resident for the
+  // following score() calls, replacing any earlier set. Subjects need not be sorted.
+  void set_subjects(const SubjectBatch& subjects);
+
+  // Exact scores of each query (residue codes of the scoring scheme's alphabet) against every resident
+  // subject: scores[q * count + s], count = the resident batch's size. Blocks until done.
+  void score(const std::vector<std::string>& query_codes, std::int32_t* scores);
+
+  // Residues and subjects resident on the device, and the device's name.
+  std::uint64_t resident_residues() const;
+  std::size_t resident_subjects() const;
+  std::string device_name() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace warpsearch::gpu

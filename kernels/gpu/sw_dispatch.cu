@@ -1,0 +1,26 @@
+// The dispatch table: one entry per length bin, built from kLengthBins' indices.
+#include "kernels/gpu/sw_dispatch.hpp"
+
+#include <array>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+namespace warpsearch::gpu::detail {
+namespace {
+
+template <std::size_t... Bins>
+constexpr auto make_bin_table(std::index_sequence<Bins...>) {
+  return std::array<BinEntry, sizeof...(Bins)>{
+      BinEntry{&prepare_bin<static_cast<int>(Bins)>, &launch_bin<static_cast<int>(Bins)>}...};
+}
+
+}  // namespace
+
+const BinEntry& bin_entry(int bin) {
+  static const auto table = make_bin_table(std::make_index_sequence<kBinCount>{});
+  if (bin < 0 || bin >= kBinCount) throw std::out_of_range("no length bin " + std::to_string(bin));
+  return table[static_cast<std::size_t>(bin)];
+}
+
+}  // namespace warpsearch::gpu::detail

@@ -1,0 +1,57 @@
+// Launch interface of the GPU Smith-Waterman kernels: the parameters every bin's kernel takes, and the
+// per-bin entry points, one explicit instantiation each (sw_bins_*.cu). Private to kernels/gpu.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "kernels/gpu/length_bins.hpp"
+
+namespace warpsearch::gpu::detail {
+
+// Everything a scoring kernel reads and writes. Device pointers unless noted.
+//
+// Substitution table: N = alphabet_n compact codes (the scoring alphabet's letters, then one padding
+// code N - 1). Word q * N * N + a * N + b holds (score(q, a) + gap_first) in its low 16 bits and
+// (score(q, b) + gap_first) in its high 16 bits, so one 32-bit load gives the scores of a query residue
+// against the residues of two subjects. The 32-bit kernel reads the low half of entry (q, a, a).
+struct KernelParams {
+  const std::uint32_t* table = nullptr;
+  int table_words = 0;
+  int alphabet_n = 0;
+  const std::uint8_t* residues = nullptr;  // compact codes of all subjects, one byte each
+  const std::uint64_t* offsets = nullptr;  // per subject: first residue in `residues`
+  const std::uint32_t* lengths = nullptr;  // per subject
+  // The bin's jobs: 16-bit bins take two subject indices per job (the second -1 when the bin has an
+  // odd count), the 32-bit bin one.
+  const std::int32_t* jobs = nullptr;
+  int num_jobs = 0;
+  const int* device_job_count = nullptr;  // when set, the job count is read here (rescoring)
+  const std::int32_t* query = nullptr;    // compact query codes premultiplied by N * N
+  int query_length = 0;
+  int gap_first = 0;   // open + extend: the cost of a gap's first residue
+  int gap_extend = 0;  // the cost of each further residue
+  std::int32_t* scores = nullptr;         // per subject
+  int* overflow_count = nullptr;          // 16-bit kernels append saturated subjects here
+  std::int32_t* overflow_list = nullptr;
+  std::uint64_t* edges = nullptr;         // tiled kernels: query_length words per group slot
+};
+
+// Sets the kernel's dynamic shared-memory limit and reports how many blocks fit on one multiprocessor.
+template <int Bin>
+void prepare_bin(int shared_bytes, int* blocks_per_sm);
+
+// Launches the kernel of a bin: grid blocks of kBlockThreads threads (a grid-stride loop over jobs).
+template <int Bin>
+void launch_bin(const KernelParams& params, int grid, int shared_bytes, cudaStream_t stream);
+
+struct BinEntry {
+  void (*prepare)(int shared_bytes, int* blocks_per_sm);
+  void (*launch)(const KernelParams& params, int grid, int shared_bytes, cudaStream_t stream);
+};
+
+// The one dispatch table, indexed like kLengthBins.
+const BinEntry& bin_entry(int bin);
+
+}  // namespace warpsearch::gpu::detail

@@ -1,0 +1,233 @@
+// The search: prepare each query strand, scan the database chunk by chunk through a backend keeping the
+// best candidates per query, then align the kept candidates (on the CPU, so every backend reports the
+// same alignments) and attach their statistics.
+#include <algorithm>
+#include <cmath>
+#include <deque>
+#include <limits>
+#include <optional>
+#include <stdexcept>
+#include <thread>
+
+#include "db/interrupt.hpp"
+#include "kernels/cpu/alignment.hpp"
+#include "search/parallel.hpp"
+#include "search/scan_backend.hpp"
+#include "search/statistics.hpp"
+#include "search/top_hits.hpp"
+#include "search/warpsearch.hpp"
+
+namespace warpsearch {
+namespace {
+
+std::string reverse_complement(const std::string& codes, const Alphabet& alphabet) {
+  std::string result(codes.rbegin(), codes.rend());
+  for (auto& c : result) c = static_cast<char>(alphabet.complement(static_cast<std::uint8_t>(c)));
+  return result;
+}
+
+bool gpu_wanted(const SearchOptions& options) {
+  if (options.device == Device::cpu) return false;
+#ifdef WARPSEARCH_HAVE_CUDA
+  if (options.device == Device::gpu) return true;
+  return usable_gpu_count() > 0;
+#else
+  if (options.device == Device::gpu)
+    throw std::invalid_argument("--device gpu: this warpsearch was built without CUDA (rebuild with -DWARPSEARCH_CUDA=ON)");
+  return false;
+#endif
+}
+
+}  // namespace
+
+struct SearchEngine::Impl {
+  const Database& database;
+  ScoringScheme scoring;
+  SearchOptions options;
+  std::optional<EvalueCalculator> statistics;
+  std::unique_ptr<ScanBackend> backend;
+  unsigned threads;
+
+  Impl(const Database& db, ScoringScheme scheme, SearchOptions opts)
+      : database(db), scoring(std::move(scheme)), options(std::move(opts)) {
+    if (scoring.matrix().type() != database.info().type)
+      throw std::invalid_argument(std::string("database ") + database.path() + " holds " +
+                                  database.alphabet().name() + " sequences, but the scoring (" +
+                                  scoring.matrix().name() + ") is for " +
+                                  Alphabet::of(scoring.matrix().type()).name());
+    if (!options.raw_scores_only)
+      statistics.emplace(scoring, database.info().residues, database.info().subjects);
+    threads = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
+#ifdef WARPSEARCH_HAVE_CUDA
+    if (gpu_wanted(options)) backend = make_gpu_backend(scoring, options.gpus);
+#else
+    (void)gpu_wanted(options);
+#endif
+    if (!backend) backend = make_cpu_backend(scoring, threads);
+  }
+
+  // The lowest raw score a hit of this query may have: at least min_score, and low enough for any subject
+  // length to reach an E-value within range. The E-value of each candidate that passes is then checked
+  // exactly, with its subject's length. Subject lengths are sampled on a geometric grid (about 3% apart),
+  // and the smallest threshold found is lowered by a margin that covers the scores between grid points.
+  int threshold(std::size_t query_length) const {
+    const int lowest = std::max(options.min_score, 1);
+    if (!statistics) return lowest;
+    const auto m = static_cast<std::uint32_t>(query_length);
+    int admission = std::numeric_limits<int>::max();
+    for (double n = 1; n < 2.0 * database.info().max_length + 2; n *= 1.03) {
+      const auto subject_length = static_cast<std::uint32_t>(n);
+      int low = 1, high = 1;  // the smallest score with an E-value in range, by doubling then bisection
+      while (statistics->evalue(high, m, subject_length) > options.max_evalue && high < (1 << 28)) high *= 2;
+      while (low < high) {
+        const int middle = low + (high - low) / 2;
+        if (statistics->evalue(middle, m, subject_length) <= options.max_evalue) high = middle;
+        else low = middle + 1;
+      }
+      admission = std::min(admission, low);
+    }
+    constexpr int kGridMargin = 3;
+    return std::max(lowest, admission - kGridMargin);
+  }
+
+  // The E-value of a hit: blastp's finite-size corrected value for protein, the length-adjusted
+  // Karlin-Altschul value for nucleotides (as blastn). 0 without statistics.
+  double evalue(int score, std::size_t query_length, std::uint32_t subject_length) const {
+    if (!statistics) return 0.0;
+    return statistics->evalue(score, static_cast<std::uint32_t>(query_length), subject_length);
+  }
+
+  std::vector<PreparedQuery> prepare(const std::vector<Query>& queries, std::size_t first, std::size_t last) const {
+    const bool nucleotide = database.info().type == SequenceType::nucleotide;
+    std::vector<PreparedQuery> prepared;
+    for (std::size_t q = first; q < last; ++q) {
+      const Query& query = queries[q];
+      if (query.codes.empty()) continue;
+      const int query_threshold = threshold(query.codes.size());
+      if (!nucleotide || options.strand != Strand::minus)
+        prepared.push_back({q, Strand::plus, query.codes, query_threshold});
+      if (nucleotide && options.strand != Strand::plus)
+        prepared.push_back({q, Strand::minus, reverse_complement(query.codes, database.alphabet()), query_threshold});
+    }
+    return prepared;
+  }
+
+  void search_batch(const std::vector<Query>& queries, std::size_t first, std::size_t last,
+                    std::vector<QueryResult>& results, SearchProgress& progress,
+                    const std::function<void(const SearchProgress&)>& report) {
+    const std::vector<PreparedQuery> prepared = prepare(queries, first, last);
+    std::deque<TopHits> tops;  // TopHits holds a mutex: it never moves
+    for (std::size_t i = 0; i < prepared.size(); ++i) tops.emplace_back(options.max_target_seqs);
+
+    double batch_residues = 0;
+    for (const auto& query : prepared) batch_residues += static_cast<double>(query.codes.size());
+    backend->set_queries(prepared);
+    for (std::size_t c = 0; c < database.num_chunks(); ++c) {
+      throw_if_interrupted();
+      const Chunk chunk = database.chunk(c);
+      const std::uint64_t* original = chunk.original_indices();
+      const std::uint32_t* lengths = chunk.lengths();
+      backend->scan(chunk, [&](std::size_t p, std::uint64_t s, int score) {
+        const double e = evalue(score, prepared[p].codes.size(), lengths[s]);
+        if (statistics && e > options.max_evalue) return;
+        tops[p].offer({score, e, original[s], prepared[p].strand, static_cast<std::uint32_t>(c), s});
+      });
+      progress.cells_done += batch_residues * static_cast<double>(chunk.info().residues);
+      if (report) report(progress);
+    }
+
+    // Each query's candidates over its strands, best first, at most max_target_seqs.
+    std::vector<std::vector<std::pair<Candidate, std::size_t>>> kept(last - first);  // (candidate, prepared)
+    for (std::size_t p = 0; p < prepared.size(); ++p)
+      for (const Candidate& candidate : tops[p].sorted()) kept[prepared[p].query - first].emplace_back(candidate, p);
+    for (auto& list : kept) {
+      std::sort(list.begin(), list.end(), [](const auto& a, const auto& b) { return ranks_before(a.first, b.first); });
+      if (list.size() > options.max_target_seqs) list.resize(options.max_target_seqs);
+    }
+
+    // Align the kept candidates, one chunk mapped at a time.
+    struct Job {
+      std::size_t query, slot, prepared;
+      const Candidate* candidate;
+    };
+    std::vector<std::vector<Job>> jobs_by_chunk(database.num_chunks());
+    for (std::size_t q = 0; q < kept.size(); ++q) {
+      results[first + q].query = first + q;
+      results[first + q].hits.resize(kept[q].size());
+      for (std::size_t slot = 0; slot < kept[q].size(); ++slot) {
+        const Candidate& candidate = kept[q][slot].first;
+        jobs_by_chunk[candidate.chunk].push_back({first + q, slot, kept[q][slot].second, &candidate});
+      }
+    }
+    for (std::size_t c = 0; c < jobs_by_chunk.size(); ++c) {
+      const auto& jobs = jobs_by_chunk[c];
+      if (jobs.empty()) continue;
+      throw_if_interrupted();
+      const Chunk chunk = database.chunk(c);
+      parallel_for(jobs.size(), threads, [&](std::size_t j, unsigned) {
+        const Job& job = jobs[j];
+        const Candidate& candidate = *job.candidate;
+        const std::string subject = chunk.subject_codes(candidate.index_in_chunk);
+        const std::string& query_codes = prepared[job.prepared].codes;
+        const cpu::LocalAlignment alignment = cpu::align_local(query_codes, subject, scoring);
+        if (alignment.score != candidate.score)
+          throw std::logic_error("internal error: the alignment of query " + queries[job.query].id + " and subject #" +
+                                 std::to_string(candidate.subject) + " scores " + std::to_string(alignment.score) +
+                                 " but the scan scored " + std::to_string(candidate.score));
+        Hit& hit = results[job.query].hits[job.slot];
+        hit.subject = candidate.subject;
+        hit.subject_length = static_cast<std::uint32_t>(subject.size());
+        hit.strand = candidate.strand;
+        hit.score = candidate.score;
+        hit.evalue = statistics ? candidate.evalue : std::nan("");
+        hit.bitscore = statistics ? statistics->bitscore(hit.score) : std::nan("");
+        hit.query_begin = alignment.query_begin;
+        hit.query_end = alignment.query_end;
+        hit.subject_begin = alignment.subject_begin;
+        hit.subject_end = alignment.subject_end;
+        hit.operations = alignment.operations;
+        hit.identities = alignment.identities;
+        hit.mismatches = alignment.mismatches;
+        hit.gap_opens = alignment.gap_opens;
+        hit.gaps = alignment.gaps;
+        hit.subject_aligned_codes = subject.substr(alignment.subject_begin, alignment.subject_end - alignment.subject_begin);
+      });
+    }
+    // Hits above the E-value cut-off were never kept, but min_score and the cut-off are re-applied to
+    // the aligned hits too, as a guard.
+    for (std::size_t q = first; q < last; ++q) {
+      auto& hits = results[q].hits;
+      hits.erase(std::remove_if(hits.begin(), hits.end(),
+                                [&](const Hit& h) {
+                                  return h.score < options.min_score || (statistics && h.evalue > options.max_evalue);
+                                }),
+                 hits.end());
+    }
+    progress.queries_done += last - first;
+    if (report) report(progress);
+  }
+};
+
+SearchEngine::SearchEngine(const Database& database, ScoringScheme scoring, SearchOptions options)
+    : impl_(std::make_unique<Impl>(database, std::move(scoring), std::move(options))) {}
+SearchEngine::SearchEngine(SearchEngine&&) noexcept = default;
+SearchEngine::~SearchEngine() = default;
+
+std::vector<QueryResult> SearchEngine::search(const std::vector<Query>& queries,
+                                              const std::function<void(const SearchProgress&)>& progress) {
+  std::vector<QueryResult> results(queries.size());
+  SearchProgress state;
+  state.queries_total = queries.size();
+  const bool both_strands = impl_->database.info().type == SequenceType::nucleotide && impl_->options.strand == Strand::both;
+  for (const auto& query : queries)
+    state.cells_total += static_cast<double>(query.codes.size()) * (both_strands ? 2.0 : 1.0) *
+                         static_cast<double>(impl_->database.info().residues);
+  const std::size_t batch = std::max<std::size_t>(impl_->options.query_batch, 1);
+  for (std::size_t first = 0; first < queries.size(); first += batch)
+    impl_->search_batch(queries, first, std::min(queries.size(), first + batch), results, state, progress);
+  return results;
+}
+
+std::string SearchEngine::backend_description() const { return impl_->backend->description(); }
+
+}  // namespace warpsearch

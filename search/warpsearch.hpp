@@ -1,0 +1,98 @@
+// warpsearch's public face: search queries against a database, exactly.
+//
+//   auto db = warpsearch::Database::open("uniprot.wsdb");
+//   warpsearch::ScoringScheme scoring(warpsearch::SubstitutionMatrix::builtin("BLOSUM62"),
+//                                     warpsearch::GapOpen{11}, warpsearch::GapExtend{1});
+//   warpsearch::SearchEngine engine(db, scoring, warpsearch::SearchOptions{});
+//   for (const auto& result : engine.search(queries)) ...
+//
+// Scores are exact Smith-Waterman scores with affine gaps (a gap of length k costs open + k * extend),
+// whichever backend computes them; the output of a search does not depend on the backend, the number of
+// threads or the number of GPUs.
+//
+// Co-optimal alignments are broken the same way everywhere: the end is the maximal cell with the
+// smallest subject position, then the smallest query position; the start is, among the maximal
+// alignments ending there, the one with the largest subject start, then the largest query start.
+// Hits of equal score are ordered by their subject's position in the source FASTA.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "db/database.hpp"
+#include "profile/scoring.hpp"
+
+namespace warpsearch {
+
+enum class Device { automatic, cpu, gpu };
+enum class Strand : std::uint8_t { plus, minus, both };
+
+struct SearchOptions {
+  std::size_t max_target_seqs = 500;  // hits kept per query
+  double max_evalue = 10.0;           // hits with a larger E-value are dropped
+  int min_score = 1;                  // hits with a smaller raw score are dropped
+  bool raw_scores_only = false;       // no E-values: for scoring schemes without published statistics
+  Strand strand = Strand::both;       // nucleotide searches: which query strands are searched
+  unsigned threads = 0;               // CPU threads; 0 = every core
+  Device device = Device::automatic;  // automatic: the GPUs when one is usable, else the CPU
+  std::vector<int> gpus;              // GPU ordinals to use; empty = every usable GPU
+  std::size_t query_batch = 4096;     // queries searched per pass over the database
+};
+
+struct Query {
+  std::string id;
+  std::string description;
+  std::string codes;  // residue codes (db/alphabet.hpp)
+};
+
+struct Hit {
+  std::uint64_t subject = 0;  // the subject's 0-based position in the database's source FASTA
+  std::uint32_t subject_length = 0;
+  Strand strand = Strand::plus;  // minus: the query's reverse complement matched the subject
+  int score = 0;
+  double evalue = 0.0;    // NaN with raw_scores_only
+  double bitscore = 0.0;  // NaN with raw_scores_only
+  // The alignment, 0-based and end-exclusive, on the query strand that was searched (for a minus-strand
+  // hit, positions in the reverse complement of the query).
+  std::uint32_t query_begin = 0, query_end = 0, subject_begin = 0, subject_end = 0;
+  std::string operations;  // per column: 'M' aligned pair, 'I' query residue vs gap, 'D' subject residue vs gap
+  std::uint32_t identities = 0, mismatches = 0, gap_opens = 0, gaps = 0;
+  std::string subject_aligned_codes;  // the subject residues subject_begin..subject_end (for qseq/sseq)
+};
+
+struct QueryResult {
+  std::size_t query = 0;  // index into the searched queries
+  std::vector<Hit> hits;  // best first
+};
+
+struct SearchProgress {
+  std::size_t queries_done = 0, queries_total = 0;
+  double cells_done = 0.0, cells_total = 0.0;  // query residues x database residues
+};
+
+// Owns its backends (threads, GPU buffers). Not thread-safe: one search() at a time per engine.
+class SearchEngine {
+ public:
+  // Throws std::invalid_argument when the scoring and the database disagree (protein vs nucleotide),
+  // when E-values are asked for but the scoring has no published statistics (the message lists the
+  // supported gap pairs), or when Device::gpu is asked for and no GPU is usable.
+  SearchEngine(const Database& database, ScoringScheme scoring, SearchOptions options);
+  SearchEngine(SearchEngine&&) noexcept;
+  ~SearchEngine();
+
+  // Searches queries against the whole database; one result per query, in query order.
+  std::vector<QueryResult> search(const std::vector<Query>& queries,
+                                  const std::function<void(const SearchProgress&)>& progress = {});
+
+  // "cpu (avx2, 2 threads)", "gpu (2 x NVIDIA H100)": what the search runs on.
+  std::string backend_description() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace warpsearch

@@ -1,0 +1,271 @@
+// GPU scorer vs a plain 64-bit Gotoh on the CPU: every length bin and its edges, several matrices and
+// gap pairs, DNA, forced 16-bit saturation, and a 100,000-residue subject. Tests skip (with a warning)
+// where no GPU is usable, so that CI without a GPU stays green.
+#include <algorithm>
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "kernels/gpu/gpu_scorer.hpp"
+#include "kernels/gpu/length_bins.hpp"
+#include "kernels/subject_batch.hpp"
+#include "profile/scoring.hpp"
+#include "tests/catch.hpp"
+#include "tests/test_support.hpp"
+
+namespace {
+
+using warpsearch::GapExtend;
+using warpsearch::GapOpen;
+using warpsearch::ScoringScheme;
+using warpsearch::SubjectBatch;
+using warpsearch::SubstitutionMatrix;
+using warpsearch::gpu::GpuScorer;
+using warpsearch::gpu::usable_device_count;
+
+// The oracle: O(mn) Gotoh in 64-bit integers; a gap of length k costs open + k * extend.
+long long reference_score(const std::string& query, const std::string& subject, const ScoringScheme& scoring) {
+  constexpr long long kMinusInfinity = -(1LL << 60);
+  const long long first = scoring.gap_open() + scoring.gap_extend();
+  const long long extend = scoring.gap_extend();
+  std::vector<long long> h(subject.size() + 1, 0);
+  std::vector<long long> f(subject.size() + 1, kMinusInfinity);
+  long long best = 0;
+  for (std::size_t i = 1; i <= query.size(); ++i) {
+    long long diag = 0;
+    long long left = 0;
+    long long e = kMinusInfinity;
+    for (std::size_t j = 1; j <= subject.size(); ++j) {
+      e = std::max(e - extend, left - first);
+      f[j] = std::max(f[j] - extend, h[j] - first);
+      const long long sub = scoring.score(static_cast<std::uint8_t>(query[i - 1]),
+                                          static_cast<std::uint8_t>(subject[j - 1]));
+      const long long value = std::max({0LL, diag + sub, e, f[j]});
+      diag = h[j];
+      h[j] = value;
+      left = value;
+      best = std::max(best, value);
+    }
+  }
+  return best;
+}
+
+// Subjects packed as a database chunk packs them (kernels/subject_batch.hpp), padded with pad_code.
+struct PackedSubjects {
+  std::vector<std::uint32_t> words;
+  std::vector<std::uint64_t> offsets;
+  std::vector<std::uint32_t> lengths;
+
+  PackedSubjects(const std::vector<std::string>& subjects, std::uint8_t pad_code) {
+    for (const auto& s : subjects) {
+      offsets.push_back(words.size());
+      lengths.push_back(static_cast<std::uint32_t>(s.size()));
+      const std::size_t n_words = (s.size() + 3) / 4;
+      for (std::size_t w = 0; w < n_words; ++w) {
+        std::uint32_t word = 0;
+        for (std::size_t k = 0; k < 4; ++k) {
+          const std::size_t i = 4 * w + k;
+          const std::uint8_t code = i < s.size() ? static_cast<std::uint8_t>(s[i]) : pad_code;
+          word |= static_cast<std::uint32_t>(code) << (8 * k);
+        }
+        words.push_back(word);
+      }
+    }
+  }
+  SubjectBatch batch() const {
+    SubjectBatch b;
+    b.words = words.data();
+    b.num_words = words.size();
+    b.word_offsets = offsets.data();
+    b.lengths = lengths.data();
+    b.count = lengths.size();
+    return b;
+  }
+};
+
+// A subject of the given length; with `relative` set, it carries a mutated copy (substitutions and
+// short indels) of a piece of `relative` at a random place, so that scores and gaps are non-trivial.
+std::string make_subject(std::mt19937_64& rng, std::size_t length, int alphabet_size, const std::string& relative) {
+  std::string s = warpsearch::test::random_codes(rng, length, alphabet_size);
+  if (relative.empty() || length < 4) return s;
+  std::uniform_int_distribution<int> percent(0, 99);
+  std::string piece;
+  for (std::size_t i = 0; i < relative.size() && piece.size() < length; ++i) {
+    const int roll = percent(rng);
+    if (roll < 6) continue;                                                       // deletion
+    if (roll < 12) piece += warpsearch::test::random_codes(rng, 1 + roll % 3, alphabet_size);  // insertion
+    piece += roll < 30 ? warpsearch::test::random_codes(rng, 1, alphabet_size) : std::string(1, relative[i]);
+  }
+  piece.resize(std::min(piece.size(), length));
+  const std::size_t at = std::uniform_int_distribution<std::size_t>(0, length - piece.size())(rng);
+  s.replace(at, piece.size(), piece);
+  return s;
+}
+
+bool have_gpu() {
+  if (usable_device_count() > 0) return true;
+  WARN("no usable GPU: CUDA reports no device (or no driver); GPU scorer test skipped");
+  return false;
+}
+
+// Scores every query against every subject on the GPU and checks each score against the oracle.
+void check_against_reference(const ScoringScheme& scoring, const std::vector<std::string>& queries,
+                             const std::vector<std::string>& subjects) {
+  const PackedSubjects packed(subjects, scoring.matrix().alphabet().pad_code());
+  GpuScorer scorer(0, scoring);
+  scorer.set_subjects(packed.batch());
+  std::vector<std::int32_t> scores(queries.size() * subjects.size(), -12345);
+  scorer.score(queries, scores.data());
+  std::size_t mismatches = 0;
+  for (std::size_t q = 0; q < queries.size(); ++q)
+    for (std::size_t s = 0; s < subjects.size(); ++s) {
+      const long long expected = reference_score(queries[q], subjects[s], scoring);
+      const long long got = scores[q * subjects.size() + s];
+      if (got != expected && ++mismatches <= 10)
+        UNSCOPED_INFO("query " << q << " (length " << queries[q].size() << ") subject " << s << " (length "
+                               << subjects[s].size() << "): GPU " << got << ", reference " << expected);
+    }
+  CHECK(mismatches == 0);
+}
+
+// Lengths at every bin edge: 1, 31, 32, 33, each bin's limit -1/0/+1, and past the single-tile bins.
+std::vector<std::size_t> edge_lengths() {
+  std::vector<std::size_t> lengths = {1, 2, 3, 5, 31, 32, 33, 1536, 2047, 2049, 3000};
+  for (int b = 0; b < warpsearch::gpu::detail::kLongBin; ++b) {
+    const std::size_t limit = warpsearch::gpu::detail::kLengthBins[b].max_length;
+    lengths.insert(lengths.end(), {limit - 1, limit, limit + 1});
+  }
+  std::sort(lengths.begin(), lengths.end());
+  lengths.erase(std::unique(lengths.begin(), lengths.end()), lengths.end());
+  return lengths;
+}
+
+}  // namespace
+
+TEST_CASE("GpuScorer rejects a device that does not exist", "[gpu][small]") {
+  const ScoringScheme scoring(SubstitutionMatrix::builtin("BLOSUM62"), GapOpen{10}, GapExtend{1});
+  CHECK_THROWS_AS(GpuScorer(usable_device_count() + 3, scoring), std::invalid_argument);
+}
+
+TEST_CASE("GPU scores match the 64-bit reference at every length bin edge", "[gpu]") {
+  if (!have_gpu()) return;
+  struct Scheme {
+    const char* matrix;
+    int open;
+    int extend;
+  };
+  const Scheme schemes[] = {{"BLOSUM62", 10, 1}, {"BLOSUM45", 14, 2}, {"PAM30", 9, 1}, {"BLOSUM80", 0, 3}};
+  std::mt19937_64 rng(20261121);
+  for (const Scheme& scheme : schemes) {
+    SECTION(std::string(scheme.matrix) + " " + std::to_string(scheme.open) + "/" + std::to_string(scheme.extend)) {
+      const ScoringScheme scoring(SubstitutionMatrix::builtin(scheme.matrix), GapOpen{scheme.open},
+                                  GapExtend{scheme.extend});
+      const int letters = scoring.matrix().alphabet().size();  // all 27 protein codes, U and O included
+      const std::vector<std::string> queries = {warpsearch::test::random_codes(rng, 1, letters),
+                                                warpsearch::test::random_codes(rng, 37, letters),
+                                                warpsearch::test::random_codes(rng, 301, letters)};
+      std::vector<std::string> subjects;
+      for (std::size_t length : edge_lengths()) {
+        // An odd number per length: some bins end with an unpaired subject.
+        for (int copy = 0; copy < 3; ++copy)
+          subjects.push_back(make_subject(rng, length, letters, copy == 0 ? "" : queries[std::size_t(copy)]));
+      }
+      std::shuffle(subjects.begin(), subjects.end(), rng);  // the scorer sorts by itself
+      check_against_reference(scoring, queries, subjects);
+    }
+  }
+}
+
+TEST_CASE("GPU scores of small random sets match the reference", "[gpu][small]") {
+  if (!have_gpu()) return;
+  std::mt19937_64 rng(7);
+  const ScoringScheme scoring(SubstitutionMatrix::builtin("BLOSUM62"), GapOpen{10}, GapExtend{1});
+  const int letters = scoring.matrix().alphabet().size();
+  const std::vector<std::string> queries = {warpsearch::test::random_codes(rng, 64, letters),
+                                            warpsearch::test::random_codes(rng, 5, letters)};
+  std::vector<std::string> subjects;
+  for (std::size_t length : {1, 7, 16, 33, 100, 250, 513, 1025, 1300})
+    subjects.push_back(make_subject(rng, length, letters, queries[0]));
+  check_against_reference(scoring, queries, subjects);
+  // An empty query scores 0 against everything.
+  const PackedSubjects packed(subjects, scoring.matrix().alphabet().pad_code());
+  GpuScorer scorer(0, scoring);
+  scorer.set_subjects(packed.batch());
+  std::vector<std::int32_t> scores(subjects.size(), -1);
+  scorer.score({std::string()}, scores.data());
+  CHECK(std::count(scores.begin(), scores.end(), 0) == static_cast<long>(subjects.size()));
+}
+
+TEST_CASE("GPU scores DNA exactly", "[gpu]") {
+  if (!have_gpu()) return;
+  std::mt19937_64 rng(11);
+  const ScoringScheme scoring(SubstitutionMatrix::nucleotide(2, -3), GapOpen{5}, GapExtend{2});
+  const int letters = scoring.matrix().alphabet().size();  // A C G T N
+  const std::vector<std::string> queries = {warpsearch::test::random_codes(rng, 150, letters),
+                                            warpsearch::test::random_codes(rng, 777, letters)};
+  std::vector<std::string> subjects;
+  for (std::size_t length : {1, 20, 32, 33, 150, 400, 1000, 1024, 1025, 5000})
+    for (int copy = 0; copy < 2; ++copy) subjects.push_back(make_subject(rng, length, letters, queries[std::size_t(copy)]));
+  check_against_reference(scoring, queries, subjects);
+}
+
+TEST_CASE("Saturated 16-bit scores are rescored exactly in 32 bits", "[gpu]") {
+  if (!have_gpu()) return;
+  std::mt19937_64 rng(13);
+  SECTION("DNA with large scores saturates single-tile and tiled bins") {
+    // match 100: 330 identical bases already pass 32767.
+    const ScoringScheme scoring(SubstitutionMatrix::nucleotide(100, -90), GapOpen{50}, GapExtend{20});
+    const std::string query = warpsearch::test::random_codes(rng, 1200, 4);
+    std::vector<std::string> subjects;
+    for (std::size_t length : {200, 320, 330, 340, 500, 640, 1024, 1025, 1200, 3000}) {
+      std::string identical = length <= query.size() ? query.substr(0, length)
+                                                     : query + warpsearch::test::random_codes(rng, length - query.size(), 4);
+      subjects.push_back(identical);                                 // saturates from about 330
+      subjects.push_back(make_subject(rng, length, 4, ""));          // its unsaturated partner
+      subjects.push_back(make_subject(rng, length, 4, query));       // mutated: sometimes saturated
+    }
+    check_against_reference(scoring, {query}, subjects);
+  }
+  SECTION("long identical proteins under BLOSUM62") {
+    const ScoringScheme scoring(SubstitutionMatrix::builtin("BLOSUM62"), GapOpen{10}, GapExtend{1});
+    const std::string query = warpsearch::test::random_codes(rng, 8000, 20);
+    std::vector<std::string> subjects = {query, query.substr(0, 7000), query.substr(500, 6000),
+                                         make_subject(rng, 7000, 20, "")};
+    check_against_reference(scoring, {query}, subjects);
+  }
+}
+
+TEST_CASE("A 100,000-residue subject is scored exactly", "[gpu]") {
+  if (!have_gpu()) return;
+  std::mt19937_64 rng(17);
+  const ScoringScheme scoring(SubstitutionMatrix::builtin("BLOSUM62"), GapOpen{10}, GapExtend{1});
+  const std::string query = warpsearch::test::random_codes(rng, 400, 20);
+  std::string huge = make_subject(rng, 100000, 20, "");
+  // A mutated copy of the query near the far end: the best alignment lies in the last tiles.
+  huge.replace(98000, 500, make_subject(rng, 500, 20, query));
+  std::vector<std::string> subjects = {huge, make_subject(rng, 60, 20, query), make_subject(rng, 99999, 20, query)};
+  check_against_reference(scoring, {query}, subjects);
+}
+
+TEST_CASE("Subjects can be replaced and many queries scored in one call", "[gpu][small]") {
+  if (!have_gpu()) return;
+  std::mt19937_64 rng(19);
+  const ScoringScheme scoring(SubstitutionMatrix::builtin("BLOSUM50"), GapOpen{11}, GapExtend{1});
+  const int letters = scoring.matrix().alphabet().size();
+  GpuScorer scorer(0, scoring);
+  for (int round = 0; round < 2; ++round) {
+    std::vector<std::string> queries;
+    for (int q = 0; q < 5; ++q) queries.push_back(warpsearch::test::random_codes(rng, 20 + 50 * q + round, letters));
+    std::vector<std::string> subjects;
+    for (int s = 0; s < 41; ++s) subjects.push_back(make_subject(rng, 10 + 37 * s + round, letters, queries[s % 5]));
+    const PackedSubjects packed(subjects, scoring.matrix().alphabet().pad_code());
+    scorer.set_subjects(packed.batch());
+    CHECK(scorer.resident_subjects() == subjects.size());
+    std::vector<std::int32_t> scores(queries.size() * subjects.size(), -1);
+    scorer.score(queries, scores.data());
+    for (std::size_t q = 0; q < queries.size(); ++q)
+      for (std::size_t s = 0; s < subjects.size(); ++s)
+        REQUIRE(scores[q * subjects.size() + s] == reference_score(queries[q], subjects[s], scoring));
+  }
+}

@@ -1,0 +1,172 @@
+// Hit alignment against the 64-bit reference: score, start and end by the tie-break rule, the
+// operations replayed with the scoring, the counts, and the checkpointed (bounded-memory) traceback.
+#include <cstdint>
+#include <random>
+#include <string>
+
+#include "kernels/cpu/alignment.hpp"
+#include "kernels/reference.hpp"
+#include "tests/catch.hpp"
+#include "tests/test_support.hpp"
+
+using namespace warpsearch;
+using warpsearch::cpu::align_local;
+using warpsearch::cpu::AlignmentLimits;
+using warpsearch::cpu::LocalAlignment;
+
+namespace {
+
+std::string mutate(std::mt19937_64& rng, const std::string& source, int alphabet_size, double rate) {
+  std::uniform_real_distribution<double> coin(0.0, 1.0);
+  std::uniform_int_distribution<int> letter(0, alphabet_size - 1);
+  std::uniform_int_distribution<int> gap_length(1, 5);
+  std::string out;
+  for (std::size_t i = 0; i < source.size(); ++i) {
+    const double x = coin(rng);
+    if (x < rate / 3) {
+      out += static_cast<char>(letter(rng));
+    } else if (x < 2 * rate / 3) {
+      for (int k = gap_length(rng); k > 0; --k) out += static_cast<char>(letter(rng));
+      out += source[i];
+    } else if (x < rate) {
+      i += static_cast<std::size_t>(gap_length(rng)) - 1;
+    } else {
+      out += source[i];
+    }
+  }
+  return out;
+}
+
+// Everything an alignment promises, checked independently of its implementation.
+void check_alignment(const std::string& query, const std::string& subject, const ScoringScheme& scoring,
+                     const LocalAlignment& alignment) {
+  const reference::LocalSpan expected = reference::local_span(query, subject, scoring);
+  REQUIRE(alignment.score == expected.score);
+  REQUIRE(alignment.query_begin == expected.query_begin);
+  REQUIRE(alignment.query_end == expected.query_end);
+  REQUIRE(alignment.subject_begin == expected.subject_begin);
+  REQUIRE(alignment.subject_end == expected.subject_end);
+  if (expected.score == 0) {
+    REQUIRE(alignment.operations.empty());
+    return;
+  }
+  // Replay: the operations consume exactly the two spans and score exactly the alignment's score.
+  std::int64_t score = 0;
+  std::uint32_t identities = 0, mismatches = 0, gap_opens = 0, gaps = 0;
+  std::size_t i = alignment.query_begin, j = alignment.subject_begin;
+  for (std::size_t column = 0; column < alignment.operations.size(); ++column) {
+    const char op = alignment.operations[column];
+    const bool continues = column > 0 && alignment.operations[column - 1] == op;
+    if (op == 'M') {
+      REQUIRE(i < alignment.query_end);
+      REQUIRE(j < alignment.subject_end);
+      score += scoring.score(static_cast<std::uint8_t>(query[i]), static_cast<std::uint8_t>(subject[j]));
+      ++(query[i] == subject[j] ? identities : mismatches);
+      ++i;
+      ++j;
+    } else {
+      REQUIRE((op == 'I' || op == 'D'));
+      score -= (continues ? 0 : scoring.gap_open()) + scoring.gap_extend();
+      gap_opens += continues ? 0 : 1;
+      ++gaps;
+      ++(op == 'I' ? i : j);
+    }
+  }
+  REQUIRE(i == alignment.query_end);
+  REQUIRE(j == alignment.subject_end);
+  REQUIRE(score == alignment.score);
+  REQUIRE(alignment.operations.front() == 'M');
+  REQUIRE(alignment.operations.back() == 'M');
+  CHECK(alignment.identities == identities);
+  CHECK(alignment.mismatches == mismatches);
+  CHECK(alignment.gap_opens == gap_opens);
+  CHECK(alignment.gaps == gaps);
+  CHECK(identities + mismatches + gaps == alignment.operations.size());
+}
+
+}  // namespace
+
+TEST_CASE("alignment: cigar", "[alignment]") {
+  CHECK(cpu::cigar("") == "");
+  CHECK(cpu::cigar("M") == "1M");
+  CHECK(cpu::cigar("MMMIIDMMMMMMMMMMMM") == "3M2I1D12M");
+  REQUIRE_THROWS(cpu::cigar("MMX"));
+}
+
+TEST_CASE("alignment: hand-checked", "[alignment]") {
+  const ScoringScheme scoring(SubstitutionMatrix::nucleotide(2, -3), GapOpen{1}, GapExtend{1});
+  const auto& dna = Alphabet::nucleotide();
+  const std::string query = dna.encode_string("ACGTACGT");
+  const std::string subject = dna.encode_string("ACGTTACGT");
+  const LocalAlignment alignment = align_local(query, subject, scoring);
+  CHECK(alignment.score == 14);
+  CHECK(alignment.operations.size() == 9);
+  CHECK(alignment.identities == 8);
+  CHECK(alignment.gaps == 1);
+  CHECK(alignment.gap_opens == 1);
+  CHECK(alignment.operations.find('D') != std::string::npos);
+  check_alignment(query, subject, scoring, alignment);
+  // No positive cell: an empty alignment.
+  const LocalAlignment none = align_local(dna.encode_string("AAAA"), dna.encode_string("CCC"), scoring);
+  CHECK((none.score == 0 && none.operations.empty() && none.query_end == 0));
+  CHECK(align_local("", dna.encode_string("CCC"), scoring).score == 0);
+}
+
+TEST_CASE("alignment: random related pairs against the reference", "[alignment]") {
+  std::mt19937_64 rng(41);
+  std::vector<ScoringScheme> schemes;
+  for (const auto& name : SubstitutionMatrix::builtin_names())
+    schemes.emplace_back(SubstitutionMatrix::builtin(name), GapOpen{11}, GapExtend{1});
+  for (auto [open, extend] : {std::pair{10, 1}, {5, 2}, {0, 1}, {20, 5}, {1, 1}})
+    schemes.emplace_back(SubstitutionMatrix::builtin("BLOSUM62"), GapOpen{open}, GapExtend{extend});
+  schemes.emplace_back(SubstitutionMatrix::nucleotide(2, -3), GapOpen{5}, GapExtend{2});
+  schemes.emplace_back(SubstitutionMatrix::nucleotide(1, -1), GapOpen{0}, GapExtend{1});
+  std::uniform_int_distribution<std::size_t> length(1, 160);
+  for (const auto& scoring : schemes) {
+    const int letters = scoring.matrix().type() == SequenceType::nucleotide ? 4 : 20;
+    for (int n = 0; n < 12; ++n) {
+      const std::string core = test::random_codes(rng, length(rng), letters);
+      const std::string query = test::random_codes(rng, length(rng) / 4, letters) + core +
+                                test::random_codes(rng, length(rng) / 4, letters);
+      const std::string subject = test::random_codes(rng, length(rng) / 3, letters) +
+                                  mutate(rng, core, letters, 0.05 * (n % 6)) +
+                                  test::random_codes(rng, length(rng) / 3, letters);
+      INFO(scoring.matrix().name() << " " << scoring.gap_open() << "/" << scoring.gap_extend() << " case " << n);
+      check_alignment(query, subject, scoring, align_local(query, subject, scoring));
+    }
+  }
+}
+
+TEST_CASE("alignment: short edge lengths and repeats (many ties)", "[alignment]") {
+  std::mt19937_64 rng(43);
+  const ScoringScheme scoring(SubstitutionMatrix::nucleotide(1, -1), GapOpen{1}, GapExtend{1});
+  for (std::size_t query_length : {1, 2, 3, 31, 32, 33}) {
+    for (std::size_t subject_length : {1, 2, 5, 33, 64}) {
+      const std::string query = test::random_codes(rng, query_length, 2);
+      const std::string subject = test::random_codes(rng, subject_length, 2);
+      INFO(query_length << " x " << subject_length);
+      check_alignment(query, subject, scoring, align_local(query, subject, scoring));
+    }
+  }
+  const std::string repeat(40, '\x01');
+  check_alignment(repeat, repeat + repeat, scoring, align_local(repeat, repeat + repeat, scoring));
+}
+
+TEST_CASE("alignment: the checkpointed traceback gives the same alignment", "[alignment]") {
+  std::mt19937_64 rng(47);
+  const ScoringScheme scoring(SubstitutionMatrix::builtin("BLOSUM62"), GapOpen{11}, GapExtend{1});
+  for (std::size_t length : {40, 300, 2500}) {
+    const std::string query = test::random_codes(rng, length, 20);
+    const std::string subject = test::random_codes(rng, 17, 20) + mutate(rng, query, 20, 0.25);
+    const LocalAlignment whole = align_local(query, subject, scoring);
+    for (std::uint64_t cells : {1, 100, 5000}) {
+      AlignmentLimits limits;
+      limits.full_traceback_cells = cells;
+      const LocalAlignment banded = align_local(query, subject, scoring, limits);
+      INFO("length " << length << ", table limit " << cells);
+      REQUIRE(banded.operations == whole.operations);
+      REQUIRE(banded.score == whole.score);
+    }
+    check_alignment(query, subject, scoring, whole);
+  }
+}

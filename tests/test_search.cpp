@@ -1,0 +1,242 @@
+// The search engine against brute force with the 64-bit reference: which hits, in which order, with
+// which scores and alignment coordinates; and the same results whatever the thread count or chunking.
+#include <algorithm>
+#include <random>
+#include <sstream>
+
+#include "db/database.hpp"
+#include "db/makedb.hpp"
+#include "kernels/reference.hpp"
+#include "search/output.hpp"
+#include "search/statistics.hpp"
+#include "search/warpsearch.hpp"
+#include "tests/catch.hpp"
+#include "tests/test_support.hpp"
+
+using namespace warpsearch;
+
+namespace {
+
+struct Fixture {
+  test::TempDir dir;
+  std::vector<std::string> subjects;  // codes, in FASTA order
+  std::vector<Query> queries;
+};
+
+// Random subjects of many lengths, some of them mutated copies of the queries, so that there are
+// strong hits, weak hits and ties (exact duplicates).
+void make_fixture(Fixture& f, SequenceType type, std::uint64_t seed, std::size_t subject_count) {
+  std::mt19937_64 rng(seed);
+  const Alphabet& alphabet = Alphabet::of(type);
+  const int letters = type == SequenceType::protein ? 20 : 4;  // ordinary residues only
+  // Codes 0..19 are the twenty amino acids in matrix order, 0..3 the four bases.
+  auto letter_codes = [&](std::size_t length) { return test::random_codes(rng, length, letters); };
+  for (int q = 0; q < 4; ++q) {
+    const std::size_t length = std::uniform_int_distribution<std::size_t>(20, 300)(rng);
+    f.queries.push_back({"query" + std::to_string(q), "test query", letter_codes(length)});
+  }
+  std::uniform_int_distribution<std::size_t> length_of(1, 700);
+  for (std::size_t s = 0; s < subject_count; ++s) {
+    std::string codes = letter_codes(length_of(rng));
+    if (s % 7 == 0) {  // a mutated piece of a query, inside random flanks
+      const std::string& query = f.queries[s / 7 % f.queries.size()].codes;
+      std::string piece = query.substr(query.size() / 4, query.size() / 2);
+      for (auto& c : piece)
+        if (rng() % 5 == 0) c = static_cast<char>(rng() % letters);
+      codes.insert(codes.size() / 2, piece);
+    }
+    if (s % 50 == 1) codes = f.subjects[s - 1];  // an exact duplicate: a tie broken by FASTA order
+    f.subjects.push_back(codes);
+  }
+  std::string fasta;
+  for (std::size_t s = 0; s < f.subjects.size(); ++s)
+    fasta += ">subject" + std::to_string(s) + " description " + std::to_string(s) + "\n" +
+             alphabet.decode_string(f.subjects[s]) + "\n";
+  test::write_file(f.dir.file("db.fa"), fasta);
+}
+
+std::string make_db(const Fixture& f, const std::string& name, std::uint64_t chunk_residues) {
+  MakeDbOptions options;
+  options.input = f.dir.file("db.fa");
+  options.output = f.dir.file(name);
+  options.chunk_residues = chunk_residues;
+  make_database(options);
+  return options.output;
+}
+
+// What the search must report for one query: every subject, scored by the reference, ranked by score,
+// then E-value, then FASTA position, cut at the thresholds and at max_target_seqs.
+std::vector<std::pair<std::uint64_t, int>> brute_force(const Fixture& f, const Query& query, const ScoringScheme& scoring,
+                                                       const EvalueCalculator& statistics, const SearchOptions& options) {
+  struct Expected {
+    std::uint64_t subject;
+    int score;
+    double evalue;
+  };
+  std::vector<Expected> all;
+  const auto m = static_cast<std::uint32_t>(query.codes.size());
+  for (std::size_t s = 0; s < f.subjects.size(); ++s) {
+    const auto score = static_cast<int>(reference::local_score(query.codes, f.subjects[s], scoring));
+    const double evalue = statistics.evalue(score, m, static_cast<std::uint32_t>(f.subjects[s].size()));
+    if (score >= options.min_score && evalue <= options.max_evalue) all.push_back({s, score, evalue});
+  }
+  std::sort(all.begin(), all.end(), [](const Expected& a, const Expected& b) {
+    if (a.score != b.score) return a.score > b.score;
+    if (a.evalue != b.evalue) return a.evalue < b.evalue;
+    return a.subject < b.subject;
+  });
+  if (all.size() > options.max_target_seqs) all.resize(options.max_target_seqs);
+  std::vector<std::pair<std::uint64_t, int>> kept;
+  for (const auto& e : all) kept.emplace_back(e.subject, e.score);
+  return kept;
+}
+
+std::string render(const std::vector<Query>& queries, const std::vector<QueryResult>& results, const Database& db) {
+  std::ostringstream out;
+  const auto format = OutputFormat::parse("6 qseqid sseqid pident length mismatch gapopen qstart qend sstart send evalue bitscore score cigar qseq sseq");
+  for (std::size_t q = 0; q < queries.size(); ++q) format.write(out, queries[q], results[q], db);
+  return out.str();
+}
+
+}  // namespace
+
+TEST_CASE("search: hits, ranking, scores and coordinates equal brute force with the reference", "[search]") {
+  Fixture f;
+  make_fixture(f, SequenceType::protein, 7, 400);
+  const Database db = Database::open(make_db(f, "small-chunks.wsdb", 5000));
+  REQUIRE(db.num_chunks() > 3);
+  const ScoringScheme scoring(SubstitutionMatrix::builtin("BLOSUM62"), GapOpen{11}, GapExtend{1});
+  SearchOptions options;
+  options.device = Device::cpu;
+  options.max_target_seqs = 60;
+  options.min_score = 25;
+  const EvalueCalculator statistics(scoring, db.info().residues, db.info().subjects);
+  for (double max_evalue : {1e9, 1.0}) {
+  options.max_evalue = max_evalue;
+  const auto results = SearchEngine(db, scoring, options).search(f.queries);
+  REQUIRE(results.size() == f.queries.size());
+  for (std::size_t q = 0; q < f.queries.size(); ++q) {
+    CAPTURE(q, max_evalue);
+    const auto expected = brute_force(f, f.queries[q], scoring, statistics, options);
+    const auto& hits = results[q].hits;
+    REQUIRE(hits.size() == expected.size());
+    for (std::size_t h = 0; h < hits.size(); ++h) {
+      CAPTURE(h);
+      CHECK(hits[h].subject == expected[h].first);
+      CHECK(hits[h].score == expected[h].second);
+      const auto span = reference::local_span(f.queries[q].codes, f.subjects[hits[h].subject], scoring);
+      CHECK(hits[h].query_begin == span.query_begin);
+      CHECK(hits[h].query_end == span.query_end);
+      CHECK(hits[h].subject_begin == span.subject_begin);
+      CHECK(hits[h].subject_end == span.subject_end);
+      CHECK(hits[h].evalue == statistics.evalue(hits[h].score, static_cast<std::uint32_t>(f.queries[q].codes.size()),
+                                                static_cast<std::uint32_t>(f.subjects[hits[h].subject].size())));
+    }
+  }
+  }
+}
+
+TEST_CASE("search: the output does not depend on threads, chunking or query batching", "[search]") {
+  Fixture f;
+  make_fixture(f, SequenceType::protein, 11, 300);
+  const Database one_chunk = Database::open(make_db(f, "one.wsdb", 1u << 30));
+  const Database many_chunks = Database::open(make_db(f, "many.wsdb", 3000));
+  const ScoringScheme scoring(SubstitutionMatrix::builtin("BLOSUM62"), GapOpen{11}, GapExtend{1});
+  SearchOptions options;
+  options.device = Device::cpu;
+  options.max_target_seqs = 25;
+  options.threads = 1;
+  const std::string reference_output = render(f.queries, SearchEngine(one_chunk, scoring, options).search(f.queries), one_chunk);
+  REQUIRE(!reference_output.empty());
+  options.threads = 3;
+  CHECK(render(f.queries, SearchEngine(one_chunk, scoring, options).search(f.queries), one_chunk) == reference_output);
+  CHECK(render(f.queries, SearchEngine(many_chunks, scoring, options).search(f.queries), many_chunks) == reference_output);
+  options.query_batch = 1;
+  CHECK(render(f.queries, SearchEngine(many_chunks, scoring, options).search(f.queries), many_chunks) == reference_output);
+}
+
+TEST_CASE("search: nucleotide queries are searched on both strands", "[search]") {
+  Fixture f;
+  make_fixture(f, SequenceType::nucleotide, 5, 120);
+  const Alphabet& dna = Alphabet::nucleotide();
+  // A subject holding the reverse complement of query 0's middle, exactly.
+  const std::string& query = f.queries[0].codes;
+  const std::string piece = query.substr(5, query.size() - 10);
+  std::string reverse_complement(piece.rbegin(), piece.rend());
+  for (auto& c : reverse_complement) c = static_cast<char>(dna.complement(static_cast<std::uint8_t>(c)));
+  const std::string planted = dna.encode_string("ACGTACGTAC") + reverse_complement + dna.encode_string("TTTT");
+  test::write_file(f.dir.file("db.fa"), test::read_file(f.dir.file("db.fa")) + ">planted\n" + dna.decode_string(planted) + "\n");
+  f.subjects.push_back(planted);
+  const Database db = Database::open(make_db(f, "dna.wsdb", 1u << 30));
+  const ScoringScheme scoring(SubstitutionMatrix::nucleotide(2, -3), GapOpen{5}, GapExtend{2});
+  SearchOptions options;
+  options.device = Device::cpu;
+  options.max_target_seqs = 5;
+  for (Strand strand : {Strand::both, Strand::minus, Strand::plus}) {
+    options.strand = strand;
+    const auto results = SearchEngine(db, scoring, options).search({f.queries[0]});
+    const bool found = !results[0].hits.empty() && results[0].hits[0].subject == f.subjects.size() - 1;
+    CHECK(found == (strand != Strand::plus));
+    if (!found) continue;
+    const Hit& hit = results[0].hits[0];
+    CHECK(hit.strand == Strand::minus);
+    CHECK(hit.score >= 2 * static_cast<int>(piece.size()));
+    std::ostringstream out;
+    OutputFormat::parse("6 qstart qend sstart send sstrand").write(out, f.queries[0], results[0], db);
+    std::istringstream first_line(out.str());
+    long qstart, qend, sstart, send;
+    std::string strand_name;
+    first_line >> qstart >> qend >> sstart >> send >> strand_name;
+    CHECK(qstart < qend);
+    CHECK(sstart > send);  // BLAST's convention for the minus strand
+    CHECK(strand_name == "minus");
+    // The same alignment by the reference, on the reverse complement of the query, mapped back to the
+    // query's plus strand: BLAST's minus-strand convention.
+    std::string searched(query.rbegin(), query.rend());
+    for (auto& c : searched) c = static_cast<char>(dna.complement(static_cast<std::uint8_t>(c)));
+    const auto span = reference::local_span(searched, planted, scoring);
+    const long m = static_cast<long>(query.size());
+    CHECK(qstart == m - static_cast<long>(span.query_end) + 1);
+    CHECK(qend == m - static_cast<long>(span.query_begin));
+    CHECK(sstart == static_cast<long>(span.subject_end));
+    CHECK(send == static_cast<long>(span.subject_begin) + 1);
+  }
+}
+
+TEST_CASE("search: scoring and database must agree, and a GPU asked for must exist", "[search]") {
+  Fixture f;
+  make_fixture(f, SequenceType::protein, 3, 20);
+  const Database db = Database::open(make_db(f, "p.wsdb", 1u << 30));
+  SearchOptions options;
+  try {
+    SearchEngine engine(db, ScoringScheme(SubstitutionMatrix::nucleotide(1, -2), GapOpen{5}, GapExtend{2}), options);
+    FAIL("a nucleotide scoring scheme was accepted for a protein database");
+  } catch (const std::invalid_argument& e) {
+    CHECK(std::string(e.what()).find("protein") != std::string::npos);
+  }
+  try {
+    SearchEngine engine(db, ScoringScheme(SubstitutionMatrix::builtin("BLOSUM62"), GapOpen{3}, GapExtend{3}), options);
+    FAIL("a gap pair without published statistics was accepted");
+  } catch (const std::invalid_argument& e) {
+    CHECK(std::string(e.what()).find("11/1") != std::string::npos);  // the message lists supported pairs
+  }
+  options.raw_scores_only = true;
+  options.device = Device::cpu;
+  SearchEngine raw(db, ScoringScheme(SubstitutionMatrix::builtin("BLOSUM62"), GapOpen{3}, GapExtend{3}), options);
+  CHECK(!raw.search(f.queries).empty());
+}
+
+TEST_CASE("output: E-values and bit scores are printed as BLAST prints them", "[output]") {
+  // Strings as blastp 2.12 printed them in outfmt 6 for these values.
+  CHECK(format_evalue(2.69e-40) == "2.69e-40");
+  CHECK(format_evalue(1.2e-181) == "0.0");
+  CHECK(format_evalue(1.42e-4) == "1.42e-04");
+  CHECK(format_evalue(0.002) == "0.002");
+  CHECK(format_evalue(0.042) == "0.042");
+  CHECK(format_evalue(0.22) == "0.22");
+  CHECK(format_evalue(7.3) == "7.3");
+  CHECK(format_evalue(14.2) == "14");
+  CHECK(format_bitscore(123.4) == "123");
+  CHECK(format_bitscore(25.8) == "25.8");
+  CHECK(format_bitscore(415.9) == "415");
+}
