@@ -33,7 +33,7 @@ bool gpu_wanted(const SearchOptions& options) {
   return usable_gpu_count() > 0;
 #else
   if (options.device == Device::gpu)
-    throw std::invalid_argument("--device gpu: this warpsearch was built without CUDA (rebuild with -DWARPSEARCH_CUDA=ON)");
+    throw std::invalid_argument("--device gpu: no usable GPU, this warpsearch was built without CUDA (rebuild with -DWARPSEARCH_CUDA=ON)");
   return false;
 #endif
 }

@@ -7,6 +7,7 @@
 #include <iostream>
 #include <string_view>
 
+#include "db/interrupt.hpp"
 #include "tools/commands.hpp"
 
 namespace {
@@ -58,6 +59,10 @@ int main(int argc, char** argv) {
       std::cerr << "warpsearch " << command.name << ": " << e.what() << "\n"
                 << "Try 'warpsearch " << command.name << " --help'.\n";
       return 2;
+    } catch (const warpsearch::Interrupted& e) {
+      // Temporary files are gone by now (their owners unwound); exit as a shell reports the signal.
+      std::cerr << "warpsearch " << command.name << ": interrupted by signal " << e.signal_number() << "\n";
+      return 128 + e.signal_number();
     } catch (const std::exception& e) {
       std::cerr << "warpsearch " << command.name << ": error: " << e.what() << "\n";
       return 1;

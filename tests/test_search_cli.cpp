@@ -1,0 +1,119 @@
+// warpsearch search from the command line: the end-to-end golden run on the bundled data, and the
+// errors a user can make.
+#include <algorithm>
+#include <filesystem>
+
+#include "tests/catch.hpp"
+#include "tests/test_support.hpp"
+
+using warpsearch::test::read_file;
+using warpsearch::test::run_warpsearch;
+using warpsearch::test::source_path;
+using warpsearch::test::TempDir;
+
+namespace {
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+std::string quoted(const std::string& path) { return "'" + path + "'"; }
+
+// Files in a directory other than the ones named.
+std::size_t other_files(const std::string& directory, std::initializer_list<std::string> expected) {
+  std::size_t count = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(directory)) {
+    bool known = false;
+    for (const auto& name : expected) known = known || entry.path().filename() == name;
+    count += known ? 0 : 1;
+  }
+  return count;
+}
+
+}  // namespace
+
+TEST_CASE("search cli: makedb then search on the bundled sample gives the golden output", "[cli][search]") {
+  TempDir dir;
+  const std::string db = dir.file("sample.wsdb");
+  REQUIRE(run_warpsearch("makedb --quiet " + quoted(source_path("data/uniprot_sample.fa")) + " " + quoted(db)).exit_code == 0);
+  const std::string out = dir.file("hits.tsv");
+  const auto result = run_warpsearch("search --quiet --device cpu -q " + quoted(source_path("data/queries.fa")) + " -d " +
+                                     quoted(db) + " -o " + quoted(out) + " --max-target-seqs 20");
+  INFO(result.err);
+  REQUIRE(result.exit_code == 0);
+  // The golden file was checked against ssearch36 (scores, end positions) and blastp (E-values) when it
+  // was made; any change to it must be checked again (bench/ssearch_check.sh, bench/evalue_check.sh).
+  CHECK(read_file(out) == read_file(source_path("tests/golden/sample_search.tsv")));
+  CHECK(other_files(dir.path(), {"sample.wsdb", "hits.tsv"}) == 0);  // no temporary file left behind
+
+  // The same search on stdout, in JSON Lines: one object per line, as many as tabular rows.
+  const auto json = run_warpsearch("search --quiet --device cpu -q " + quoted(source_path("data/queries.fa")) + " -d " +
+                                   quoted(db) + " --outfmt json --max-target-seqs 20");
+  REQUIRE(json.exit_code == 0);
+  const auto lines = [](const std::string& text) { return std::count(text.begin(), text.end(), '\n'); };
+  CHECK(lines(json.out) == lines(read_file(out)));
+  CHECK(json.out.rfind("{\"qseqid\":", 0) == 0);
+}
+
+TEST_CASE("search cli: user errors are named, exit non-zero and leave no output", "[cli][search]") {
+  TempDir dir;
+  const std::string db = dir.file("sample.wsdb");
+  REQUIRE(run_warpsearch("makedb --quiet " + quoted(source_path("data/uniprot_sample.fa")) + " " + quoted(db)).exit_code == 0);
+  const std::string queries = quoted(source_path("data/queries.fa"));
+
+  SECTION("a missing query file") {
+    const auto r = run_warpsearch("search -q " + quoted(dir.file("nope.fa")) + " -d " + quoted(db));
+    CHECK(r.exit_code == 1);
+    CHECK(contains(r.err, "nope.fa"));
+  }
+  SECTION("a missing database") {
+    const auto r = run_warpsearch("search -q " + queries + " -d " + quoted(dir.file("nope.wsdb")));
+    CHECK(r.exit_code == 1);
+    CHECK(contains(r.err, "nope.wsdb"));
+  }
+  SECTION("an output file in a missing directory") {
+    const auto r = run_warpsearch("search -q " + queries + " -d " + quoted(db) + " -o " + quoted(dir.file("no/such/dir/out.tsv")));
+    CHECK(r.exit_code == 1);
+    CHECK(contains(r.err, "no/such/dir"));
+  }
+  SECTION("an unknown matrix lists the built-in ones") {
+    const auto r = run_warpsearch("search -q " + queries + " -d " + quoted(db) + " --matrix BLOSUM99");
+    CHECK(r.exit_code == 1);
+    CHECK(contains(r.err, "BLOSUM99"));
+    CHECK(contains(r.err, "PAM250"));
+  }
+  SECTION("a gap pair without statistics lists the supported pairs") {
+    const auto r = run_warpsearch("search -q " + queries + " -d " + quoted(db) + " --gapopen 2 --gapextend 7");
+    CHECK(r.exit_code == 1);
+    CHECK(contains(r.err, "11/1"));
+  }
+  SECTION("a negative gap extend") {
+    const auto r = run_warpsearch("search -q " + queries + " -d " + quoted(db) + " --gapextend -1 --raw-scores");
+    CHECK(r.exit_code == 1);
+    CHECK(contains(r.err, "extend"));
+  }
+  SECTION("an unknown output column") {
+    const auto r = run_warpsearch("search -q " + queries + " -d " + quoted(db) + " --outfmt '6 qseqid bogus'");
+    CHECK(r.exit_code == 1);
+    CHECK(contains(r.err, "bogus"));
+  }
+  SECTION("a bad command line") {
+    const auto r = run_warpsearch("search -q " + queries);
+    CHECK(r.exit_code == 2);
+    CHECK(contains(r.err, "-d DB"));
+  }
+  CHECK(other_files(dir.path(), {"sample.wsdb"}) == 0);
+}
+
+TEST_CASE("search cli: --device gpu without a usable GPU is an error that says so", "[cli][search]") {
+  TempDir dir;
+  const std::string db = dir.file("sample.wsdb");
+  REQUIRE(run_warpsearch("makedb --quiet " + quoted(source_path("data/uniprot_sample.fa")) + " " + quoted(db)).exit_code == 0);
+  const auto r = run_warpsearch("search --quiet --device gpu -q " + quoted(source_path("data/queries.fa")) + " -d " + quoted(db) +
+                                " --max-target-seqs 20");
+  if (r.exit_code == 0) {
+    // A GPU is usable here: then its output must equal the golden (CPU-checked) output.
+    CHECK(r.out == read_file(source_path("tests/golden/sample_search.tsv")));
+  } else {
+    CHECK(r.exit_code == 1);
+    CHECK(contains(r.err, "GPU"));
+  }
+}
