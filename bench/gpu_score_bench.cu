@@ -1,7 +1,7 @@
 // GPU scoring throughput: every query of a FASTA file against a FASTA database, on device 0.
 //
 //   gpu_score_bench --db DB.fa --queries Q.fa [--matrix BLOSUM62] [--open 10] [--extend 1]
-//                   [--repeat 3] [--tsv out.tsv] [--label name]
+//                   [--repeat 3] [--tsv out.tsv] [--label name] [--only-query K]
 //
 // Reads both files with a small local FASTA reader (plain text; letters outside the alphabet are
 // skipped), sorts and packs the subjects as a database chunk, uploads them once, then times each query
@@ -71,7 +71,7 @@ int main(int argc, char** argv) {
   try {
     std::string db_path, query_path, tsv_path, label = "warpsearch";
     std::string matrix_name = "BLOSUM62";
-    int open = 10, extend = 1, repeat = 3;
+    int open = 10, extend = 1, repeat = 3, only_query = -1;
     for (int i = 1; i < argc; ++i) {
       const std::string arg = argv[i];
       auto value = [&]() -> std::string {
@@ -86,6 +86,7 @@ int main(int argc, char** argv) {
       else if (arg == "--repeat") repeat = std::max(1, std::stoi(value()));
       else if (arg == "--tsv") tsv_path = value();
       else if (arg == "--label") label = value();
+      else if (arg == "--only-query") only_query = std::stoi(value());
       else throw std::invalid_argument("unknown option " + arg);
     }
     if (db_path.empty() || query_path.empty()) throw std::invalid_argument("--db and --queries are required");
@@ -99,7 +100,12 @@ int main(int argc, char** argv) {
 
     const auto t0 = std::chrono::steady_clock::now();
     std::vector<Record> subjects = read_fasta(db_path, alphabet);
-    const std::vector<Record> queries = read_fasta(query_path, alphabet);
+    std::vector<Record> queries = read_fasta(query_path, alphabet);
+    if (only_query >= 0) {
+      if (static_cast<std::size_t>(only_query) >= queries.size()) throw std::invalid_argument("--only-query out of range");
+      queries = {queries[static_cast<std::size_t>(only_query)]};
+    }
+    if (queries.empty()) throw std::invalid_argument(query_path + ": no queries");
     std::stable_sort(subjects.begin(), subjects.end(),
                      [](const Record& a, const Record& b) { return a.codes.size() < b.codes.size(); });
     std::vector<std::uint32_t> words;

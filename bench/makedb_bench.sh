@@ -23,7 +23,7 @@ trap 'rm -rf "$work"' EXIT
 commit="$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)"
 machine="$(lscpu | sed -n 's/^Model name: *//p' | head -1), $(nproc) cores, $(free -g | awk '/^Mem:/ {print $2}') GiB"
 if [[ ! -s "$results" ]]; then
-  printf 'date\tcommit\tmachine\tinput\tinput_MB\tsequences\tresidues\tchunks\tseconds\tMB_per_s\tmax_rss_MiB\tcommand\n' >"$results"
+  printf 'date\tcommit\tmachine\tinput\tinput_MB\tsequences\tresidues\tchunks\tseconds\tMB_per_s\tcpu_seconds\tMB_per_cpu_s\tmax_rss_MiB\tcommand\n' >"$results"
 fi
 
 run() {  # run NAME FASTA UNCOMPRESSED_BYTES [makedb options...]
@@ -43,11 +43,14 @@ run() {  # run NAME FASTA UNCOMPRESSED_BYTES [makedb options...]
   chunks="$(sed -E 's/.* ([0-9]+) chunks?,.*/\1/' <<<"$summary")"
   seconds="$(sed -E 's/.* ([0-9.]+) s, .*/\1/' <<<"$summary")"
   rate="$(sed -E 's/.* ([0-9.]+) MB\/s.*/\1/' <<<"$summary")"
-  local megabytes
+  local megabytes cpu cpu_rate
   megabytes="$(awk -v b="$bytes" 'BEGIN {printf "%.1f", b / 1e6}')"
-  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$commit" \
-    "$machine" "$name" "$megabytes" "$sequences" "$residues" "$chunks" "$seconds" "$rate" "$rss" \
-    "$command" >>"$results"
+  # CPU time (user + system): the wall time also holds waits for the disk and for other processes.
+  cpu="$(awk -F': ' '/User time|System time/ {t += $2} END {printf "%.2f", t}' "$work/time.log")"
+  cpu_rate="$(awk -v b="$bytes" -v t="$cpu" 'BEGIN {printf "%.1f", b / 1e6 / t}')"
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)" \
+    "$commit" "$machine" "$name" "$megabytes" "$sequences" "$residues" "$chunks" "$seconds" "$rate" \
+    "$cpu" "$cpu_rate" "$rss" "$command" >>"$results"
 }
 
 # Real protein sequences.

@@ -74,7 +74,8 @@ std::string parent_directory(const std::string& path) {
 // ---------------------------------------------------------------------------------------------
 // FileWriter
 
-FileWriter::FileWriter(const std::string& path, bool exclusive) : owns_fd_(true), path_(path) {
+FileWriter::FileWriter(const std::string& path, bool exclusive, Checksum checksum)
+    : owns_fd_(true), path_(path), checksummed_(checksum == Checksum::on) {
   const int flags = O_WRONLY | O_CREAT | O_CLOEXEC | (exclusive ? O_EXCL : O_TRUNC);
   fd_ = ::open(path.c_str(), flags, 0666);
   if (fd_ < 0) throw std::runtime_error(system_error("cannot create", path, errno));
@@ -93,7 +94,8 @@ FileWriter::FileWriter(FileWriter&& other) noexcept
       buffer_(std::move(other.buffer_)),
       used_(std::exchange(other.used_, 0)),
       written_(other.written_),
-      crc_(other.crc_) {}
+      crc_(other.crc_),
+      checksummed_(other.checksummed_) {}
 
 FileWriter& FileWriter::operator=(FileWriter&& other) noexcept {
   if (this != &other) {
@@ -105,6 +107,7 @@ FileWriter& FileWriter::operator=(FileWriter&& other) noexcept {
     used_ = std::exchange(other.used_, 0);
     written_ = other.written_;
     crc_ = other.crc_;
+    checksummed_ = other.checksummed_;
   }
   return *this;
 }
@@ -121,8 +124,9 @@ void FileWriter::write(const void* data, std::size_t size) {
   // Also because zlib's crc32 of a null pointer is its initial value, not the running one.
   if (size == 0) return;
   const auto* bytes = static_cast<const char*>(data);
-  crc_ = static_cast<std::uint32_t>(
-      ::crc32_z(crc_, reinterpret_cast<const Bytef*>(bytes), static_cast<z_size_t>(size)));
+  if (checksummed_)
+    crc_ = static_cast<std::uint32_t>(
+        ::crc32_z(crc_, reinterpret_cast<const Bytef*>(bytes), static_cast<z_size_t>(size)));
   written_ += size;
   if (size >= buffer_.size()) {
     flush();

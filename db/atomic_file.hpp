@@ -24,9 +24,11 @@ namespace warpsearch {
 
 class FileWriter {
  public:
+  enum class Checksum { on, off };  // off: for scratch files, whose CRC-32 nobody reads
   // Creates path (mode 0666 less the umask), truncating an existing file; with exclusive, an existing
   // file is an error.
-  explicit FileWriter(const std::string& path, bool exclusive = false);
+  explicit FileWriter(const std::string& path, bool exclusive = false,
+                      Checksum checksum = Checksum::on);
   // Writes to a descriptor the caller keeps owning (stdout); name is used in error messages.
   FileWriter(int borrowed_fd, std::string name);
   FileWriter(FileWriter&& other) noexcept;
@@ -43,7 +45,7 @@ class FileWriter {
   void close(bool sync);
 
   std::uint64_t size() const { return written_; }  // bytes written so far
-  std::uint32_t crc32() const { return crc_; }     // zlib CRC-32 of those bytes
+  std::uint32_t crc32() const { return crc_; }     // zlib CRC-32 of those bytes (0 if off)
   const std::string& path() const { return path_; }
 
  private:
@@ -57,6 +59,7 @@ class FileWriter {
   std::size_t used_ = 0;
   std::uint64_t written_ = 0;
   std::uint32_t crc_ = 0;
+  bool checksummed_ = true;
 };
 
 class AtomicFile {

@@ -185,7 +185,7 @@ MakeDbReport make_database(const MakeDbOptions& options) {
   {
     FileWriter headers(temporary + "/" + detail::kHeadersName, true);
     FileWriter header_offsets(temporary + "/" + detail::kHeaderOffsetsName, true);
-    FileWriter spool(temporary + "/" + kSpoolName, true);
+    FileWriter spool(temporary + "/" + kSpoolName, true, FileWriter::Checksum::off);
     const std::uint64_t zero = 0;
     header_offsets.write(&zero, sizeof zero);
     const char padding[4] = {static_cast<char>(alphabet.pad_code()),

@@ -131,7 +131,9 @@ void check_against_reference(const ScoringScheme& scoring, const std::vector<std
 
 // Lengths at every bin edge: 1, 31, 32, 33, each bin's limit -1/0/+1, and past the single-tile bins.
 std::vector<std::size_t> edge_lengths() {
-  std::vector<std::size_t> lengths = {1, 2, 3, 5, 31, 32, 33, 1536, 2047, 2049, 3000};
+  // Past the one-pass bins: the tiled bin up to 4096, then the cooperative bin (a block of 8 warps per
+  // pair, 512 columns a tile: 4609 wraps warp 0 to a second tile, 8193 every warp).
+  std::vector<std::size_t> lengths = {1, 2, 3, 5, 31, 32, 33, 1536, 2047, 2049, 3000, 4095, 4096, 4097, 4609, 8193};
   for (int b = 0; b < warpsearch::gpu::detail::kLongBin; ++b) {
     const std::size_t limit = warpsearch::gpu::detail::kLengthBins[b].max_length;
     lengths.insert(lengths.end(), {limit - 1, limit, limit + 1});

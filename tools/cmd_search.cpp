@@ -107,6 +107,7 @@ int run_search(int argc, char** argv) {
       ("threads", po::value(&threads)->value_name("N"), "CPU threads (default: every core)")
       ("device", po::value(&device)->value_name("auto|cpu|gpu"), "where to search (default auto: GPU when usable)")
       ("gpus", po::value(&gpus)->value_name("LIST"), "GPUs to use, e.g. 0,1 (default: every usable GPU)")
+      ("skip-invalid", "skip (and count) queries with letters that are not residues, instead of stopping")
       ("quiet", "no progress or summary on stderr");
   po::variables_map vm;
   try {
@@ -159,7 +160,7 @@ int run_search(int argc, char** argv) {
   const OutputFormat format = OutputFormat::parse(outfmt);
 
   std::vector<Query> queries;
-  FastaReader reader(query_path, database.info().type);
+  FastaReader reader(query_path, database.info().type, vm.count("skip-invalid") > 0);
   std::uint64_t query_residues = 0;
   for (SequenceRecord record; reader.next(record);) {
     query_residues += record.codes.size();
@@ -181,6 +182,9 @@ int run_search(int argc, char** argv) {
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     const double cells = static_cast<double>(query_residues) * static_cast<double>(database.info().residues) *
                          (nucleotide && search_options.strand == Strand::both ? 2.0 : 1.0);
+    if (reader.skipped() > 0)
+      std::fprintf(stderr, "warpsearch search: skipped %llu invalid queries\n",
+                   static_cast<unsigned long long>(reader.skipped()));
     std::fprintf(stderr, "warpsearch search: %zu queries, %zu hits, %.2f s, %.1f GCUPS on %s\n", queries.size(), hits,
                  seconds, cells / seconds / 1e9, engine.backend_description().c_str());
   }

@@ -4,15 +4,17 @@
 #   carry/bin/{warpsearch_tests,gpu_score_bench}   built here for sm_90
 #   carry/bin/{align,makedb}, carry/lib/           CUDASW++ 4.0 for the side-by-side run (optional)
 #   carry/data/{protdb.fa.gz,cudasw_20.fa}         the real protein set and the 20 benchmark queries
-# Writes logs and TSV tables to $OUT and prints a short summary last.
-#   STEPS="tests memcheck bench cudasw ncu" (default: all but ncu)
+# Writes the TSV tables, a summary and logs.tgz (every log) to $OUT, and prints the summary last.
+#   STEPS="tests memcheck bench cudasw ncu sass" (default: tests memcheck bench cudasw)
 set -u
-OUT=${OUT:-/tmp/warpsearch-out}
-mkdir -p "$OUT"
+FINAL_OUT=${OUT:-/tmp/warpsearch-out}
+OUT=/tmp/warpsearch-logs
+mkdir -p "$OUT" "$FINAL_OUT"
 BIN=carry/bin
 DATA=carry/data
 WORK=/tmp/warpsearch-work
 STEPS=${STEPS:-"tests memcheck bench cudasw"}
+export LD_LIBRARY_PATH=$PWD/carry/lib:${LD_LIBRARY_PATH:-}  # libparasail (tests), libgomp (CUDASW++)
 REPEAT=${REPEAT:-3}
 mkdir -p "$WORK"
 has() { [[ " $STEPS " == *" $1 "* ]]; }
@@ -51,7 +53,6 @@ if has bench; then
 fi
 
 if has cudasw && [[ -x $BIN/align ]]; then
-  export LD_LIBRARY_PATH=$PWD/carry/lib:${LD_LIBRARY_PATH:-}
   for db in db1 db8; do
     mkdir -p "$WORK/cs_$db"
     "$BIN/makedb" "$WORK/$db.fa" "$WORK/cs_$db/db" > "$OUT/cudasw_makedb_$db.log" 2>&1
@@ -62,10 +63,23 @@ if has cudasw && [[ -x $BIN/align ]]; then
 fi
 
 if has ncu; then
-  ncu --kernel-name regex:sw_bin_kernel --launch-count 6 --metrics \
-    smsp__inst_executed.sum,sm__cycles_elapsed.avg,smsp__inst_executed_pipe_alu.sum,smsp__inst_executed_pipe_fma.sum,smsp__sass_thread_inst_executed_op_integer_pred_on.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,smsp__warps_active.avg.pct_of_peak_sustained_active \
-    "$BIN/gpu_score_bench" --db "$WORK/db1.fa" --queries "$DATA/cudasw_20.fa" --repeat 1 > "$OUT/ncu.log" 2>&1
-  summary+=("ncu: rc=$?")
+  # One query (the longest) against the 8x set: the warm-up pass launches every bin once.
+  ncu --kernel-name regex:sw_bin_kernel --launch-count 22 --section SpeedOfLight --section Occupancy \
+    --section ComputeWorkloadAnalysis --section InstructionStats --csv --page details \
+    "$BIN/gpu_score_bench" --db "$WORK/db8.fa" --queries "$DATA/cudasw_20.fa" --only-query 19 --repeat 1 \
+    > "$OUT/ncu.csv" 2> "$OUT/ncu.err"
+  summary+=("ncu: rc=$? $(wc -l < "$OUT/ncu.csv") lines")
 fi
 
-printf '%s\n' "${summary[@]}" | tee "$OUT/summary.txt"
+if has sass; then
+  # Instruction mix of each bin's kernel (the inner loop dominates: it is unrolled regs times).
+  cuobjdump -sass "$BIN/gpu_score_bench" > "$OUT/kernels.sass" 2>&1
+  awk '/Function : .*sw_bin_kernel/{f=$3} f && /^ *\/\*[0-9a-f]+\*\/ /{op=$2; if(op ~ /^@/) op=$3; sub(/;$/,"",op); split(op,a,"."); c[f" "a[1]]++} END{for(k in c) print k, c[k]}' \
+    "$OUT/kernels.sass" | sort > "$OUT/sass_mix.txt"
+  summary+=("sass: $(wc -l < "$OUT/sass_mix.txt") opcode rows")
+fi
+
+cp "$OUT"/*.tsv "$FINAL_OUT"/ 2>/dev/null
+printf '%s\n' "${summary[@]}" > "$OUT/summary.txt"
+tar -czf "$FINAL_OUT/logs.tgz" -C "$OUT" .
+cat "$OUT/summary.txt"

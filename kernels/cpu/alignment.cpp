@@ -23,16 +23,15 @@ EndCell local_end(std::string_view query, std::string_view subject, const Scorin
   const std::size_t m = query.size();
   const std::int32_t open_extend = scoring.gap_open() + scoring.gap_extend();
   const std::int32_t extend = scoring.gap_extend();
-  // profile[32 * i + c] = score(query[i], c)
+  // profile[m * c + i] = score(query[i], c): one contiguous row per subject code.
   std::vector<std::int32_t> profile(32 * m);
-  for (std::size_t i = 0; i < m; ++i)
-    for (int c = 0; c < 32; ++c)
-      profile[32 * i + static_cast<std::size_t>(c)] =
-          scoring.score(static_cast<std::uint8_t>(query[i]), static_cast<std::uint8_t>(c));
+  for (std::size_t c = 0; c < 32; ++c)
+    for (std::size_t i = 0; i < m; ++i)
+      profile[m * c + i] = scoring.score(static_cast<std::uint8_t>(query[i]), static_cast<std::uint8_t>(c));
   std::vector<std::int32_t> h(m + 1, 0), e(m + 1, kMinusInfinity);  // column j - 1, then column j
   EndCell best;
   for (std::size_t j = 0; j < subject.size(); ++j) {
-    const std::size_t code = static_cast<std::uint8_t>(subject[j]) & 31u;
+    const std::int32_t* scores = profile.data() + m * (static_cast<std::uint8_t>(subject[j]) & 31u);
     std::int32_t diagonal = 0;  // H(i - 1, j - 1)
     std::int32_t h_up = 0;      // H(i - 1, j)
     std::int32_t f = kMinusInfinity;
@@ -40,7 +39,7 @@ EndCell local_end(std::string_view query, std::string_view subject, const Scorin
       const std::int32_t e_here = std::max(e[i] - extend, h[i] - open_extend);
       f = std::max(f - extend, h_up - open_extend);
       const std::int32_t h_here =
-          std::max(std::max(diagonal + profile[32 * (i - 1) + code], 0), std::max(e_here, f));
+          std::max(std::max(diagonal + scores[i - 1], 0), std::max(e_here, f));
       diagonal = h[i];
       h[i] = h_here;
       e[i] = e_here;
@@ -86,7 +85,7 @@ class GlobalAligner {
     h[0] = ins[0] = -(open_ + static_cast<std::int32_t>(i) * extend_);
     if (tb) tb[0] = static_cast<std::uint8_t>(kFromI | (i > 1 ? kIExtends : 0));
     std::int32_t del = kMinusInfinity;
-    const auto query_code = static_cast<std::uint8_t>(a_[i - 1]);
+    const auto& scores = scoring_.matrix().row(static_cast<std::uint8_t>(a_[i - 1]));
     for (std::size_t j = 1; j < columns(); ++j) {
       const std::int32_t ins_extend = ins_above[j] - extend_;
       const std::int32_t ins_open = h_above[j] - open_extend;
@@ -94,7 +93,7 @@ class GlobalAligner {
       const std::int32_t del_extend = del - extend_;
       const std::int32_t del_open = h[j - 1] - open_extend;
       del = std::max(del_extend, del_open);
-      std::int32_t best = h_above[j - 1] + scoring_.score(query_code, static_cast<std::uint8_t>(b_[j - 1]));
+      std::int32_t best = h_above[j - 1] + scores[static_cast<std::uint8_t>(b_[j - 1]) & 31u];
       std::uint8_t source = kFromM;
       if (ins[j] > best) {
         best = ins[j];

@@ -1,10 +1,13 @@
 // GpuScorer: device buffers, the substitution table, length binning of the subjects and the launch
 // sequence of one query (see kernels/gpu/sw_kernel.cuh for the kernels themselves).
 //
-// Per query, on two streams:
-//   main:  upload query -> clear overflow count -> single-tile bins (short subjects) -> wait(long) ->
-//          32-bit rescoring of saturated subjects -> copy scores to pinned host memory
-//   long:  wait(upload) -> tiled 16-bit bin (subjects longer than 1024) -> signal(long)
+// Queries alternate between two slots, each with its own streams and work space, so that one query's
+// tail overlaps the next query's start. Within a slot, per query:
+//   main:     upload query, clear overflow count, fork
+//   long:     cooperative bin (subjects longer than 4096), then the tiled bin (1025..4096)
+//   worker k: single-tile bins k, k + kWorkers, ... (bins run concurrently: a small bin alone would
+//             leave most of the device idle)
+//   main:     join, 32-bit rescoring of saturated subjects, copy scores to pinned host memory
 #include "kernels/gpu/gpu_scorer.hpp"
 
 #include <algorithm>
@@ -27,6 +30,7 @@ using detail::Event;
 using detail::kBinCount;
 using detail::kBlockThreads;
 using detail::kLengthBins;
+using detail::kHugeBin;
 using detail::kLongBin;
 using detail::kRescoreBin;
 using detail::PinnedBuffer;
@@ -44,12 +48,37 @@ int usable_device_count() {
 
 namespace {
 
-// Tile edges of the tiled kernels: at most this many bytes (fewer concurrent groups for long queries).
-constexpr std::size_t kEdgeBudgetBytes = std::size_t{512} << 20;
+// Tile edges of the tiled kernels: at most this many bytes per slot (fewer concurrent groups for long
+// queries).
+constexpr std::size_t kEdgeBudgetBytes = std::size_t{256} << 20;
 // Host staging of scores: at most this many bytes per batch of queries.
 constexpr std::size_t kScoreStagingBytes = std::size_t{64} << 20;
+constexpr int kWorkers = 4;  // streams for the single-tile bins of one query
+constexpr int kSlots = 2;    // queries in flight
 
 int ceil_div(long long a, long long b) { return static_cast<int>((a + b - 1) / b); }
+
+// Streams, events and work space of one query in flight.
+struct QuerySlot {
+  Stream main;
+  Stream long_stream;
+  std::array<Stream, kWorkers> workers;
+  Event forked;
+  Event long_done;
+  std::array<Event, kWorkers> worker_done;
+  DeviceBuffer<std::uint32_t> query;
+  DeviceBuffer<std::uint64_t> edges;
+  DeviceBuffer<std::int32_t> scores;
+  DeviceBuffer<int> overflow_count;
+  DeviceBuffer<std::int32_t> overflow_list;
+  int edge_slots = 0;  // group slots the edge buffer holds for the current query length
+
+  void synchronize() const {
+    main.synchronize();
+    long_stream.synchronize();
+    for (const auto& w : workers) w.synchronize();
+  }
+};
 
 }  // namespace
 
@@ -67,10 +96,7 @@ struct GpuScorer::Impl {
   int shared_bytes = 0;
   std::array<int, kBinCount> blocks_per_sm{};
   DeviceBuffer<std::uint32_t> table;
-  Stream main_stream;
-  Stream long_stream;
-  Event uploaded;
-  Event long_done;
+  std::array<QuerySlot, kSlots> slots;
 
   // Resident subjects.
   std::size_t count = 0;
@@ -82,17 +108,52 @@ struct GpuScorer::Impl {
   std::array<int, kBinCount> job_begin{};  // in jobs (two subject indices each)
   std::array<int, kBinCount> job_count{};
 
-  // Per-query work space.
-  DeviceBuffer<std::int32_t> d_query;
-  DeviceBuffer<std::uint64_t> d_edges;
-  DeviceBuffer<std::int32_t> d_scores;
-  DeviceBuffer<int> d_overflow_count;
-  DeviceBuffer<std::int32_t> d_overflow_list;
-  int edge_slots = 0;  // group slots the edge buffer holds for the current query length
-
   explicit Impl(int device_index) : device(device_index) {}
 
-  detail::KernelParams base_params() const {
+  void synchronize() const {
+    for (const auto& slot : slots) slot.synchronize();
+  }
+
+  // Grid of a grid-stride launch: enough blocks for the jobs, no more than fit the device at once.
+  int grid_for(int bin, long long jobs) const {
+    const int jobs_per_block = kLengthBins[bin].mode == detail::TileMode::cooperative
+                                   ? 1
+                                   : kBlockThreads / kLengthBins[bin].group;
+    const int resident = std::max(1, blocks_per_sm[bin]) * sm_count;
+    return std::max(1, std::min(ceil_div(jobs, jobs_per_block), resident));
+  }
+
+  // Sizes a slot's edge buffer for a query of length m: as many group slots as fit the device at once
+  // and the byte budget (at least one block's).
+  void reserve_edges(QuerySlot& slot, int m) const {
+    const int groups_per_block = kBlockThreads / kLengthBins[kLongBin].group;
+    const int resident_blocks =
+        std::max({1, blocks_per_sm[kLongBin], blocks_per_sm[kHugeBin], blocks_per_sm[kRescoreBin]}) * sm_count;
+    const std::size_t per_block = static_cast<std::size_t>(groups_per_block) * m * sizeof(std::uint64_t);
+    const int blocks = static_cast<int>(
+        std::max<std::size_t>(1, std::min<std::size_t>(resident_blocks, kEdgeBudgetBytes / per_block)));
+    slot.edge_slots = blocks * groups_per_block;
+    const std::size_t words = static_cast<std::size_t>(slot.edge_slots) * m;
+    if (slot.edges.size() < words) slot.edges = DeviceBuffer<std::uint64_t>(words, device);
+  }
+
+  // Enqueues the scoring of one query (codes premultiplied, in pinned memory) into a slot; the scores
+  // land in `staged` (pinned) once the slot's main stream is done.
+  void enqueue_query(QuerySlot& slot, const std::uint32_t* query, int m, std::int32_t* staged) {
+    if (slot.query.size() < static_cast<std::size_t>(m)) slot.query = DeviceBuffer<std::uint32_t>(m, device);
+    if (slot.scores.size() < count) {
+      slot.scores = DeviceBuffer<std::int32_t>(count, device);
+      slot.overflow_list = DeviceBuffer<std::int32_t>(count, device);
+    }
+    if (slot.overflow_count.size() == 0) slot.overflow_count = DeviceBuffer<int>(1, device);
+    reserve_edges(slot, m);
+
+    cudaStream_t main = slot.main.get();
+    WARPSEARCH_CUDA_CHECK(cudaMemcpyAsync(slot.query.get(), query, static_cast<std::size_t>(m) * sizeof(std::uint32_t),
+                                          cudaMemcpyHostToDevice, main));
+    WARPSEARCH_CUDA_CHECK(cudaMemsetAsync(slot.overflow_count.get(), 0, sizeof(int), main));
+    WARPSEARCH_CUDA_CHECK(cudaEventRecord(slot.forked.get(), main));
+
     detail::KernelParams p;
     p.table = table.get();
     p.table_words = table_words;
@@ -102,29 +163,47 @@ struct GpuScorer::Impl {
     p.lengths = d_lengths.get();
     p.gap_first = gap_first;
     p.gap_extend = gap_extend;
-    p.scores = d_scores.get();
-    p.overflow_count = d_overflow_count.get();
-    p.overflow_list = d_overflow_list.get();
-    return p;
-  }
+    p.scores = slot.scores.get();
+    p.overflow_count = slot.overflow_count.get();
+    p.overflow_list = slot.overflow_list.get();
+    p.query = slot.query.get();
+    p.query_length = m;
+    p.edges = slot.edges.get();
+    const int edge_grid_cap = slot.edge_slots / (kBlockThreads / kLengthBins[kLongBin].group);
 
-  // Grid of a grid-stride launch: enough blocks for the jobs, no more than fit the device at once.
-  int grid_for(int bin, long long jobs) const {
-    const int groups_per_block = kBlockThreads / kLengthBins[bin].group;
-    const int resident = std::max(1, blocks_per_sm[bin]) * sm_count;
-    return std::max(1, std::min(ceil_div(jobs, groups_per_block), resident));
-  }
-
-  // Sizes the edge buffer for a query of length m: as many group slots as fit the device at once and
-  // the byte budget (at least one block's).
-  void reserve_edges(int m) {
-    const int groups_per_block = kBlockThreads / kLengthBins[kLongBin].group;
-    const int resident_blocks = std::max(std::max(1, blocks_per_sm[kLongBin]), std::max(1, blocks_per_sm[kRescoreBin])) * sm_count;
-    const std::size_t per_block = static_cast<std::size_t>(groups_per_block) * m * sizeof(std::uint64_t);
-    const int blocks = static_cast<int>(std::max<std::size_t>(1, std::min<std::size_t>(resident_blocks, kEdgeBudgetBytes / per_block)));
-    edge_slots = blocks * groups_per_block;
-    const std::size_t words = static_cast<std::size_t>(edge_slots) * m;
-    if (d_edges.size() < words) d_edges = DeviceBuffer<std::uint64_t>(words, device);
+    cudaStream_t lng = slot.long_stream.get();
+    WARPSEARCH_CUDA_CHECK(cudaStreamWaitEvent(lng, slot.forked.get(), 0));
+    // The longest subjects first (one block per pair), then the other tiled ones; they share the edges.
+    for (const int bin : {kHugeBin, kLongBin}) {
+      if (job_count[bin] == 0) continue;
+      p.jobs = d_jobs.get() + 2 * static_cast<std::size_t>(job_begin[bin]);
+      p.num_jobs = job_count[bin];
+      detail::bin_entry(bin).launch(p, std::min(grid_for(bin, p.num_jobs), edge_grid_cap), shared_bytes, lng);
+    }
+    WARPSEARCH_CUDA_CHECK(cudaEventRecord(slot.long_done.get(), lng));
+    for (int k = 0; k < kWorkers; ++k)
+      WARPSEARCH_CUDA_CHECK(cudaStreamWaitEvent(slot.workers[k].get(), slot.forked.get(), 0));
+    int next_worker = 0;
+    for (int bin = kLongBin - 1; bin >= 0; --bin) {  // longest bins first
+      if (job_count[bin] == 0) continue;
+      p.jobs = d_jobs.get() + 2 * static_cast<std::size_t>(job_begin[bin]);
+      p.num_jobs = job_count[bin];
+      detail::bin_entry(bin).launch(p, grid_for(bin, p.num_jobs), shared_bytes, slot.workers[next_worker].get());
+      next_worker = (next_worker + 1) % kWorkers;
+    }
+    for (int k = 0; k < kWorkers; ++k) {
+      WARPSEARCH_CUDA_CHECK(cudaEventRecord(slot.worker_done[k].get(), slot.workers[k].get()));
+      WARPSEARCH_CUDA_CHECK(cudaStreamWaitEvent(main, slot.worker_done[k].get(), 0));
+    }
+    WARPSEARCH_CUDA_CHECK(cudaStreamWaitEvent(main, slot.long_done.get(), 0));
+    // Rescoring: the job count is on the device; the grid covers every subject at worst.
+    p.jobs = slot.overflow_list.get();
+    p.num_jobs = 0;
+    p.device_job_count = slot.overflow_count.get();
+    const int rescore_grid = std::min(grid_for(kRescoreBin, static_cast<long long>(count)), edge_grid_cap);
+    detail::bin_entry(kRescoreBin).launch(p, rescore_grid, shared_bytes, main);
+    WARPSEARCH_CUDA_CHECK(
+        cudaMemcpyAsync(staged, slot.scores.get(), count * sizeof(std::int32_t), cudaMemcpyDeviceToHost, main));
   }
 };
 
@@ -186,14 +265,17 @@ GpuScorer::GpuScorer(int device, const ScoringScheme& scoring) {
                              " bytes of shared memory, the device allows " +
                              std::to_string(properties.sharedMemPerBlockOptin));
   for (int bin = 0; bin < kBinCount; ++bin) detail::bin_entry(bin).prepare(s.shared_bytes, &s.blocks_per_sm[bin]);
-  s.d_overflow_count = DeviceBuffer<int>(1, device);
 }
 
 GpuScorer::~GpuScorer() {
   if (impl_) {
-    // Buffers free themselves on their device; make sure no work still uses them.
-    cudaStreamSynchronize(impl_->main_stream.get());
-    cudaStreamSynchronize(impl_->long_stream.get());
+    // Buffers free themselves on their device; make sure no work still uses them (errors ignored: a
+    // destructor never throws).
+    for (const auto& slot : impl_->slots) {
+      cudaStreamSynchronize(slot.main.get());
+      cudaStreamSynchronize(slot.long_stream.get());
+      for (const auto& w : slot.workers) cudaStreamSynchronize(w.get());
+    }
   }
 }
 GpuScorer::GpuScorer(GpuScorer&&) noexcept = default;
@@ -206,8 +288,7 @@ std::string GpuScorer::device_name() const { return impl_->name; }
 void GpuScorer::set_subjects(const SubjectBatch& subjects) {
   Impl& s = *impl_;
   ScopedDevice scoped(s.device);
-  s.main_stream.synchronize();
-  s.long_stream.synchronize();
+  s.synchronize();
   if (subjects.count > static_cast<std::size_t>(0x7FFFFFFF))
     throw std::invalid_argument("GpuScorer::set_subjects: more than 2^31 - 1 subjects in one batch");
   const std::size_t count = subjects.count;
@@ -232,8 +313,8 @@ void GpuScorer::set_subjects(const SubjectBatch& subjects) {
     }
   }
 
-  // Jobs per bin: subjects sorted by length, paired with their neighbour. The tiled bin runs longest
-  // first, so that its grid-stride loop ends with short jobs.
+  // Jobs per bin: subjects sorted by length, paired with their neighbour. The tiled bins run longest
+  // first, so that their grid-stride loops end with short jobs.
   std::vector<std::int32_t> order(count);
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(),
@@ -241,6 +322,7 @@ void GpuScorer::set_subjects(const SubjectBatch& subjects) {
   std::array<std::vector<std::int32_t>, kBinCount> members;
   for (std::int32_t i : order) members[static_cast<std::size_t>(detail::bin_of_length(lengths[i]))].push_back(i);
   std::reverse(members[kLongBin].begin(), members[kLongBin].end());
+  std::reverse(members[kHugeBin].begin(), members[kHugeBin].end());
   std::vector<std::int32_t> jobs;
   for (int bin = 0; bin < kBinCount; ++bin) {
     auto& list = members[static_cast<std::size_t>(bin)];
@@ -256,8 +338,6 @@ void GpuScorer::set_subjects(const SubjectBatch& subjects) {
   s.d_offsets = DeviceBuffer<std::uint64_t>(std::max<std::size_t>(1, count), s.device);
   s.d_lengths = DeviceBuffer<std::uint32_t>(std::max<std::size_t>(1, count), s.device);
   s.d_jobs = DeviceBuffer<std::int32_t>(std::max<std::size_t>(1, jobs.size()), s.device);
-  s.d_scores = DeviceBuffer<std::int32_t>(std::max<std::size_t>(1, count), s.device);
-  s.d_overflow_list = DeviceBuffer<std::int32_t>(std::max<std::size_t>(1, count), s.device);
   if (!residues.empty())
     WARPSEARCH_CUDA_CHECK(cudaMemcpy(s.d_residues.get(), residues.data(), residues.size(), cudaMemcpyHostToDevice));
   if (count > 0) {
@@ -275,17 +355,16 @@ void GpuScorer::score(const std::vector<std::string>& query_codes, std::int32_t*
   Impl& s = *impl_;
   if (s.count == 0 || query_codes.empty()) return;
   ScopedDevice scoped(s.device);
+  s.synchronize();
 
-  // Queries of this batch, compact codes premultiplied by N * N, in pinned memory (asynchronous upload).
-  std::size_t longest = 0;
+  // Queries as table-row byte offsets (compact code * N * N * 4), in pinned memory (asynchronous uploads).
   std::size_t total = 0;
   for (const auto& q : query_codes) {
-    longest = std::max(longest, q.size());
+    if (q.size() > static_cast<std::size_t>(0x3FFFFFFF))
+      throw std::invalid_argument("GpuScorer::score: a query longer than 2^30 residues");
     total += q.size();
   }
-  if (longest > static_cast<std::size_t>(0x3FFFFFFF))
-    throw std::invalid_argument("GpuScorer::score: a query longer than 2^30 residues");
-  PinnedBuffer<std::int32_t> h_queries(std::max<std::size_t>(1, total));
+  PinnedBuffer<std::uint32_t> h_queries(std::max<std::size_t>(1, total));
   std::vector<std::size_t> query_start(query_codes.size());
   {
     std::size_t at = 0;
@@ -294,19 +373,14 @@ void GpuScorer::score(const std::vector<std::string>& query_codes, std::int32_t*
       for (const char c : query_codes[q]) {
         const auto code = static_cast<std::uint8_t>(c);
         const int compact = code < s.alphabet_size ? s.compact[code] : s.n - 1;
-        h_queries.get()[at++] = compact * s.n * s.n;
+        h_queries.get()[at++] = static_cast<std::uint32_t>(compact * s.n * s.n) * 4u;
       }
     }
   }
-  if (s.d_query.size() < longest) s.d_query = DeviceBuffer<std::int32_t>(longest, s.device);
-  if (longest > 0) s.reserve_edges(static_cast<int>(longest));
 
   const std::size_t batch = std::max<std::size_t>(
       1, std::min(query_codes.size(), kScoreStagingBytes / (s.count * sizeof(std::int32_t))));
   PinnedBuffer<std::int32_t> h_scores(batch * s.count);
-  const detail::KernelParams base = s.base_params();
-  const int long_grid_cap = s.edge_slots / (kBlockThreads / kLengthBins[kLongBin].group);
-
   for (std::size_t first = 0; first < query_codes.size(); first += batch) {
     const std::size_t last = std::min(query_codes.size(), first + batch);
     for (std::size_t q = first; q < last; ++q) {
@@ -316,44 +390,10 @@ void GpuScorer::score(const std::vector<std::string>& query_codes, std::int32_t*
         std::fill(staged, staged + s.count, 0);
         continue;
       }
-      cudaStream_t main = s.main_stream.get();
-      cudaStream_t lng = s.long_stream.get();
-      WARPSEARCH_CUDA_CHECK(cudaMemcpyAsync(s.d_query.get(), h_queries.get() + query_start[q],
-                                            static_cast<std::size_t>(m) * sizeof(std::int32_t),
-                                            cudaMemcpyHostToDevice, main));
-      WARPSEARCH_CUDA_CHECK(cudaMemsetAsync(s.d_overflow_count.get(), 0, sizeof(int), main));
-      WARPSEARCH_CUDA_CHECK(cudaEventRecord(s.uploaded.get(), main));
-      WARPSEARCH_CUDA_CHECK(cudaStreamWaitEvent(lng, s.uploaded.get(), 0));
-
-      detail::KernelParams p = base;
-      p.query = s.d_query.get();
-      p.query_length = m;
-      p.edges = s.d_edges.get();
-      if (s.job_count[kLongBin] > 0) {
-        p.jobs = s.d_jobs.get() + 2 * static_cast<std::size_t>(s.job_begin[kLongBin]);
-        p.num_jobs = s.job_count[kLongBin];
-        const int grid = std::min(s.grid_for(kLongBin, p.num_jobs), long_grid_cap);
-        detail::bin_entry(kLongBin).launch(p, grid, s.shared_bytes, lng);
-      }
-      WARPSEARCH_CUDA_CHECK(cudaEventRecord(s.long_done.get(), lng));
-      for (int bin = kLongBin - 1; bin >= 0; --bin) {
-        if (s.job_count[bin] == 0) continue;
-        p.jobs = s.d_jobs.get() + 2 * static_cast<std::size_t>(s.job_begin[bin]);
-        p.num_jobs = s.job_count[bin];
-        detail::bin_entry(bin).launch(p, s.grid_for(bin, p.num_jobs), s.shared_bytes, main);
-      }
-      WARPSEARCH_CUDA_CHECK(cudaStreamWaitEvent(main, s.long_done.get(), 0));
-      // Rescoring: the job count is on the device; the grid covers every subject at worst.
-      p.jobs = s.d_overflow_list.get();
-      p.num_jobs = 0;
-      p.device_job_count = s.d_overflow_count.get();
-      const int rescore_grid =
-          std::min(s.grid_for(kRescoreBin, static_cast<long long>(s.count)), long_grid_cap);
-      detail::bin_entry(kRescoreBin).launch(p, rescore_grid, s.shared_bytes, main);
-      WARPSEARCH_CUDA_CHECK(cudaMemcpyAsync(staged, s.d_scores.get(), s.count * sizeof(std::int32_t),
-                                            cudaMemcpyDeviceToHost, main));
+      QuerySlot& slot = s.slots[q % kSlots];
+      s.enqueue_query(slot, h_queries.get() + query_start[q], m, staged);
     }
-    s.main_stream.synchronize();
+    s.synchronize();
     std::memcpy(scores + first * s.count, h_scores.get(), (last - first) * s.count * sizeof(std::int32_t));
   }
 }

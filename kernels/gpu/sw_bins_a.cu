@@ -1,5 +1,5 @@
-// Explicit instantiations of the scoring kernel for length bins 0 1 2 3 4 5 6. (One file per few bins: the
-// build compiles them in parallel.)
+// Explicit instantiations of the scoring kernel for length bins 0 1 2 3 4 5 6. One file per few bins: the
+// build compiles them in parallel.
 #include "kernels/gpu/sw_kernel.cuh"
 
 WARPSEARCH_INSTANTIATE_BIN(0);

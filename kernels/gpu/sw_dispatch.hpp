@@ -28,7 +28,7 @@ struct KernelParams {
   const std::int32_t* jobs = nullptr;
   int num_jobs = 0;
   const int* device_job_count = nullptr;  // when set, the job count is read here (rescoring)
-  const std::int32_t* query = nullptr;    // compact query codes premultiplied by N * N
+  const std::uint32_t* query = nullptr;   // byte offsets of table rows: compact query code * N * N * 4
   int query_length = 0;
   int gap_first = 0;   // open + extend: the cost of a gap's first residue
   int gap_extend = 0;  // the cost of each further residue

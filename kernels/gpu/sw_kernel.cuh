@@ -7,20 +7,26 @@
 // query streams through the group as a wavefront: at step s lane t computes query row s - t over its R
 // columns and hands its last column's H and E to lane t + 1 by a warp shuffle. Tiled kernels repeat this
 // per tile of G * R columns; the last lane writes its column's H and E for each row to global memory
-// (the tile edge), which lane 0 reads back in the next tile.
+// (the tile edge), which lane 0 reads back in the next tile. Cooperative kernels give a pair to a whole
+// block: warp w takes tiles w, w + 8, ... and starts a tile's rows once the warp on the previous tile
+// has published them (a progress counter per warp in shared memory; every wait is on a lower tile,
+// held by a running warp of the same block, so the pipeline cannot deadlock).
 //
 // Recurrence (gap of length k costs open + k * extend; o = open + extend, e = extend), with E and F kept
 // shifted by +o so that each update is one add-max instruction:
 //   E'(i,j) = max(E'(i,j-1) - e, H(i,j-1))         E' = E + o
 //   F'(i,j) = max(F'(i-1,j) - e, H(i-1,j))         F' = F + o
-//   U(i,j)  = max(H(i-1,j-1) + s(i,j) + o, E'(i,j), F'(i,j))
-//   H(i,j)  = max(U(i,j) - o, 0)
-// The table holds s + o. The score is max(0, max U - o). Per cell: 3 add-max and 1 add-relu (Hopper DPX
-// VIADDMNMX) and 2 plain maxima (U and the running maximum).
+//   T(i,j)  = max(H(i-1,j-1) + s(i,j) + o, F'(i,j))
+//   H(i,j)  = max(max(T(i,j), E'(i,j)) - o, 0)
+// The table holds s + o. The score is max(0, max T - o): E' and F' never exceed an H computed earlier
+// (o >= 1), so the best cell's H comes from its T. Per cell: 3 add-max and 1 add-relu (Hopper DPX
+// VIADDMNMX) and 2 plain maxima (H's and the running maximum); the chain carried from column to column
+// is E' -> max -> H -> E' (T only needs the previous row).
 //
 // Saturation (16-bit): values never exceed the true maximum H plus 2 * 127 before any lane has reached a
-// true H above 32513, and the first cell that does is computed exactly; so a final max U below
-// kSaturationLimit proves the score exact, and anything at or above it is flagged for 32-bit rescoring.
+// true H above 32513, and the first cell that does is computed exactly (its T is that H + o); so a final
+// max T below kSaturationLimit proves the score exact, and anything at or above it is flagged for 32-bit
+// rescoring.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -33,6 +39,21 @@
 namespace warpsearch::gpu::detail {
 
 inline constexpr int kSaturationLimit = 32000;
+
+// Unrolling the row loop lets the compiler rotate the per-column registers without moves (tuning knob;
+// the benchmark compares builds).
+#ifndef WARPSEARCH_STEP_UNROLL
+#define WARPSEARCH_STEP_UNROLL 1
+#endif
+inline constexpr int kStepUnroll = WARPSEARCH_STEP_UNROLL;
+
+// One 32-bit word of shared memory by its shared-window byte address: with the table's base folded into
+// each column's address, a substitution lookup is one integer add and one LDS.
+__device__ __forceinline__ std::uint32_t load_shared(std::uint32_t address) {
+  std::uint32_t value;
+  asm volatile("ld.shared.b32 %0, [%1];" : "=r"(value) : "r"(address));
+  return value;
+}
 
 template <ScoreWidth W>
 struct Lanes;
@@ -62,7 +83,7 @@ struct Lanes<ScoreWidth::s16x2> {
 #endif
   }
   static __device__ __forceinline__ Value max(Value a, Value b) { return __vmaxs2(a, b); }
-  static __device__ __forceinline__ Value score(const std::uint32_t* table, int index) { return table[index]; }
+  static __device__ __forceinline__ Value score(std::uint32_t address) { return load_shared(address); }
 };
 
 // One subject per register, 32-bit.
@@ -85,37 +106,55 @@ struct Lanes<ScoreWidth::s32> {
 #endif
   }
   static __device__ __forceinline__ Value max(Value a, Value b) { return ::max(a, b); }
-  static __device__ __forceinline__ Value score(const std::uint32_t* table, int index) {
-    return static_cast<short>(table[index] & 0xFFFFu);
+  static __device__ __forceinline__ Value score(std::uint32_t address) {
+    return static_cast<short>(load_shared(address) & 0xFFFFu);
   }
 };
+
+// Waits until `progress` (volatile shared) reaches `target`; the loads that follow see the writes that
+// were fenced before the producer published it.
+__device__ __forceinline__ void wait_for(const volatile long long* progress, long long target) {
+  while (*progress < target) {
+  }
+  __threadfence_block();
+}
 
 template <int Bin>
 __global__ void __launch_bounds__(kBlockThreads) sw_bin_kernel(const KernelParams p) {
   constexpr LengthBin kBin = kLengthBins[Bin];
   constexpr int G = kBin.group;
   constexpr int R = kBin.regs;
-  constexpr bool kTiled = kBin.tiled;
+  constexpr bool kTiled = kBin.mode != TileMode::single;
+  constexpr bool kCoop = kBin.mode == TileMode::cooperative;
   constexpr bool kPair = kBin.width == ScoreWidth::s16x2;
+  constexpr int kWarps = kBlockThreads / 32;
   static_assert(32 % G == 0 && kBlockThreads % 32 == 0, "groups must tile a warp");
+  static_assert(!kTiled || G == 32, "tiled kernels prefetch tile edges one per lane of a whole warp");
   using L = Lanes<kBin.width>;
   using Value = typename L::Value;
 
-  constexpr int kGroupsPerBlock = kBlockThreads / G;
+  // Jobs (subject pairs, or single subjects when 32-bit) per block at a time.
+  constexpr int kJobsPerBlock = kCoop ? 1 : kBlockThreads / G;
   const int jobs = p.device_job_count != nullptr ? *p.device_job_count : p.num_jobs;
-  if (static_cast<long long>(blockIdx.x) * kGroupsPerBlock >= jobs) return;  // whole block idle
+  if (static_cast<long long>(blockIdx.x) * kJobsPerBlock >= jobs) return;  // whole block idle
 
   extern __shared__ std::uint32_t table[];
+  // Cooperative kernels: rows of its current tile each warp has finished (tile * m + rows), and the
+  // warps' maxima.
+  __shared__ volatile long long progress[kWarps];
+  __shared__ Value warp_max[kWarps];
   for (int k = threadIdx.x; k < p.table_words; k += blockDim.x) table[k] = p.table[k];
   __syncthreads();
 
   const int lane = threadIdx.x % G;
+  const int warp = threadIdx.x / 32;
   const unsigned mask = G == 32 ? 0xFFFFFFFFu : (((1u << G) - 1u) << ((threadIdx.x % 32) / G * G));
-  const int slot = blockIdx.x * kGroupsPerBlock + threadIdx.x / G;
-  const int slots = gridDim.x * kGroupsPerBlock;
+  const int slot = kCoop ? static_cast<int>(blockIdx.x) : static_cast<int>(blockIdx.x) * kJobsPerBlock + threadIdx.x / G;
+  const int slots = gridDim.x * kJobsPerBlock;
   const int m = p.query_length;
   const int n = p.alphabet_n;
   const int pad = n - 1;
+  const auto table_base = static_cast<std::uint32_t>(__cvta_generic_to_shared(table));
   const Value neg_extend = L::splat(-p.gap_extend);
   const Value neg_first = L::splat(-p.gap_first);
 
@@ -129,10 +168,15 @@ __global__ void __launch_bounds__(kBlockThreads) sw_bin_kernel(const KernelParam
     const std::uint32_t longest = la > lb ? la : lb;
     const int tiles = kTiled ? static_cast<int>((longest + G * R - 1) / (G * R)) : 1;
     std::uint64_t* edges = kTiled ? p.edges + static_cast<std::size_t>(slot) * m : nullptr;
+    const int producer = (warp + kWarps - 1) % kWarps;  // cooperative: the warp on the previous tile
+    if constexpr (kCoop) {
+      if (threadIdx.x < kWarps) progress[threadIdx.x] = -1;
+      __syncthreads();
+    }
 
-    Value max_u = L::splat(0);
-    for (int tile = 0; tile < tiles; ++tile) {
-      int pair[R];
+    Value max_t = L::splat(0);
+    for (int tile = kCoop ? warp : 0; tile < tiles; tile += kCoop ? kWarps : 1) {
+      std::uint32_t pair[R];  // shared address of table entry (0, a, b)
       Value h[R];
       Value f[R];
       const std::uint32_t first_column = static_cast<std::uint32_t>(tile * G * R + lane * R);
@@ -141,41 +185,76 @@ __global__ void __launch_bounds__(kBlockThreads) sw_bin_kernel(const KernelParam
         const std::uint32_t c = first_column + j;
         const int a = c < la ? ra[c] : pad;
         const int b = kPair ? (c < lb ? rb[c] : pad) : a;
-        pair[j] = a * n + b;
+        pair[j] = table_base + 4u * static_cast<std::uint32_t>(a * n + b);
         h[j] = L::splat(0);
         f[j] = L::splat(0);
       }
       const bool save_edge = kTiled && lane == G - 1 && tile + 1 < tiles;
+      const long long tile_rows = static_cast<long long>(tile) * m;
+      // Tile edges: lane k holds the edge of row chunk + k; the next 32 rows are loaded one chunk ahead
+      // (cooperative: once the warp on the previous tile has written them).
+      auto load_edge = [&](int r) -> std::uint64_t {
+        if (r >= m) return 0;
+        if constexpr (kCoop) return __ldcg(reinterpret_cast<const unsigned long long*>(edges) + r);
+        return edges[r];
+      };
+      std::uint64_t edge_chunk = 0;
+      std::uint64_t edge_next = 0;
+      if constexpr (kTiled) {
+        if (tile > 0) {
+          if constexpr (kCoop) wait_for(&progress[producer], tile_rows - m + (m < 32 ? m : 32));
+          edge_next = load_edge(lane);
+        }
+      }
       Value h_out = L::splat(0);
       Value e_out = L::splat(0);
       Value h_diag = L::splat(0);  // H(i - 1, first_column - 1)
+      // The query code of the next step's row is loaded one step ahead.
+      std::uint32_t row = lane == 0 ? __ldg(p.query) : 0u;
+#pragma unroll kStepUnroll
       for (int step = 0; step < m + G - 1; ++step) {
+        const int i = step - lane;
+        const std::uint32_t next_row = i + 1 >= 0 && i + 1 < m ? __ldg(p.query + i + 1) : 0u;
         Value h_in = __shfl_up_sync(mask, h_out, 1, G);
         Value e_in = __shfl_up_sync(mask, e_out, 1, G);
-        const int i = step - lane;
-        if (lane == 0) {
-          h_in = L::splat(0);
-          e_in = L::splat(0);
-          if constexpr (kTiled) {
-            if (tile > 0 && i < m) {
-              const std::uint64_t edge = edges[i];
+        if constexpr (kTiled) {
+          if (tile > 0) {
+            if ((step & 31) == 0) {
+              // In place: row r of this tile's output is written at step r + 31, after its input row r
+              // was read; rows still to be read are never among those written.
+              edge_chunk = edge_next;
+              if constexpr (kCoop) {
+                const int needed = step + 64 < m ? step + 64 : m;
+                wait_for(&progress[producer], tile_rows - m + needed);
+              }
+              edge_next = load_edge(step + 32 + lane);
+            }
+            const std::uint64_t edge = __shfl_sync(mask, edge_chunk, step & 31);
+            if (lane == 0) {
               h_in = static_cast<Value>(static_cast<std::uint32_t>(edge));
               e_in = static_cast<Value>(static_cast<std::uint32_t>(edge >> 32));
             }
+          } else if (lane == 0) {
+            h_in = L::splat(0);
+            e_in = L::splat(0);
           }
+        } else if (lane == 0) {
+          h_in = L::splat(0);
+          e_in = L::splat(0);
         }
         if (i >= 0 && i < m) {
-          const int row = __ldg(p.query + i);
           Value diag = h_diag;
           Value h_left = h_in;
           Value e = e_in;
           h_diag = h_in;
 #pragma unroll
           for (int j = 0; j < R; ++j) {
+            // t does not depend on this row's E: the loop-carried chain is E -> U -> H -> E.
             e = L::add_max(e, neg_extend, h_left);
             f[j] = L::add_max(f[j], neg_extend, h[j]);
-            const Value u = L::max(L::add_max(diag, L::score(table, row + pair[j]), e), f[j]);
-            max_u = L::max(max_u, u);
+            const Value t = L::add_max(diag, L::score(row + pair[j]), f[j]);
+            max_t = L::max(max_t, t);
+            const Value u = L::max(t, e);
             diag = h[j];
             h[j] = L::add_relu(u, neg_first);
             h_left = h[j];
@@ -183,22 +262,38 @@ __global__ void __launch_bounds__(kBlockThreads) sw_bin_kernel(const KernelParam
           h_out = h_left;
           e_out = e;
           if constexpr (kTiled) {
-            if (save_edge)
+            if (save_edge) {
               edges[i] = static_cast<std::uint64_t>(static_cast<std::uint32_t>(h_out)) |
                          (static_cast<std::uint64_t>(static_cast<std::uint32_t>(e_out)) << 32);
+              if constexpr (kCoop) {
+                if ((i & 31) == 31 || i == m - 1) {
+                  __threadfence();
+                  progress[warp] = tile_rows + i + 1;
+                }
+              }
+            }
           }
         }
+        row = next_row;
       }
       if constexpr (kTiled) __syncwarp(mask);
     }
 
 #pragma unroll
     for (int offset = G / 2; offset > 0; offset /= 2)
-      max_u = L::max(max_u, __shfl_xor_sync(mask, max_u, offset, G));
-    if (lane == 0) {
+      max_t = L::max(max_t, __shfl_xor_sync(mask, max_t, offset, G));
+    bool report = lane == 0;
+    if constexpr (kCoop) {
+      if (lane == 0) warp_max[warp] = max_t;
+      __syncthreads();
+      report = threadIdx.x == 0;
+      if (report)
+        for (int w = 1; w < kWarps; ++w) max_t = L::max(max_t, warp_max[w]);
+    }
+    if (report) {
       if constexpr (kPair) {
-        const int lo = static_cast<short>(max_u & 0xFFFFu);
-        const int hi = static_cast<short>(max_u >> 16);
+        const int lo = static_cast<short>(max_t & 0xFFFFu);
+        const int hi = static_cast<short>(max_t >> 16);
         p.scores[sa] = ::max(0, lo - p.gap_first);
         if (lo >= kSaturationLimit) p.overflow_list[atomicAdd(p.overflow_count, 1)] = sa;
         if (sb >= 0) {
@@ -206,9 +301,10 @@ __global__ void __launch_bounds__(kBlockThreads) sw_bin_kernel(const KernelParam
           if (hi >= kSaturationLimit) p.overflow_list[atomicAdd(p.overflow_count, 1)] = sb;
         }
       } else {
-        p.scores[sa] = ::max(0, max_u - p.gap_first);
+        p.scores[sa] = ::max(0, max_t - p.gap_first);
       }
     }
+    if constexpr (kCoop) __syncthreads();  // warp_max and progress are reused by the next job
   }
 }
 
