@@ -39,11 +39,18 @@ std::string read_file(const std::string& path) {
 
 bool path_exists(const std::string& path) { return std::filesystem::exists(path); }
 
+// The build's paths are compiled in; a test binary carried to another machine (the GPU machine) is
+// pointed at the tool and the sources there by WARPSEARCH_TEST_BINARY and WARPSEARCH_TEST_SOURCE_DIR.
+static std::string from_environment(const char* name, const char* fallback) {
+  const char* value = std::getenv(name);
+  return value && *value ? value : fallback;
+}
+
 CommandResult run_warpsearch(const std::string& arguments) {
   TempDir scratch;
   const std::string out = scratch.file("stdout"), err = scratch.file("stderr");
   const std::string command =
-      std::string("'") + WARPSEARCH_BINARY + "' " + arguments + " >'" + out + "' 2>'" + err + "'";
+      "'" + from_environment("WARPSEARCH_TEST_BINARY", WARPSEARCH_BINARY) + "' " + arguments + " >'" + out + "' 2>'" + err + "'";
   const int status = std::system(command.c_str());
   CommandResult result;
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
@@ -60,7 +67,7 @@ std::string random_codes(std::mt19937_64& rng, std::size_t length, int alphabet_
 }
 
 std::string source_path(const std::string& relative) {
-  return std::string(WARPSEARCH_SOURCE_DIR) + "/" + relative;
+  return from_environment("WARPSEARCH_TEST_SOURCE_DIR", WARPSEARCH_SOURCE_DIR) + "/" + relative;
 }
 
 }  // namespace warpsearch::test

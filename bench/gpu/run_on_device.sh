@@ -5,10 +5,11 @@
 #   carry/bin/{align,makedb}, carry/lib/           CUDASW++ 4.0 for the side-by-side run (optional)
 #   carry/data/{protdb.fa.gz,cudasw_20.fa}         the real protein set and the 20 benchmark queries
 # Writes the TSV tables, a summary and logs.tgz (every log) to $OUT, and prints the summary last.
-#   STEPS="tests memcheck bench cudasw ncu sass" (default: tests memcheck bench cudasw)
+#   STEPS="tests memcheck bench cudasw ncu ncu_metrics sass" (default: tests memcheck bench cudasw)
 set -u
 FINAL_OUT=${OUT:-/tmp/warpsearch-out}
 OUT=/tmp/warpsearch-logs
+rm -rf "$OUT"  # a warm machine keeps /tmp between calls
 mkdir -p "$OUT" "$FINAL_OUT"
 BIN=carry/bin
 DATA=carry/data
@@ -44,11 +45,15 @@ if has bench || has cudasw; then
 fi
 
 if has bench; then
-  for db in db1 db8; do
-    r=$REPEAT; [[ $db == db8 ]] && r=1
-    "$BIN/gpu_score_bench" --db "$WORK/$db.fa" --queries "$DATA/cudasw_20.fa" --repeat $r \
-      --tsv "$OUT/gpu_bench_$db.tsv" --label "ws_$db" > "$OUT/bench_$db.log" 2>&1
-    summary+=("ours $db: $(grep overall "$OUT/bench_$db.log")")
+  # BENCH_BINS: benchmark builds to compare (e.g. a second build with other tuning flags).
+  for bench in ${BENCH_BINS:-gpu_score_bench}; do
+    for db in db1 db8; do
+      r=$REPEAT; [[ $db == db8 ]] && r=1
+      tag=${bench#gpu_score_bench}
+      "$BIN/$bench" --db "$WORK/$db.fa" --queries "$DATA/cudasw_20.fa" --repeat $r \
+        --tsv "$OUT/gpu_bench_$db$tag.tsv" --label "ws${tag}_$db" > "$OUT/bench_$db$tag.log" 2>&1
+      summary+=("ours$tag $db: $(grep overall "$OUT/bench_$db$tag.log")")
+    done
   done
 fi
 
@@ -64,11 +69,20 @@ fi
 
 if has ncu; then
   # One query (the longest) against the 8x set: the warm-up pass launches every bin once.
-  ncu --kernel-name regex:sw_bin_kernel --launch-count 22 --section SpeedOfLight --section Occupancy \
+  ncu --kernel-name regex:sw_bin_kernel --launch-count 23 --section SpeedOfLight --section Occupancy \
     --section ComputeWorkloadAnalysis --section InstructionStats --csv --page details \
     "$BIN/gpu_score_bench" --db "$WORK/db8.fa" --queries "$DATA/cudasw_20.fa" --only-query 19 --repeat 1 \
     > "$OUT/ncu.csv" 2> "$OUT/ncu.err"
   summary+=("ncu: rc=$? $(wc -l < "$OUT/ncu.csv") lines")
+fi
+
+if has ncu_metrics; then
+  # Shared-memory bank conflicts and pipe use of a few bins (names as ncu 2025 spells them).
+  ncu --kernel-name-base demangled --kernel-name regex:'sw_bin_kernel<\(int\)(8|14|20|21)>' --launch-count 4 \
+    --metrics l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,smsp__inst_executed_op_shared_ld.sum,sm__pipe_alu_cycles_active.avg.pct_of_peak_sustained_active,sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_alu.avg.pct_of_peak_sustained_active,smsp__issue_active.avg.pct_of_peak_sustained_active,gpu__time_duration.sum \
+    --csv --page raw "$BIN/gpu_score_bench" --db "$WORK/db1.fa" --queries "$DATA/cudasw_20.fa" --only-query 19 --repeat 1 \
+    > "$OUT/ncu_metrics.csv" 2> "$OUT/ncu_metrics.err"
+  summary+=("ncu_metrics: rc=$?")
 fi
 
 if has sass; then

@@ -3,7 +3,8 @@
 //
 // Layout. A group of G lanes scores two subjects at once (16-bit halves of 32-bit registers) or one
 // subject (32-bit). Lane t holds subject columns [t * R, t * R + R) of the current tile: per column the
-// H and F values of the previous query row and the substitution-table index of its residue pair. The
+// H and F values of the previous query row and the shared-memory address of its residue pair's
+// substitution-table entry. The
 // query streams through the group as a wavefront: at step s lane t computes query row s - t over its R
 // columns and hands its last column's H and E to lane t + 1 by a warp shuffle. Tiled kernels repeat this
 // per tile of G * R columns; the last lane writes its column's H and E for each row to global memory
@@ -19,9 +20,10 @@
 //   T(i,j)  = max(H(i-1,j-1) + s(i,j) + o, F'(i,j))
 //   H(i,j)  = max(max(T(i,j), E'(i,j)) - o, 0)
 // The table holds s + o. The score is max(0, max T - o): E' and F' never exceed an H computed earlier
-// (o >= 1), so the best cell's H comes from its T. Per cell: 3 add-max and 1 add-relu (Hopper DPX
-// VIADDMNMX) and 2 plain maxima (H's and the running maximum); the chain carried from column to column
-// is E' -> max -> H -> E' (T only needs the previous row).
+// (o >= 1), so the best cell's H comes from its T. Per column and row (two cells in 16-bit mode): 3
+// add-max and 1 add-relu (Hopper DPX VIADDMNMX), 1 plain maximum for H and half a 3-way maximum for the
+// running maximum, one IADD + LDS for the scores; the chain carried from column to column is
+// E' -> max -> H -> E' (T only needs the previous row).
 //
 // Saturation (16-bit): values never exceed the true maximum H plus 2 * 127 before any lane has reached a
 // true H above 32513, and the first cell that does is computed exactly (its T is that H + o); so a final
@@ -40,10 +42,11 @@ namespace warpsearch::gpu::detail {
 
 inline constexpr int kSaturationLimit = 32000;
 
-// Unrolling the row loop lets the compiler rotate the per-column registers without moves (tuning knob;
-// the benchmark compares builds).
+// Unrolling the row loop by 2 lets the compiler rotate the per-column registers without moves: measured
+// +6% on the 192 M-residue set and +20% on the 24 M one (docs/gpu_kernels.md). A build knob, so that
+// the benchmark can compare builds.
 #ifndef WARPSEARCH_STEP_UNROLL
-#define WARPSEARCH_STEP_UNROLL 1
+#define WARPSEARCH_STEP_UNROLL 2
 #endif
 inline constexpr int kStepUnroll = WARPSEARCH_STEP_UNROLL;
 
