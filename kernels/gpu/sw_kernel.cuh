@@ -4,14 +4,14 @@
 // Layout. A group of G lanes scores two subjects at once (16-bit halves of 32-bit registers) or one
 // subject (32-bit). Lane t holds subject columns [t * R, t * R + R) of the current tile: per column the
 // H and F values of the previous query row and the shared-memory address of its residue pair's
-// substitution-table entry. The
-// query streams through the group as a wavefront: at step s lane t computes query row s - t over its R
-// columns and hands its last column's H and E to lane t + 1 by a warp shuffle. Tiled kernels repeat this
-// per tile of G * R columns; the last lane writes its column's H and E for each row to global memory
-// (the tile edge), which lane 0 reads back in the next tile. Cooperative kernels give a pair to a whole
-// block: warp w takes tiles w, w + 8, ... and starts a tile's rows once the warp on the previous tile
-// has published them (a progress counter per warp in shared memory; every wait is on a lower tile,
-// held by a running warp of the same block, so the pipeline cannot deadlock).
+// substitution-table entry. The query streams through the group as a wavefront: at step s lane t
+// computes query row s - t over its R columns and hands its last column's H and E to lane t + 1 by a
+// warp shuffle. Tiled kernels repeat this per tile of G * R columns; the last lane writes its column's
+// H and E for each row to global memory (the tile edge), which lane 0 reads back in the next tile.
+// Cooperative kernels give a pair to a whole block: warp w takes tiles w, w + 8, ... and starts a
+// tile's rows once the warp on the previous tile has published them (a progress counter per warp in
+// shared memory; every wait is on a lower tile, held by a running warp of the same block, so the
+// pipeline cannot deadlock).
 //
 // Recurrence (gap of length k costs open + k * extend; o = open + extend, e = extend), with E and F kept
 // shifted by +o so that each update is one add-max instruction:
