@@ -24,7 +24,7 @@
 #        $WORK/proteins.fa, made by make_protein_db.sh when missing), PARASAIL_METHODS (space-separated list
 #        to try, default "sw_striped_sat sw_scan_sat sw_diag_sat"), THREADS (default 2), RESULTS (the TSV)
 # Appends per-query rows and summary rows to bench/results/cpu_search.tsv (GCUPS column: for the rows
-# "warpsearch/ssearch36" and "warpsearch/parasail" it holds the ratio of the mean GCUPS).
+# "warpsearch/ssearch36" and "warpsearch/parasail" it holds the ratio of the means or of the aggregates).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -54,7 +54,7 @@ read -r db_sequences db_residues < <(awk '/^>/ { n++; next } { r += length($0) }
 db_name="$(basename "$db_fasta") ($db_sequences seqs, $db_residues aa)"
 
 commit=$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)
-cpu="$(lscpu | sed -n 's/^Model name: *//p' | head -1), $(nproc) cores"
+cpu="$(lscpu | sed -n 's/^Model name: *//p' | head -1) (family $(lscpu | sed -n 's/^CPU family: *//p' | head -1) model $(lscpu | sed -n 's/^Model: *//p' | head -1)), $(nproc) cores"
 flags=$(grep -m1 '^flags' /proc/cpuinfo)
 for f in avx512bw avx2; do [[ $flags == *" $f"* ]] && { cpu="$cpu, $f"; break; }; done
 run_id=$(date -u +%Y-%m-%dT%H:%M:%SZ)
@@ -62,6 +62,7 @@ run_id=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 
 # One FASTA per query, and its length.
 names=() lengths=()
+rm -f "$work"/queries/q*.fa
 awk -v dir="$work/queries" '/^>/ { n++; f = sprintf("%s/q%02d.fa", dir, n) } { print > f }' "$queries"
 for f in "$work"/queries/q*.fa; do
   names+=("$(head -1 "$f" | cut -c2- | awk '{print $1}')")
@@ -171,15 +172,19 @@ summary() {  # summary TOOL LABEL VALUE SECONDS COMMAND
   printf '  %-24s %-36s %8s\n' "$1" "$2" "$3" >&2
 }
 echo "summary" >&2
-declare -A mean=()
+declare -A mean=() aggregate=()
 for tool in warpsearch ssearch36 parasail; do
   mean[$tool]=$(awk -v s="${sum_gcups[$tool]}" -v n="$nq" 'BEGIN {printf "%.2f", s / n}')
+  aggregate[$tool]=$(awk -v c="$cells" -v s="${sum_seconds[$tool]}" 'BEGIN {printf "%.2f", c / s / 1e9}')
   label=$tool; [[ $tool == parasail ]] && label="parasail $method"
   summary "$label" "mean of $nq per-query GCUPS" "${mean[$tool]}" "${sum_seconds[$tool]}" "per query as above"
-  summary "$label" "aggregate (all cells / all seconds)" \
-    "$(awk -v c="$cells" -v s="${sum_seconds[$tool]}" 'BEGIN {printf "%.2f", c / s / 1e9}')" "${sum_seconds[$tool]}" "per query as above"
+  summary "$label" "aggregate (all cells / all seconds)" "${aggregate[$tool]}" "${sum_seconds[$tool]}" "per query as above"
 done
 summary "warpsearch/ssearch36" "ratio of means" \
   "$(awk -v a="${mean[warpsearch]}" -v b="${mean[ssearch36]}" 'BEGIN {printf "%.2f", a / b}')" - "-"
 summary "warpsearch/parasail" "ratio of means" \
   "$(awk -v a="${mean[warpsearch]}" -v b="${mean[parasail]}" 'BEGIN {printf "%.2f", a / b}')" - "-"
+summary "warpsearch/ssearch36" "ratio of aggregates" \
+  "$(awk -v a="${aggregate[warpsearch]}" -v b="${aggregate[ssearch36]}" 'BEGIN {printf "%.2f", a / b}')" - "-"
+summary "warpsearch/parasail" "ratio of aggregates" \
+  "$(awk -v a="${aggregate[warpsearch]}" -v b="${aggregate[parasail]}" 'BEGIN {printf "%.2f", a / b}')" - "-"
