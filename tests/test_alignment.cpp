@@ -17,24 +17,7 @@ using warpsearch::cpu::LocalAlignment;
 namespace {
 
 std::string mutate(std::mt19937_64& rng, const std::string& source, int alphabet_size, double rate) {
-  std::uniform_real_distribution<double> coin(0.0, 1.0);
-  std::uniform_int_distribution<int> letter(0, alphabet_size - 1);
-  std::uniform_int_distribution<int> gap_length(1, 5);
-  std::string out;
-  for (std::size_t i = 0; i < source.size(); ++i) {
-    const double x = coin(rng);
-    if (x < rate / 3) {
-      out += static_cast<char>(letter(rng));
-    } else if (x < 2 * rate / 3) {
-      for (int k = gap_length(rng); k > 0; --k) out += static_cast<char>(letter(rng));
-      out += source[i];
-    } else if (x < rate) {
-      i += static_cast<std::size_t>(gap_length(rng)) - 1;
-    } else {
-      out += source[i];
-    }
-  }
-  return out;
+  return warpsearch::test::mutated_codes(rng, source, alphabet_size, rate, 5);
 }
 
 // Everything an alignment promises, checked independently of its implementation.
