@@ -110,4 +110,99 @@ LocalSpan local_span(std::string_view query, std::string_view subject, const Sco
   return span;
 }
 
+namespace {
+
+// H(m, j) for j = 0..n: the best score of an alignment of the whole query with subject[0, j) (global),
+// or with any subject substring ending at j (semiglobal: row 0 is free instead of one gap).
+std::vector<std::int64_t> last_row(std::string_view query, std::string_view subject, const ScoringScheme& scoring,
+                                   bool free_subject_ends) {
+  const std::int64_t open = scoring.gap_open();
+  const std::int64_t extend = scoring.gap_extend();
+  const std::size_t m = query.size();
+  // Columns j - 1 and j, as in local_end; column 0 is the query against nothing: one vertical gap.
+  std::vector<std::int64_t> h_left(m + 1), e_left(m + 1, kMinusInfinity);
+  std::vector<std::int64_t> h(m + 1), e(m + 1, kMinusInfinity);
+  h_left[0] = 0;
+  for (std::size_t i = 1; i <= m; ++i) h_left[i] = -(open + static_cast<std::int64_t>(i) * extend);
+
+  std::vector<std::int64_t> last(subject.size() + 1);
+  last[0] = h_left[m];
+  for (std::size_t j = 1; j <= subject.size(); ++j) {
+    h[0] = free_subject_ends ? 0 : -(open + static_cast<std::int64_t>(j) * extend);
+    e[0] = kMinusInfinity;
+    std::int64_t f = kMinusInfinity;
+    for (std::size_t i = 1; i <= m; ++i) {
+      e[i] = std::max(e_left[i] - extend, h_left[i] - open - extend);
+      f = std::max(f - extend, h[i - 1] - open - extend);
+      h[i] = std::max({h_left[i - 1] + substitution(scoring, query[i - 1], subject[j - 1]), e[i], f});
+    }
+    last[j] = h[m];
+    std::swap(h, h_left);
+    std::swap(e, e_left);
+  }
+  return last;
+}
+
+// The largest subject start b such that a global alignment of the whole query with subject[b, end)
+// scores `score`, found backward from the grid point (m, end):
+//   H(i, j) = the best score of a path from grid point (i, j) to (m, end), the column before (i, j)
+//             not being a gap (so a gap first column pays open);
+//   I(i, j) = the same, the column before being a query residue against a gap (extending it is free
+//             of open), D(i, j) = the same for a subject residue against a gap.
+std::uint32_t semiglobal_start(std::string_view query, std::string_view subject, std::size_t end, std::int64_t score,
+                               const ScoringScheme& scoring) {
+  const std::int64_t open = scoring.gap_open();
+  const std::int64_t extend = scoring.gap_extend();
+  const std::size_t m = query.size();
+  std::vector<std::int64_t> h_below(end + 1), i_below(end + 1), d_below(end + 1);
+  std::vector<std::int64_t> h(end + 1), ins(end + 1), del(end + 1);
+  for (std::size_t i = m + 1; i-- > 0;) {
+    for (std::size_t j = end + 1; j-- > 0;) {
+      if (i == m && j == end) {
+        h[j] = ins[j] = del[j] = 0;
+        continue;
+      }
+      const std::int64_t diagonal =
+          i < m && j < end ? substitution(scoring, query[i], subject[j]) + h_below[j + 1] : kMinusInfinity;
+      const std::int64_t down = i < m ? i_below[j] : kMinusInfinity;  // next column: query residue i vs gap
+      const std::int64_t right = j < end ? del[j + 1] : kMinusInfinity;  // next column: subject residue j vs gap
+      h[j] = std::max({diagonal, down - open - extend, right - open - extend});
+      ins[j] = std::max({diagonal, down - extend, right - open - extend});
+      del[j] = std::max({diagonal, down - open - extend, right - extend});
+    }
+    std::swap(h, h_below);
+    std::swap(ins, i_below);
+    std::swap(del, d_below);
+  }
+  // h_below is now row 0.
+  for (std::size_t j = end + 1; j-- > 0;) {
+    if (h_below[j] > score)
+      throw std::logic_error("reference::span: a semi-global alignment beats the forward optimum");
+    if (h_below[j] == score) return static_cast<std::uint32_t>(j);
+  }
+  throw std::logic_error("reference::span: no semi-global alignment reaches the end's score");
+}
+
+}  // namespace
+
+Span span(std::string_view query, std::string_view subject, const ScoringScheme& scoring, AlignmentMode mode) {
+  if (mode == AlignmentMode::local) return local_span(query, subject, scoring);
+  const bool semiglobal = mode == AlignmentMode::semiglobal;
+  Span result;
+  if (semiglobal && query.empty()) return result;
+  const std::vector<std::int64_t> last = last_row(query, subject, scoring, semiglobal);
+  std::size_t end = subject.size();
+  if (semiglobal) {
+    // The smallest subject end among the maximal ones.
+    end = 0;
+    for (std::size_t j = 1; j < last.size(); ++j)
+      if (last[j] > last[end]) end = j;
+  }
+  result.score = last[end];
+  result.query_end = static_cast<std::uint32_t>(query.size());
+  result.subject_end = static_cast<std::uint32_t>(end);
+  if (semiglobal) result.subject_begin = semiglobal_start(query, subject, end, result.score, scoring);
+  return result;
+}
+
 }  // namespace warpsearch::reference

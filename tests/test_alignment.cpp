@@ -1,10 +1,12 @@
-// Hit alignment against the 64-bit reference: score, start and end by the tie-break rule, the
-// operations replayed with the scoring, the counts, and the checkpointed (bounded-memory) traceback.
+// Pair alignment (local, global, semi-global) against the 64-bit references: score, start and end by
+// the tie-break rules, the operations replayed with the scoring, the counts, the checkpointed
+// (bounded-memory) traceback, every instruction set's spans, and the traceback inside a given rectangle.
 #include <cstdint>
 #include <random>
 #include <string>
 
 #include "kernels/cpu/alignment.hpp"
+#include "kernels/cpu/query_scorer.hpp"
 #include "kernels/reference.hpp"
 #include "tests/catch.hpp"
 #include "tests/test_support.hpp"
@@ -22,14 +24,14 @@ std::string mutate(std::mt19937_64& rng, const std::string& source, int alphabet
 
 // Everything an alignment promises, checked independently of its implementation.
 void check_alignment(const std::string& query, const std::string& subject, const ScoringScheme& scoring,
-                     const LocalAlignment& alignment) {
-  const reference::LocalSpan expected = reference::local_span(query, subject, scoring);
+                     const LocalAlignment& alignment, AlignmentMode mode = AlignmentMode::local) {
+  const reference::Span expected = reference::span(query, subject, scoring, mode);
   REQUIRE(alignment.score == expected.score);
   REQUIRE(alignment.query_begin == expected.query_begin);
   REQUIRE(alignment.query_end == expected.query_end);
   REQUIRE(alignment.subject_begin == expected.subject_begin);
   REQUIRE(alignment.subject_end == expected.subject_end);
-  if (expected.score == 0) {
+  if (mode == AlignmentMode::local && expected.score == 0) {
     REQUIRE(alignment.operations.empty());
     return;
   }
@@ -58,8 +60,15 @@ void check_alignment(const std::string& query, const std::string& subject, const
   REQUIRE(i == alignment.query_end);
   REQUIRE(j == alignment.subject_end);
   REQUIRE(score == alignment.score);
-  REQUIRE(alignment.operations.front() == 'M');
-  REQUIRE(alignment.operations.back() == 'M');
+  if (mode == AlignmentMode::local) {
+    REQUIRE(alignment.operations.front() == 'M');
+    REQUIRE(alignment.operations.back() == 'M');
+  }
+  if (mode == AlignmentMode::semiglobal && !alignment.operations.empty()) {
+    // Free subject ends: an optimal alignment never begins or ends with a subject residue against a gap.
+    REQUIRE(alignment.operations.front() != 'D');
+    REQUIRE(alignment.operations.back() != 'D');
+  }
   CHECK(alignment.identities == identities);
   CHECK(alignment.mismatches == mismatches);
   CHECK(alignment.gap_opens == gap_opens);
@@ -152,4 +161,120 @@ TEST_CASE("alignment: the checkpointed traceback gives the same alignment", "[al
     }
     check_alignment(query, subject, scoring, whole);
   }
+}
+
+TEST_CASE("alignment: global and semi-global pairs against the reference", "[alignment][modes]") {
+  std::mt19937_64 rng(71);
+  std::vector<ScoringScheme> schemes;
+  for (const auto& name : {"BLOSUM62", "PAM30", "BLOSUM45"})
+    schemes.emplace_back(SubstitutionMatrix::builtin(name), GapOpen{11}, GapExtend{1});
+  for (auto [open, extend] : {std::pair{0, 1}, {20, 5}, {1, 2}})
+    schemes.emplace_back(SubstitutionMatrix::builtin("BLOSUM62"), GapOpen{open}, GapExtend{extend});
+  schemes.emplace_back(SubstitutionMatrix::nucleotide(2, -3), GapOpen{5}, GapExtend{2});
+  schemes.emplace_back(SubstitutionMatrix::nucleotide(1, -1), GapOpen{0}, GapExtend{1});
+  std::uniform_int_distribution<std::size_t> length(1, 200);
+  for (const AlignmentMode mode : {AlignmentMode::global, AlignmentMode::semiglobal, AlignmentMode::local})
+    for (const auto& scoring : schemes) {
+      const int letters = scoring.matrix().type() == SequenceType::nucleotide ? 4 : 20;
+      for (int n = 0; n < 10; ++n) {
+        const std::string query = test::random_codes(rng, length(rng), letters);
+        const std::string subject = n % 3 == 0 ? test::random_codes(rng, length(rng), letters)
+                                               : test::random_codes(rng, length(rng) / 3, letters) +
+                                                     mutate(rng, query, letters, 0.05 * (n % 6)) +
+                                                     test::random_codes(rng, length(rng) / 3, letters);
+        INFO(static_cast<int>(mode) << " " << scoring.matrix().name() << " " << scoring.gap_open() << "/"
+                                    << scoring.gap_extend() << " case " << n);
+        check_alignment(query, subject, scoring, cpu::align_pair(query, subject, scoring, mode), mode);
+      }
+    }
+}
+
+TEST_CASE("alignment: empty sides and all-gap alignments", "[alignment][modes]") {
+  const auto& dna = Alphabet::nucleotide();
+  const ScoringScheme scoring(SubstitutionMatrix::nucleotide(2, -3), GapOpen{5}, GapExtend{2});
+  const ScoringScheme unit(SubstitutionMatrix::nucleotide(1, -1), GapOpen{0}, GapExtend{1});
+  for (const AlignmentMode mode : {AlignmentMode::local, AlignmentMode::global, AlignmentMode::semiglobal}) {
+    INFO(static_cast<int>(mode));
+    check_alignment("", dna.encode_string("ACG"), scoring, cpu::align_pair("", dna.encode_string("ACG"), scoring, mode),
+                    mode);
+    check_alignment(dna.encode_string("ACG"), "", scoring, cpu::align_pair(dna.encode_string("ACG"), "", scoring, mode),
+                    mode);
+    check_alignment("", "", scoring, cpu::align_pair("", "", scoring, mode), mode);
+    // One query residue that is better deleted (-1) than mismatched (-1 too, but ending later).
+    check_alignment(dna.encode_string("A"), dna.encode_string("C"), unit,
+                    cpu::align_pair(dna.encode_string("A"), dna.encode_string("C"), unit, mode), mode);
+  }
+  const auto global = cpu::align_pair("", dna.encode_string("ACG"), scoring, AlignmentMode::global);
+  CHECK((global.score == -(5 + 3 * 2) && global.operations == "DDD" && global.gap_opens == 1));
+  const auto deleted = cpu::align_pair(dna.encode_string("A"), dna.encode_string("C"), unit, AlignmentMode::semiglobal);
+  CHECK((deleted.score == -1 && deleted.operations == "I" && deleted.subject_end == 0));
+}
+
+TEST_CASE("alignment: every instruction set gives the reference's span", "[alignment][modes]") {
+  std::mt19937_64 rng(73);
+  const ScoringScheme scoring(SubstitutionMatrix::builtin("BLOSUM62"), GapOpen{10}, GapExtend{1});
+  for (const cpu::Isa isa : {cpu::Isa::scalar, cpu::Isa::sse41, cpu::Isa::avx2, cpu::Isa::avx512bw}) {
+    if (!cpu::isa_supported(isa)) {
+      WARN("this CPU does not run " << cpu::isa_name(isa) << ": its spans are not tested here");
+      continue;
+    }
+    for (int n = 0; n < 12; ++n) {
+      const std::string query = test::random_codes(rng, 1 + static_cast<std::size_t>(n) * 23, 20);
+      const std::string subject =
+          test::random_codes(rng, 30, 20) + mutate(rng, query, 20, 0.2) + test::random_codes(rng, 30, 20);
+      for (const AlignmentMode mode : {AlignmentMode::local, AlignmentMode::global, AlignmentMode::semiglobal}) {
+        const reference::Span expected = reference::span(query, subject, scoring, mode);
+        const cpu::AlignmentSpan span = cpu::pair_span(query, subject, scoring, mode, isa);
+        INFO(cpu::isa_name(isa) << " mode " << static_cast<int>(mode) << " case " << n);
+        REQUIRE(span.score == expected.score);
+        REQUIRE(span.query_begin == expected.query_begin);
+        REQUIRE(span.query_end == expected.query_end);
+        REQUIRE(span.subject_begin == expected.subject_begin);
+        REQUIRE(span.subject_end == expected.subject_end);
+      }
+    }
+  }
+}
+
+TEST_CASE("alignment: traceback inside a given rectangle", "[alignment][modes]") {
+  std::mt19937_64 rng(79);
+  const ScoringScheme scoring(SubstitutionMatrix::builtin("BLOSUM62"), GapOpen{11}, GapExtend{1});
+  const std::string query = test::random_codes(rng, 150, 20);
+  const std::string subject =
+      test::random_codes(rng, 40, 20) + mutate(rng, query, 20, 0.15) + test::random_codes(rng, 40, 20);
+  for (const AlignmentMode mode : {AlignmentMode::local, AlignmentMode::global, AlignmentMode::semiglobal}) {
+    // A span computed elsewhere (here: the reference, as the GPU would) is traced back as it is.
+    const reference::Span expected = reference::span(query, subject, scoring, mode);
+    const cpu::AlignmentSpan span{expected.score, expected.query_begin, expected.query_end, expected.subject_begin,
+                                  expected.subject_end};
+    INFO("mode " << static_cast<int>(mode));
+    check_alignment(query, subject, scoring, cpu::align_in_rectangle(query, subject, scoring, span), mode);
+    // A score the rectangle cannot reach is a bug somewhere: it throws rather than return a wrong alignment.
+    cpu::AlignmentSpan wrong = span;
+    wrong.score += 1;
+    REQUIRE_THROWS_AS(cpu::align_in_rectangle(query, subject, scoring, wrong), std::logic_error);
+  }
+  cpu::AlignmentSpan outside{5, 0, 151, 0, 10};
+  REQUIRE_THROWS_AS(cpu::align_in_rectangle(query, subject, scoring, outside), std::invalid_argument);
+  cpu::AlignmentSpan reversed{5, 10, 9, 0, 10};
+  REQUIRE_THROWS_AS(cpu::align_in_rectangle(query, subject, scoring, reversed), std::invalid_argument);
+}
+
+TEST_CASE("alignment: global checkpointed traceback and a pair beyond 16 bits", "[alignment][modes]") {
+  std::mt19937_64 rng(83);
+  const ScoringScheme scoring(SubstitutionMatrix::builtin("BLOSUM62"), GapOpen{11}, GapExtend{1});
+  const std::string query = test::random_codes(rng, 700, 20);
+  const std::string subject = mutate(rng, query, 20, 0.3);
+  const auto whole = cpu::align_pair(query, subject, scoring, AlignmentMode::global);
+  AlignmentLimits limits;
+  limits.full_traceback_cells = 1000;
+  const auto banded = cpu::align_pair(query, subject, scoring, AlignmentMode::global, limits);
+  REQUIRE(banded.operations == whole.operations);
+  check_alignment(query, subject, scoring, whole, AlignmentMode::global);
+
+  // 3100 identical W: local score 34100 saturates 16 bits; the alignment still replays to it.
+  const std::string w(3100, static_cast<char>(Alphabet::protein().encode('W')));
+  const auto saturated = cpu::align_pair(w, w, scoring, AlignmentMode::local);
+  CHECK(saturated.score == 3100 * 11);
+  CHECK(saturated.operations == std::string(3100, 'M'));
 }

@@ -6,56 +6,15 @@
 #include <stdexcept>
 #include <vector>
 
+#include "kernels/cpu/striped.hpp"
+
 namespace warpsearch::cpu {
 namespace {
 
 constexpr std::int32_t kMinusInfinity = std::numeric_limits<std::int32_t>::min() / 4;
 
-struct EndCell {
-  std::int32_t score = 0;
-  std::size_t query_last = 0, subject_last = 0;  // inclusive; meaningless when score is 0
-};
-
-// Smith-Waterman score and end cell: among the maximal cells, the smallest subject position, then
-// the smallest query position (subject positions outer, query positions inner, strict improvement).
-// Scores fit 32 bits: a local score is at most 127 * min(m, n).
-EndCell local_end(std::string_view query, std::string_view subject, const ScoringScheme& scoring) {
-  const std::size_t m = query.size();
-  const std::int32_t open_extend = scoring.gap_open() + scoring.gap_extend();
-  const std::int32_t extend = scoring.gap_extend();
-  // profile[m * c + i] = score(query[i], c): one contiguous row per subject code.
-  std::vector<std::int32_t> profile(32 * m);
-  for (std::size_t c = 0; c < 32; ++c)
-    for (std::size_t i = 0; i < m; ++i)
-      profile[m * c + i] = scoring.score(static_cast<std::uint8_t>(query[i]), static_cast<std::uint8_t>(c));
-  std::vector<std::int32_t> h(m + 1, 0), e(m + 1, kMinusInfinity);  // column j - 1, then column j
-  EndCell best;
-  for (std::size_t j = 0; j < subject.size(); ++j) {
-    const std::int32_t* scores = profile.data() + m * (static_cast<std::uint8_t>(subject[j]) & 31u);
-    std::int32_t diagonal = 0;  // H(i - 1, j - 1)
-    std::int32_t h_up = 0;      // H(i - 1, j)
-    std::int32_t f = kMinusInfinity;
-    for (std::size_t i = 1; i <= m; ++i) {
-      const std::int32_t e_here = std::max(e[i] - extend, h[i] - open_extend);
-      f = std::max(f - extend, h_up - open_extend);
-      const std::int32_t h_here =
-          std::max(std::max(diagonal + scores[i - 1], 0), std::max(e_here, f));
-      diagonal = h[i];
-      h[i] = h_here;
-      e[i] = e_here;
-      h_up = h_here;
-      if (h_here > best.score) {
-        best.score = h_here;
-        best.query_last = i - 1;
-        best.subject_last = j;
-      }
-    }
-  }
-  return best;
-}
-
 // Global alignment of a (rows, the query substring) against b (columns, the subject substring), with
-// the local recurrence's gap rules: I = query residue against a gap (vertical), D = subject residue
+// the references' gap rules: I = query residue against a gap (vertical), D = subject residue
 // against a gap (horizontal); a gap of length k costs open + k * extend.
 class GlobalAligner {
  public:
@@ -81,32 +40,46 @@ class GlobalAligner {
   // Row i >= 1 from row i - 1. tb: the row's traceback bytes, or nullptr.
   void next_row(std::size_t i, const std::int32_t* h_above, const std::int32_t* ins_above, std::int32_t* h,
                 std::int32_t* ins, std::uint8_t* tb) const {
+    if (tb)
+      next_row_of<true>(i, h_above, ins_above, h, ins, tb);
+    else
+      next_row_of<false>(i, h_above, ins_above, h, ins, tb);
+  }
+
+  // The row's recurrence, without branches on the scores (selects, not jumps: on random residues the
+  // winner of each cell is unpredictable, and mispredicted jumps cost more than the arithmetic).
+  template <bool kTraceback>
+  void next_row_of(std::size_t i, const std::int32_t* h_above, const std::int32_t* ins_above, std::int32_t* h,
+                   std::int32_t* ins, std::uint8_t* tb) const {
     const std::int32_t open_extend = open_ + extend_;
+    const std::int32_t extend = extend_;
     h[0] = ins[0] = -(open_ + static_cast<std::int32_t>(i) * extend_);
-    if (tb) tb[0] = static_cast<std::uint8_t>(kFromI | (i > 1 ? kIExtends : 0));
+    if constexpr (kTraceback) tb[0] = static_cast<std::uint8_t>(kFromI | (i > 1 ? kIExtends : 0));
     std::int32_t del = kMinusInfinity;
     const auto& scores = scoring_.matrix().row(static_cast<std::uint8_t>(a_[i - 1]));
-    for (std::size_t j = 1; j < columns(); ++j) {
-      const std::int32_t ins_extend = ins_above[j] - extend_;
+    const char* const b = b_.data();
+    const std::size_t cols = columns();
+    std::int32_t h_left = h[0];
+    for (std::size_t j = 1; j < cols; ++j) {
+      const std::int32_t ins_extend = ins_above[j] - extend;
       const std::int32_t ins_open = h_above[j] - open_extend;
-      ins[j] = std::max(ins_extend, ins_open);
-      const std::int32_t del_extend = del - extend_;
-      const std::int32_t del_open = h[j - 1] - open_extend;
+      const std::int32_t ins_here = std::max(ins_extend, ins_open);
+      const std::int32_t del_extend = del - extend;
+      const std::int32_t del_open = h_left - open_extend;
       del = std::max(del_extend, del_open);
-      std::int32_t best = h_above[j - 1] + scores[static_cast<std::uint8_t>(b_[j - 1]) & 31u];
-      std::uint8_t source = kFromM;
-      if (ins[j] > best) {
-        best = ins[j];
-        source = kFromI;
+      const std::int32_t diagonal = h_above[j - 1] + scores[static_cast<std::uint8_t>(b[j - 1]) & 31u];
+      // Ties go to M, then I: the traceback's order of preference.
+      const bool i_wins = ins_here > diagonal;
+      const std::int32_t m_or_i = i_wins ? ins_here : diagonal;
+      const bool d_wins = del > m_or_i;
+      h_left = d_wins ? del : m_or_i;
+      h[j] = h_left;
+      ins[j] = ins_here;
+      if constexpr (kTraceback) {
+        const unsigned source = d_wins ? kFromD : static_cast<unsigned>(i_wins);  // kFromM = 0, kFromI = 1
+        tb[j] = static_cast<std::uint8_t>(source | (ins_extend > ins_open ? kIExtends : 0u) |
+                                          (del_extend > del_open ? kDExtends : 0u));
       }
-      if (del > best) {
-        best = del;
-        source = kFromD;
-      }
-      h[j] = best;
-      if (tb)
-        tb[j] = static_cast<std::uint8_t>(source | (ins_extend > ins_open ? kIExtends : 0) |
-                                          (del_extend > del_open ? kDExtends : 0));
     }
   }
 
@@ -193,7 +166,8 @@ std::int64_t replay(std::string_view a, std::string_view b, const ScoringScheme&
   char previous = 'M';
   for (char op : alignment.operations) {
     if (op == 'M') {
-      if (i >= a.size() || j >= b.size()) throw std::logic_error("align_local: the operations overrun the sequences");
+      if (i >= a.size() || j >= b.size())
+        throw std::logic_error("align_in_rectangle: the operations overrun the sequences");
       score += scoring.score(static_cast<std::uint8_t>(a[i]), static_cast<std::uint8_t>(b[j]));
       (a[i] == b[j] ? alignment.identities : alignment.mismatches) += 1;
       ++i;
@@ -209,48 +183,82 @@ std::int64_t replay(std::string_view a, std::string_view b, const ScoringScheme&
     }
     previous = op;
   }
-  if (i != a.size() || j != b.size()) throw std::logic_error("align_local: the operations do not span the alignment");
+  if (i != a.size() || j != b.size())
+    throw std::logic_error("align_in_rectangle: the operations do not span the rectangle");
   return score;
+}
+
+std::string reversed_prefix(std::string_view codes, std::size_t length) {
+  return std::string(codes.rend() - static_cast<std::ptrdiff_t>(length), codes.rend());
+}
+
+std::string rectangle_text(const AlignmentSpan& span) {
+  return "query " + std::to_string(span.query_begin) + ".." + std::to_string(span.query_end) + ", subject " +
+         std::to_string(span.subject_begin) + ".." + std::to_string(span.subject_end);
 }
 
 }  // namespace
 
-LocalAlignment align_local(std::string_view query_codes, std::string_view subject_codes, const ScoringScheme& scoring,
-                           const AlignmentLimits& limits) {
-  LocalAlignment alignment;
-  const EndCell end = local_end(query_codes, subject_codes, scoring);
-  if (end.score == 0) return alignment;
+AlignmentSpan pair_span(std::string_view query_codes, std::string_view subject_codes, const ScoringScheme& scoring,
+                        AlignmentMode mode, Isa isa) {
+  AlignmentSpan span;
+  const PairEnd end = StripedScorer(query_codes, scoring, isa).end(subject_codes, mode);
+  span.score = end.score;
+  span.query_end = end.query_end;
+  span.subject_end = end.subject_end;
+  if (mode == AlignmentMode::global || (mode == AlignmentMode::local && end.score == 0) ||
+      (mode == AlignmentMode::semiglobal && query_codes.empty()))
+    return span;
 
-  // The start: the same pass over the reversed prefixes that end at the end cell.
-  const std::string query_reversed(query_codes.rend() - static_cast<std::ptrdiff_t>(end.query_last + 1),
-                                   query_codes.rend());
-  const std::string subject_reversed(subject_codes.rend() - static_cast<std::ptrdiff_t>(end.subject_last + 1),
-                                     subject_codes.rend());
-  const EndCell start = local_end(query_reversed, subject_reversed, scoring);
+  // The start: the same pass over the reversed prefixes that end at the end. Semi-global: every optimal
+  // alignment within subject [0, end) ends at end (end is the smallest optimal end), so the reversed
+  // pass's smallest optimal end is the largest optimal start.
+  const PairEnd start = StripedScorer(reversed_prefix(query_codes, end.query_end), scoring, isa)
+                            .end(reversed_prefix(subject_codes, end.subject_end), mode);
   if (start.score != end.score)
-    throw std::logic_error("align_local: the reverse pass scores " + std::to_string(start.score) +
+    throw std::logic_error("pair_span: the reverse pass scores " + std::to_string(start.score) +
                            ", the forward pass " + std::to_string(end.score));
+  span.query_begin = end.query_end - start.query_end;
+  span.subject_begin = end.subject_end - start.subject_end;
+  return span;
+}
 
-  alignment.score = end.score;
-  alignment.query_begin = static_cast<std::uint32_t>(end.query_last - start.query_last);
-  alignment.subject_begin = static_cast<std::uint32_t>(end.subject_last - start.subject_last);
-  alignment.query_end = static_cast<std::uint32_t>(end.query_last + 1);
-  alignment.subject_end = static_cast<std::uint32_t>(end.subject_last + 1);
+PairAlignment align_in_rectangle(std::string_view query_codes, std::string_view subject_codes,
+                                 const ScoringScheme& scoring, const AlignmentSpan& span,
+                                 const AlignmentLimits& limits) {
+  if (span.query_begin > span.query_end || span.query_end > query_codes.size() ||
+      span.subject_begin > span.subject_end || span.subject_end > subject_codes.size())
+    throw std::invalid_argument("align_in_rectangle: the rectangle (" + rectangle_text(span) +
+                                ") is not within a query of " + std::to_string(query_codes.size()) +
+                                " and a subject of " + std::to_string(subject_codes.size()) + " residues");
+  PairAlignment alignment;
+  alignment.score = static_cast<int>(span.score);
+  alignment.query_begin = span.query_begin;
+  alignment.query_end = span.query_end;
+  alignment.subject_begin = span.subject_begin;
+  alignment.subject_end = span.subject_end;
 
-  const std::string_view a = query_codes.substr(alignment.query_begin, alignment.query_end - alignment.query_begin);
-  const std::string_view b =
-      subject_codes.substr(alignment.subject_begin, alignment.subject_end - alignment.subject_begin);
+  const std::string_view a = query_codes.substr(span.query_begin, span.query_end - span.query_begin);
+  const std::string_view b = subject_codes.substr(span.subject_begin, span.subject_end - span.subject_begin);
   std::int32_t global_score = 0;
   alignment.operations = GlobalAligner(a, b, scoring).align(limits, &global_score);
   const std::int64_t replayed = replay(a, b, scoring, alignment);
-  if (global_score != end.score || replayed != end.score)
-    throw std::logic_error("align_local: the traceback scores " + std::to_string(global_score) + " (replayed " +
-                           std::to_string(replayed) + "), the forward pass " + std::to_string(end.score) +
-                           " (query " + std::to_string(alignment.query_begin) + ".." +
-                           std::to_string(alignment.query_end) + ", subject " +
-                           std::to_string(alignment.subject_begin) + ".." + std::to_string(alignment.subject_end) +
-                           ")");
+  if (global_score != span.score || replayed != span.score)
+    throw std::logic_error("align_in_rectangle: the traceback scores " + std::to_string(global_score) +
+                           " (replayed " + std::to_string(replayed) + "), the span " + std::to_string(span.score) +
+                           " (" + rectangle_text(span) + ")");
   return alignment;
+}
+
+PairAlignment align_pair(std::string_view query_codes, std::string_view subject_codes, const ScoringScheme& scoring,
+                         AlignmentMode mode, const AlignmentLimits& limits, Isa isa) {
+  return align_in_rectangle(query_codes, subject_codes, scoring,
+                            pair_span(query_codes, subject_codes, scoring, mode, isa), limits);
+}
+
+LocalAlignment align_local(std::string_view query_codes, std::string_view subject_codes, const ScoringScheme& scoring,
+                           const AlignmentLimits& limits) {
+  return align_pair(query_codes, subject_codes, scoring, AlignmentMode::local, limits);
 }
 
 std::string cigar(const std::string& operations) {

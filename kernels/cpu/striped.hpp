@@ -1,0 +1,75 @@
+// Score and end cell of one pair, by a striped SIMD kernel (Farrar's layout; F across the stripes by a
+// prefix scan instead of the lazy-F loop: kernels/cpu/striped_kernel.hpp), for the alignment modes of
+// kernels/alignment_mode.hpp. The forward and reverse passes of the pair alignment
+// (kernels/cpu/alignment.hpp) run on it. Measurements: docs/cpu_kernels.md.
+//
+// The query's StripedProfile<int16_t> (profile/query_profile.hpp) is built once per StripedScorer with
+// the lane count of the chosen instruction set, and read by every subject scored against it. Scores are
+// computed in 16-bit saturating lanes; a pair that may have left the 16-bit range (checked exactly, see
+// striped_kernel.hpp) is recomputed in 32-bit lanes from a profile with half the lanes; a pair beyond
+// the 32-bit kernels' length bound (query + subject of about 4 million residues) throws
+// std::overflow_error. A score is never wrong.
+//
+// The end follows the project's tie-break (kernels/reference.hpp): local = the maximal cell with the
+// smallest subject position, then the smallest query position (score 0: every coordinate 0); global =
+// (m, n); semiglobal = (m, the smallest subject end among the optimal alignments); an empty query in
+// semiglobal mode scores 0 with every coordinate 0.
+//
+// Instruction sets: avx512bw, avx2, sse4.1, scalar (cpu::Isa, chosen at run time from cpuid; the scalar
+// kernels run the same template with one lane).
+//
+// Thread safety: a StripedScorer is immutable after construction; end() may be called from any number of
+// threads at once (scratch memory is per call).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "kernels/alignment_mode.hpp"
+#include "kernels/cpu/query_scorer.hpp"
+#include "profile/query_profile.hpp"
+#include "profile/scoring.hpp"
+
+namespace warpsearch::cpu {
+
+struct PairEnd {
+  std::int64_t score = 0;
+  // Exclusive ends (0-based): the alignment ends with query residue query_end - 1 and subject residue
+  // subject_end - 1, or at a gap in the semiglobal all-gap case.
+  std::uint32_t query_end = 0;
+  std::uint32_t subject_end = 0;
+};
+
+class StripedScorer {
+ public:
+  // query_codes: residue codes below kMaxCodes (std::invalid_argument otherwise); may be empty. An isa
+  // this CPU or build cannot run throws std::invalid_argument naming it.
+  StripedScorer(std::string_view query_codes, const ScoringScheme& scoring, Isa isa = best_isa());
+
+  // Score and end of the query against the subject (codes below kMaxCodes; only the low 5 bits are read).
+  PairEnd end(std::string_view subject_codes, AlignmentMode mode) const;
+
+  // One width only (Width::w16 or Width::w32; std::invalid_argument for w8), no retry: the exact result,
+  // or nullopt when that width cannot guarantee it (a 16-bit value may have saturated, or the lengths
+  // exceed the width's static bound). For tests and benchmarks.
+  std::optional<PairEnd> end_at_width(std::string_view subject_codes, AlignmentMode mode, Width width) const;
+
+  Isa isa() const { return isa_; }
+  // Lanes per vector of the 16-bit and 32-bit kernels of this instruction set.
+  int lanes(Width width) const;
+  std::size_t query_length() const { return query_.size(); }
+
+ private:
+  std::string query_;
+  ScoringScheme scoring_;
+  Isa isa_;
+  std::optional<StripedProfile<std::int16_t>> profile16_;  // absent for an empty query
+};
+
+// One-off convenience: StripedScorer(query_codes, scoring, isa).end(subject_codes, mode).
+PairEnd striped_end(std::string_view query_codes, std::string_view subject_codes, const ScoringScheme& scoring,
+                    AlignmentMode mode, Isa isa = best_isa());
+
+}  // namespace warpsearch::cpu

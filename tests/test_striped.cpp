@@ -1,0 +1,220 @@
+// The striped pair kernels (kernels/cpu/striped.hpp) against the 64-bit references: every instruction
+// set this CPU runs, both widths, every mode; edge and random lengths, every built-in matrix, several gap
+// pairs, DNA; forced 16-bit saturation (it must be flagged, never returned wrong) and the 32-bit retry.
+#include <cstdint>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "kernels/cpu/striped.hpp"
+#include "kernels/reference.hpp"
+#include "tests/catch.hpp"
+#include "tests/test_support.hpp"
+
+using namespace warpsearch;
+using cpu::Isa;
+using cpu::Width;
+
+namespace {
+
+constexpr AlignmentMode kModes[] = {AlignmentMode::local, AlignmentMode::global, AlignmentMode::semiglobal};
+
+const char* mode_name(AlignmentMode mode) {
+  switch (mode) {
+    case AlignmentMode::local:
+      return "local";
+    case AlignmentMode::global:
+      return "global";
+    case AlignmentMode::semiglobal:
+      return "semiglobal";
+  }
+  return "?";
+}
+
+std::vector<Isa> runnable_isas() {
+  std::vector<Isa> isas;
+  for (Isa isa : {Isa::scalar, Isa::sse41, Isa::avx2, Isa::avx512bw})
+    if (cpu::isa_supported(isa)) isas.push_back(isa);
+  return isas;
+}
+
+// The reference's end: what every striped result must equal.
+void require_end(const cpu::PairEnd& end, const reference::Span& expected) {
+  REQUIRE(end.score == expected.score);
+  REQUIRE(end.query_end == expected.query_end);
+  REQUIRE(end.subject_end == expected.subject_end);
+}
+
+// Every instruction set and width against the reference, for one pair in every mode. A width may decline
+// (nullopt) but never differ; the 32-bit width never declines at these lengths, and end() never does.
+void check_pair(const std::string& query, const std::string& subject, const ScoringScheme& scoring) {
+  for (AlignmentMode mode : kModes) {
+    const reference::Span expected = reference::span(query, subject, scoring, mode);
+    for (Isa isa : runnable_isas()) {
+      const cpu::StripedScorer scorer(query, scoring, isa);
+      INFO(mode_name(mode) << " " << cpu::isa_name(isa) << " " << scoring.matrix().name() << " "
+                           << scoring.gap_open() << "/" << scoring.gap_extend() << " lengths " << query.size()
+                           << " x " << subject.size() << " expected score " << expected.score);
+      require_end(scorer.end(subject, mode), expected);
+      const std::optional<cpu::PairEnd> narrow = scorer.end_at_width(subject, mode, Width::w16);
+      if (narrow) require_end(*narrow, expected);
+      const std::optional<cpu::PairEnd> wide = scorer.end_at_width(subject, mode, Width::w32);
+      REQUIRE(wide.has_value());
+      require_end(*wide, expected);
+    }
+  }
+}
+
+std::vector<ScoringScheme> all_schemes() {
+  std::vector<ScoringScheme> schemes;
+  for (const std::string& name : SubstitutionMatrix::builtin_names())
+    schemes.emplace_back(SubstitutionMatrix::builtin(name), GapOpen{11}, GapExtend{1});
+  for (auto [open, extend] : {std::pair{10, 1}, {5, 2}, {0, 1}, {20, 5}, {1, 3}})
+    schemes.emplace_back(SubstitutionMatrix::builtin("BLOSUM62"), GapOpen{open}, GapExtend{extend});
+  for (auto [open, extend] : {std::pair{5, 2}, {0, 1}, {2, 4}})
+    schemes.emplace_back(SubstitutionMatrix::nucleotide(2, -3), GapOpen{open}, GapExtend{extend});
+  schemes.emplace_back(SubstitutionMatrix::nucleotide(1, -1), GapOpen{1}, GapExtend{1});
+  return schemes;
+}
+
+}  // namespace
+
+TEST_CASE("striped: hand-checked ends", "[striped]") {
+  const ScoringScheme dna(SubstitutionMatrix::nucleotide(2, -3), GapOpen{5}, GapExtend{2});
+  const Alphabet& letters = Alphabet::nucleotide();
+  for (Isa isa : runnable_isas()) {
+    INFO(cpu::isa_name(isa));
+    const cpu::StripedScorer scorer(letters.encode_string("ACGT"), dna, isa);
+    auto end = scorer.end(letters.encode_string("TTACGTTT"), AlignmentMode::local);
+    CHECK((end.score == 8 && end.query_end == 4 && end.subject_end == 6));
+    end = scorer.end(letters.encode_string("TTACGTTT"), AlignmentMode::semiglobal);
+    CHECK((end.score == 8 && end.query_end == 4 && end.subject_end == 6));
+    // Global: 2 leading and 2 trailing subject residues against gaps, each gap 5 + 2 * 2.
+    end = scorer.end(letters.encode_string("TTACGTTT"), AlignmentMode::global);
+    CHECK((end.score == 8 - 2 * 9 && end.query_end == 4 && end.subject_end == 8));
+    // Empty sides need no kernel: one gap, or nothing.
+    CHECK(scorer.end("", AlignmentMode::global).score == -(5 + 4 * 2));
+    CHECK(scorer.end("", AlignmentMode::semiglobal).score == -(5 + 4 * 2));
+    CHECK(scorer.end("", AlignmentMode::local).score == 0);
+    const cpu::StripedScorer empty("", dna, isa);
+    CHECK(empty.end(letters.encode_string("ACG"), AlignmentMode::global).score == -(5 + 3 * 2));
+    CHECK(empty.end(letters.encode_string("ACG"), AlignmentMode::semiglobal).score == 0);
+    CHECK(empty.end("", AlignmentMode::global).score == 0);
+  }
+}
+
+TEST_CASE("striped: bad arguments", "[striped]") {
+  const ScoringScheme scoring(SubstitutionMatrix::builtin("BLOSUM62"), GapOpen{11}, GapExtend{1});
+  REQUIRE_THROWS_AS(cpu::StripedScorer(std::string(1, '\x20'), scoring), std::invalid_argument);
+  const cpu::StripedScorer scorer(std::string(5, '\x01'), scoring);
+  REQUIRE_THROWS_AS(scorer.end_at_width(std::string(5, '\x01'), AlignmentMode::local, Width::w8),
+                    std::invalid_argument);
+}
+
+TEST_CASE("striped: edge lengths, every ISA, width and mode", "[striped]") {
+  std::mt19937_64 rng(53);
+  const std::size_t lengths[] = {1, 2, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65, 255, 256, 257};
+  const ScoringScheme protein(SubstitutionMatrix::builtin("BLOSUM62"), GapOpen{11}, GapExtend{1});
+  const ScoringScheme cheap_gaps(SubstitutionMatrix::builtin("BLOSUM62"), GapOpen{0}, GapExtend{1});
+  const ScoringScheme dna(SubstitutionMatrix::nucleotide(2, -3), GapOpen{5}, GapExtend{2});
+  for (std::size_t m : lengths)
+    for (std::size_t n : {std::size_t{1}, std::size_t{16}, std::size_t{33}, std::size_t{257}}) {
+      check_pair(test::random_codes(rng, m, 20), test::random_codes(rng, n, 20), protein);
+      const std::string query = test::random_codes(rng, m, 4);
+      check_pair(query, test::mutated_codes(rng, query, 4, 0.2, 4).substr(0, n), dna);
+      // A related pair with free gaps: long F runs across lane boundaries (lazy-F loop).
+      const std::string related = test::random_codes(rng, m, 20);
+      check_pair(related, test::mutated_codes(rng, related, 20, 0.3, 6), cheap_gaps);
+    }
+}
+
+TEST_CASE("striped: random pairs over every matrix and gap pair", "[striped]") {
+  std::mt19937_64 rng(59);
+  std::uniform_int_distribution<std::size_t> length(1, 300);
+  for (const ScoringScheme& scoring : all_schemes()) {
+    const int letters = scoring.matrix().alphabet().size();  // every code, U/O/N included
+    for (int n = 0; n < 6; ++n) {
+      const std::string query = test::random_codes(rng, length(rng), letters);
+      check_pair(query, test::random_codes(rng, length(rng), letters), scoring);
+      check_pair(query,
+                 test::random_codes(rng, length(rng) / 4, letters) +
+                     test::mutated_codes(rng, query, letters, 0.1 * (n % 4), 5) +
+                     test::random_codes(rng, length(rng) / 4, letters),
+                 scoring);
+    }
+  }
+}
+
+TEST_CASE("striped: long pairs", "[striped]") {
+  std::mt19937_64 rng(61);
+  const ScoringScheme protein(SubstitutionMatrix::builtin("BLOSUM62"), GapOpen{11}, GapExtend{1});
+  const ScoringScheme dna(SubstitutionMatrix::nucleotide(2, -3), GapOpen{5}, GapExtend{2});
+  const std::string query = test::random_codes(rng, 1100, 20);
+  check_pair(query, test::mutated_codes(rng, query, 20, 0.15, 8), protein);
+  check_pair(query, test::random_codes(rng, 1500, 20), protein);
+  const std::string bases = test::random_codes(rng, 2000, 4);
+  check_pair(bases, test::random_codes(rng, 500, 4) + test::mutated_codes(rng, bases, 4, 0.1, 10), dna);
+}
+
+TEST_CASE("striped: 16-bit saturation is flagged and rescored in 32 bits", "[striped][saturation]") {
+  const ScoringScheme blosum62(SubstitutionMatrix::builtin("BLOSUM62"), GapOpen{11}, GapExtend{1});
+  const std::string w(1, static_cast<char>(Alphabet::protein().encode('W')));  // W-W scores 11
+  // 2978 * 11 = 32758 fits; 2979 * 11 = 32769 does not: the 16-bit kernel must decline, not clamp.
+  for (std::size_t count : {2978, 2979, 3200}) {
+    std::string query, subject;
+    for (std::size_t i = 0; i < count; ++i) query += w;
+    subject = query;
+    const bool fits = count * 11 < 32767;
+    for (Isa isa : runnable_isas()) {
+      const cpu::StripedScorer scorer(query, blosum62, isa);
+      for (AlignmentMode mode : kModes) {
+        INFO(cpu::isa_name(isa) << " " << mode_name(mode) << " " << count << " x W");
+        const auto narrow = scorer.end_at_width(subject, mode, Width::w16);
+        if (!fits) REQUIRE_FALSE(narrow.has_value());
+        const auto end = scorer.end(subject, mode);
+        REQUIRE(end.score == static_cast<std::int64_t>(count) * 11);
+        REQUIRE(end.query_end == count);
+        REQUIRE(end.subject_end == count);
+        if (narrow) require_end(*narrow, {end.score, 0, end.query_end, 0, end.subject_end});
+      }
+    }
+  }
+
+  // Global below -32768 (mismatches of -10 along the diagonal, gaps too dear to avoid them): the running
+  // minimum must flag it although the boundary gaps (20 + 6000 * 5) fit.
+  const ScoringScheme harsh(SubstitutionMatrix::nucleotide(1, -10), GapOpen{20}, GapExtend{5});
+  const std::string a(6000, '\0'), c(6000, '\x01');
+  const reference::Span expected = reference::span(a, c, harsh, AlignmentMode::global);
+  REQUIRE(expected.score < -32768);
+  for (Isa isa : runnable_isas()) {
+    INFO(cpu::isa_name(isa));
+    const cpu::StripedScorer scorer(a, harsh, isa);
+    REQUIRE_FALSE(scorer.end_at_width(c, AlignmentMode::global, Width::w16).has_value());
+    require_end(scorer.end(c, AlignmentMode::global), expected);
+  }
+}
+
+TEST_CASE("striped: near the 16-bit limits, a 16-bit result is exact or declined", "[striped][saturation]") {
+  std::mt19937_64 rng(67);
+  // Scores and boundary gaps that cross -32768 + margin and +32767 as the lengths grow.
+  const ScoringScheme dna(SubstitutionMatrix::nucleotide(5, -4), GapOpen{10}, GapExtend{5});
+  for (std::size_t m : {6440, 6560}) {
+    const std::string query = test::random_codes(rng, m, 4);
+    const std::string related = test::mutated_codes(rng, query, 4, 0.05, 3);
+    const std::string unrelated = test::random_codes(rng, m + 37, 4);
+    for (const std::string* subject : {&related, &unrelated}) {
+      for (AlignmentMode mode : kModes) {
+        const reference::Span expected = reference::span(query, *subject, dna, mode);
+        for (Isa isa : runnable_isas()) {
+          if (isa == Isa::scalar) continue;  // the same template as the SIMD ones, and slow at this size
+          const cpu::StripedScorer scorer(query, dna, isa);
+          INFO(cpu::isa_name(isa) << " " << mode_name(mode) << " " << m << " x " << subject->size() << " score "
+                                  << expected.score);
+          if (const auto narrow = scorer.end_at_width(*subject, mode, Width::w16)) require_end(*narrow, expected);
+          require_end(scorer.end(*subject, mode), expected);
+        }
+      }
+    }
+  }
+}
