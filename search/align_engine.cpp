@@ -1,0 +1,206 @@
+// The align engine and its CPU backend.
+#include "search/align_engine.hpp"
+
+#include <algorithm>
+#include <numeric>
+#include <stdexcept>
+#include <thread>
+
+#include "db/interrupt.hpp"
+#include "kernels/cpu/alignment.hpp"
+#include "kernels/cpu/xdrop.hpp"
+#include "search/align_backend.hpp"
+#include "search/parallel.hpp"
+
+namespace warpsearch {
+
+PairMode parse_pair_mode(std::string_view name) {
+  if (name == "local") return PairMode::local;
+  if (name == "global") return PairMode::global;
+  if (name == "semiglobal") return PairMode::semiglobal;
+  if (name == "xdrop") return PairMode::xdrop;
+  throw std::invalid_argument("unknown alignment mode '" + std::string(name) + "' (known: local, global, semiglobal, xdrop)");
+}
+
+const char* pair_mode_name(PairMode mode) {
+  switch (mode) {
+    case PairMode::local: return "local";
+    case PairMode::global: return "global";
+    case PairMode::semiglobal: return "semiglobal";
+    case PairMode::xdrop: return "xdrop";
+  }
+  return "?";
+}
+
+std::int64_t replay_operations(std::string_view query, std::string_view target, const ScoringScheme& scoring,
+                               PairAlignment& alignment) {
+  alignment.identities = alignment.mismatches = alignment.gap_opens = alignment.gaps = 0;
+  std::int64_t score = 0;
+  std::size_t i = alignment.query_begin, j = alignment.target_begin;
+  char previous = 'M';
+  for (const char op : alignment.operations) {
+    if (op == 'M') {
+      if (i >= alignment.query_end || j >= alignment.target_end)
+        throw std::logic_error("replay_operations: the operations overrun the span");
+      score += scoring.score(static_cast<std::uint8_t>(query[i]), static_cast<std::uint8_t>(target[j]));
+      ++(query[i] == target[j] ? alignment.identities : alignment.mismatches);
+      ++i;
+      ++j;
+    } else if (op == 'I' || op == 'D') {
+      if (op != previous) {
+        score -= scoring.gap_open();
+        ++alignment.gap_opens;
+      }
+      score -= scoring.gap_extend();
+      ++alignment.gaps;
+      ++(op == 'I' ? i : j);
+      if (i > alignment.query_end || j > alignment.target_end)
+        throw std::logic_error("replay_operations: the operations overrun the span");
+    } else {
+      throw std::logic_error(std::string("replay_operations: unknown operation '") + op + "'");
+    }
+    previous = op;
+  }
+  if (i != alignment.query_end || j != alignment.target_end)
+    throw std::logic_error("replay_operations: the operations do not cover the span");
+  return score;
+}
+
+namespace {
+
+AlignmentMode alignment_mode(PairMode mode) {
+  switch (mode) {
+    case PairMode::global: return AlignmentMode::global;
+    case PairMode::semiglobal: return AlignmentMode::semiglobal;
+    default: return AlignmentMode::local;
+  }
+}
+
+class CpuPairBackend final : public PairBackend {
+ public:
+  CpuPairBackend(const ScoringScheme& scoring, const AlignOptions& options, unsigned threads)
+      : scoring_(scoring), options_(options), threads_(threads) {}
+
+  std::string description() const override {
+    return "cpu (" + std::to_string(threads_) + (threads_ == 1 ? " thread)" : " threads)");
+  }
+
+  double align(const std::vector<SequencePair>& pairs, std::vector<PairAlignment>& results) override {
+    // Largest pairs first: a long pair claimed last would leave the other threads idle.
+    std::vector<std::size_t> order(pairs.size());
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    const auto area = [&](std::size_t p) { return static_cast<double>(pairs[p].query.size()) * static_cast<double>(pairs[p].target.size()); };
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return area(a) > area(b); });
+
+    const unsigned workers = static_cast<unsigned>(std::max<std::size_t>(1, std::min<std::size_t>(threads_, pairs.size())));
+    std::vector<cpu::XdropAligner> xdrop_aligners;
+    if (options_.mode == PairMode::xdrop)
+      for (unsigned w = 0; w < workers; ++w) xdrop_aligners.emplace_back(scoring_, options_.xdrop);
+    std::vector<double> cells(workers, 0.0);
+    parallel_for(pairs.size(), workers, [&](std::size_t k, unsigned worker) {
+      if ((k & 255) == 0) throw_if_interrupted();
+      const std::size_t p = order[k];
+      const SequencePair& pair = pairs[p];
+      PairAlignment& result = results[p];
+      if (options_.mode == PairMode::xdrop) {
+        cpu::XdropAligner& aligner = xdrop_aligners[worker];
+        const std::uint64_t before = aligner.cells();
+        cpu::XdropAlignment alignment;
+        try {
+          alignment = aligner.align(pair.query, pair.target, pair.seed, options_.operations);
+        } catch (const std::out_of_range& e) {
+          throw std::out_of_range("pair " + std::to_string(p + 1) + " of the batch: " + e.what());
+        } catch (const std::invalid_argument& e) {
+          throw std::invalid_argument("pair " + std::to_string(p + 1) + " of the batch: " + e.what());
+        }
+        cells[worker] += static_cast<double>(aligner.cells() - before);
+        result.score = alignment.span.score;
+        result.query_begin = alignment.span.query_begin;
+        result.query_end = alignment.span.query_end;
+        result.target_begin = alignment.span.target_begin;
+        result.target_end = alignment.span.target_end;
+        result.operations = std::move(alignment.operations);
+      } else {
+        const AlignmentMode mode = alignment_mode(options_.mode);
+        cells[worker] += area(p);
+        if (options_.operations) {
+          cpu::PairAlignment alignment = cpu::align_pair(pair.query, pair.target, scoring_, mode);
+          result.score = alignment.score;
+          result.query_begin = alignment.query_begin;
+          result.query_end = alignment.query_end;
+          result.target_begin = alignment.subject_begin;
+          result.target_end = alignment.subject_end;
+          result.operations = std::move(alignment.operations);
+        } else {
+          const cpu::AlignmentSpan span = cpu::pair_span(pair.query, pair.target, scoring_, mode);
+          result.score = span.score;
+          result.query_begin = span.query_begin;
+          result.query_end = span.query_end;
+          result.target_begin = span.subject_begin;
+          result.target_end = span.subject_end;
+        }
+      }
+      if (options_.operations) {
+        const std::int64_t replayed = replay_operations(pair.query, pair.target, scoring_, result);
+        if (replayed != result.score)
+          throw std::logic_error("internal error: the operations of pair " + std::to_string(p + 1) + " replay to " +
+                                 std::to_string(replayed) + ", not to its score " + std::to_string(result.score));
+      }
+    });
+    return std::accumulate(cells.begin(), cells.end(), 0.0);
+  }
+
+ private:
+  const ScoringScheme& scoring_;
+  AlignOptions options_;
+  unsigned threads_;
+};
+
+}  // namespace
+
+std::unique_ptr<PairBackend> make_cpu_pair_backend(const ScoringScheme& scoring, const AlignOptions& options,
+                                                   unsigned threads) {
+  return std::make_unique<CpuPairBackend>(scoring, options, threads);
+}
+
+struct AlignEngine::Impl {
+  ScoringScheme scoring;
+  AlignOptions options;
+  std::unique_ptr<PairBackend> backend;
+  double cells = 0;
+
+  Impl(ScoringScheme scheme, AlignOptions opts) : scoring(std::move(scheme)), options(std::move(opts)) {
+    if (options.xdrop.value < 0)
+      throw std::invalid_argument("the X-drop must be at least 0, not " + std::to_string(options.xdrop.value));
+    const unsigned threads = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
+#ifdef WARPSEARCH_HAVE_CUDA
+    // X-drop has no GPU kernel: automatic keeps it on the CPU, and --device gpu is refused by the backend.
+    if (options.device == Device::gpu ||
+        (options.device == Device::automatic && options.mode != PairMode::xdrop && gpu_pair_backend_usable()))
+      backend = make_gpu_pair_backend(scoring, options, threads);
+#else
+    if (options.device == Device::gpu)
+      throw std::invalid_argument("--device gpu: no usable GPU, this warpsearch was built without CUDA (rebuild with -DWARPSEARCH_CUDA=ON)");
+#endif
+    if (!backend) backend = make_cpu_pair_backend(scoring, options, threads);
+  }
+};
+
+AlignEngine::AlignEngine(ScoringScheme scoring, AlignOptions options)
+    : impl_(std::make_unique<Impl>(std::move(scoring), std::move(options))) {}
+AlignEngine::AlignEngine(AlignEngine&&) noexcept = default;
+AlignEngine& AlignEngine::operator=(AlignEngine&&) noexcept = default;
+AlignEngine::~AlignEngine() = default;
+
+std::vector<PairAlignment> AlignEngine::align(const std::vector<SequencePair>& pairs) {
+  std::vector<PairAlignment> results(pairs.size());
+  impl_->cells += impl_->backend->align(pairs, results);
+  return results;
+}
+
+double AlignEngine::cells() const { return impl_->cells; }
+std::string AlignEngine::backend_description() const { return impl_->backend->description(); }
+const ScoringScheme& AlignEngine::scoring() const { return impl_->scoring; }
+const AlignOptions& AlignEngine::options() const { return impl_->options; }
+
+}  // namespace warpsearch

@@ -1,0 +1,350 @@
+// warpsearch align: batched pairwise alignment of record i of one FASTA file with record i of another, or
+// of the pairs listed in a pairs file; TSV or SAM out.
+#include <boost/program_options.hpp>
+#include <charconv>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <optional>
+#include <unordered_map>
+
+#include "db/atomic_file.hpp"
+#include "db/fasta.hpp"
+#include "db/interrupt.hpp"
+#include "search/align_engine.hpp"
+#include "search/align_output.hpp"
+#include "tools/commands.hpp"
+
+namespace po = boost::program_options;
+
+namespace warpsearch::tools {
+namespace {
+
+constexpr const char* kAlignUsage =
+    "usage: warpsearch align --query A.fa --target B.fa [-o OUT] [options]\n"
+    "       warpsearch align --query A.fa --target B.fa --pairs PAIRS.tsv [-o OUT] [options]\n"
+    "\n"
+    "Aligns record i of A with record i of B (the files must hold as many records), or, with --pairs, the\n"
+    "pairs PAIRS lists: one per line, 'query_id target_id [query_seed target_seed [seed_length]]' (IDs of\n"
+    "records of A and B; seeds 1-based, for --mode xdrop; '#' lines are comments). Output: TSV with a header\n"
+    "line, 1-based inclusive coordinates, or SAM (nucleotides). See docs/align.md.\n";
+
+// Limits of one batch: the pairs and their residues held in memory at once.
+struct BatchLimits {
+  std::size_t pairs = 100000;
+  std::uint64_t residues = std::uint64_t{1} << 27;
+};
+
+// A batch of pairs with the ids and sequences they point into.
+struct Batch {
+  std::vector<SequencePair> pairs;
+  std::vector<std::string_view> query_ids, target_ids;
+  std::uint64_t residues = 0;
+  void clear() {
+    pairs.clear();
+    query_ids.clear();
+    target_ids.clear();
+    residues = 0;
+  }
+};
+
+std::string display(const std::string& path) { return path == "-" ? std::string("standard input") : path; }
+
+// A FASTA file read whole, with its records found by ID.
+struct IndexedFasta {
+  std::vector<SequenceRecord> records;
+  std::unordered_map<std::string_view, std::size_t> by_id;
+};
+
+IndexedFasta read_indexed(FastaReader& reader) {
+  IndexedFasta fasta;
+  for (SequenceRecord record; reader.next(record);) fasta.records.push_back(std::move(record));
+  fasta.by_id.reserve(fasta.records.size());
+  for (std::size_t r = 0; r < fasta.records.size(); ++r) {
+    const auto [where, inserted] = fasta.by_id.emplace(fasta.records[r].id, r);
+    if (!inserted)
+      throw std::runtime_error(display(reader.path()) + ": records " + std::to_string(where->second + 1) + " and " +
+                               std::to_string(r + 1) + " have the same ID '" + fasta.records[r].id +
+                               "'; --pairs finds records by ID, so IDs must be unique");
+  }
+  return fasta;
+}
+
+// A 1-based position or a length from a pairs file.
+std::uint64_t parse_count(std::string_view field, const std::string& where, const char* what, std::uint64_t minimum) {
+  std::uint64_t value = 0;
+  const auto [end, error] = std::from_chars(field.data(), field.data() + field.size(), value);
+  if (error != std::errc() || end != field.data() + field.size() || value < minimum || value > UINT32_MAX)
+    throw std::runtime_error(where + ": " + what + " '" + std::string(field) + "' is not a whole number" +
+                             (minimum ? " of at least 1" : "") + " (up to " + std::to_string(UINT32_MAX) + ")");
+  return value;
+}
+
+std::vector<std::string_view> split_fields(std::string_view line) {
+  std::vector<std::string_view> fields;
+  std::size_t i = 0;
+  while (i < line.size()) {
+    while (i < line.size() && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r')) ++i;
+    const std::size_t start = i;
+    while (i < line.size() && line[i] != ' ' && line[i] != '\t' && line[i] != '\r') ++i;
+    if (i > start) fields.push_back(line.substr(start, i - start));
+  }
+  return fields;
+}
+
+std::string command_line(int argc, char** argv) {
+  std::string line = "warpsearch align";
+  for (int a = 1; a < argc; ++a) {
+    line += ' ';
+    line += argv[a];
+  }
+  return line;
+}
+
+}  // namespace
+
+int run_align(int argc, char** argv) {
+  std::string query_path, target_path, pairs_path, output_path = "-", matrix = "BLOSUM62", outfmt = "tsv",
+              mode_name = "local", device = "auto", dbtype = "auto";
+  int gap_open = -1, gap_extend = -1, match = 2, mismatch = -3, xdrop = kDefaultXdrop;
+  std::uint32_t seed_length = 1;
+  unsigned threads = 0;
+  BatchLimits limits;
+  po::options_description options("options");
+  options.add_options()
+      ("help,h", "show this help")
+      ("query,q", po::value(&query_path)->value_name("FILE"), "query FASTA (plain or gzip; '-' for stdin)")
+      ("target,t", po::value(&target_path)->value_name("FILE"), "target FASTA (plain or gzip; '-' for stdin)")
+      ("pairs,p", po::value(&pairs_path)->value_name("FILE"),
+       "pairs to align: 'query_id target_id [query_seed target_seed [seed_length]]' per line (default: record i with record i)")
+      ("out,o", po::value(&output_path)->value_name("FILE"), "output file, written atomically (default: stdout)")
+      ("mode", po::value(&mode_name)->value_name("MODE"), "local, global, semiglobal or xdrop (default local)")
+      ("xdrop", po::value(&xdrop)->value_name("X"),
+       "xdrop mode: stop extending when the score falls more than X below the best (default 50)")
+      ("seed-length", po::value(&seed_length)->value_name("N"),
+       "xdrop mode: seed length for pairs rows with positions but no length (default 1)")
+      ("dbtype", po::value(&dbtype)->value_name("TYPE"),
+       "auto (guessed from the query file), protein or nucleotide (default auto)")
+      ("matrix", po::value(&matrix)->value_name("NAME|FILE"),
+       "protein scoring matrix: BLOSUM45/50/62/80/90, PAM30/70/250, or an NCBI matrix file (default BLOSUM62)")
+      ("gapopen", po::value(&gap_open)->value_name("N"), "gap open cost (default 11 protein, 5 nucleotide)")
+      ("gapextend", po::value(&gap_extend)->value_name("N"),
+       "gap extend cost (default 1 protein, 2 nucleotide); a gap of length k costs open + k * extend")
+      ("match", po::value(&match)->value_name("N"), "nucleotide match score (default 2)")
+      ("mismatch", po::value(&mismatch)->value_name("N"), "nucleotide mismatch score (default -3)")
+      ("cigar", "TSV: add a CIGAR column")
+      ("aligned", "TSV: add the aligned query and target, with '-' for gaps")
+      ("outfmt", po::value(&outfmt)->value_name("tsv|sam"), "tsv (default) or sam (nucleotides)")
+      ("threads", po::value(&threads)->value_name("N"), "CPU threads (default: every core)")
+      ("device", po::value(&device)->value_name("auto|cpu|gpu"), "where to align (default auto: GPU when usable)")
+      ("batch", po::value(&limits.pairs)->value_name("N"), "pairs aligned per batch (default 100000)")
+      ("quiet", "no summary on stderr");
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(argc, argv).options(options).run(), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    throw UsageError{e.what()};
+  }
+  if (vm.count("help")) {
+    std::cout << kAlignUsage << "\n" << options;
+    return 0;
+  }
+  if (query_path.empty()) throw UsageError{"the query file is missing (--query FILE)"};
+  if (target_path.empty()) throw UsageError{"the target file is missing (--target FILE)"};
+  if (query_path == "-" && target_path == "-") throw UsageError{"the query and the target cannot both be standard input"};
+  if (limits.pairs == 0) throw UsageError{"--batch must be at least 1"};
+  const bool quiet = vm.count("quiet") > 0;
+
+  AlignOptions align_options;
+  try {
+    align_options.mode = parse_pair_mode(mode_name);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError{std::string("--mode: ") + e.what()};
+  }
+  if (vm.count("xdrop") && align_options.mode != PairMode::xdrop) throw UsageError{"--xdrop is for --mode xdrop"};
+  if (xdrop < 0) throw UsageError{"--xdrop must be at least 0"};
+  align_options.xdrop = XDrop{xdrop};
+  align_options.threads = threads;
+  if (device == "auto") align_options.device = Device::automatic;
+  else if (device == "cpu") align_options.device = Device::cpu;
+  else if (device == "gpu") align_options.device = Device::gpu;
+  else throw UsageError{"--device takes auto, cpu or gpu, not '" + device + "'"};
+
+  AlignOutputOptions output_options;
+  if (outfmt == "tsv") output_options.format = AlignFormat::tsv;
+  else if (outfmt == "sam") output_options.format = AlignFormat::sam;
+  else throw UsageError{"--outfmt takes tsv or sam, not '" + outfmt + "'"};
+  output_options.cigar = vm.count("cigar") > 0;
+  output_options.aligned = vm.count("aligned") > 0;
+  if (output_options.format == AlignFormat::sam && (output_options.cigar || output_options.aligned))
+    throw UsageError{"--cigar and --aligned are TSV columns; SAM always has the CIGAR"};
+  align_options.operations = AlignWriter::needs_operations(output_options);
+
+  std::optional<SequenceType> type;
+  if (dbtype == "protein") type = SequenceType::protein;
+  else if (dbtype == "nucleotide") type = SequenceType::nucleotide;
+  else if (dbtype != "auto") throw UsageError{"--dbtype takes auto, protein or nucleotide, not '" + dbtype + "'"};
+  install_interrupt_handlers();
+  const auto started = std::chrono::steady_clock::now();
+
+  // The query reader fixes the alphabet (guessed from its first residues unless --dbtype says).
+  std::optional<FastaReader> query_reader;
+  query_reader.emplace(query_path, type);
+  const SequenceType sequence_type = query_reader->type();
+  const bool nucleotide = sequence_type == SequenceType::nucleotide;
+
+  SubstitutionMatrix substitution = SubstitutionMatrix::builtin("BLOSUM62");
+  if (nucleotide) {
+    if (vm.count("matrix")) throw UsageError{"--matrix is for protein sequences; use --match and --mismatch"};
+    substitution = SubstitutionMatrix::nucleotide(match, mismatch);
+  } else {
+    if (vm.count("match") || vm.count("mismatch")) throw UsageError{"--match and --mismatch are for nucleotide sequences"};
+    substitution = std::filesystem::exists(matrix) ? SubstitutionMatrix::from_file(matrix) : SubstitutionMatrix::builtin(matrix);
+  }
+  if (gap_open < 0 && !vm.count("gapopen")) gap_open = nucleotide ? 5 : 11;
+  if (gap_extend < 0 && !vm.count("gapextend")) gap_extend = nucleotide ? 2 : 1;
+  ScoringScheme scoring(std::move(substitution), GapOpen{gap_open}, GapExtend{gap_extend});
+  const Alphabet& alphabet = Alphabet::of(sequence_type);
+
+  AtomicFile output(output_path);
+  AlignWriter writer(output.stream(), alphabet, output_options);
+  AlignEngine engine(std::move(scoring), align_options);
+  std::uint64_t pairs_done = 0;
+  Batch batch;
+  const Seed default_seed{0, 0, 0};  // xdrop without seeds: extend from the start of both sequences
+
+  const auto flush = [&](auto&& query_codes_of, auto&& target_codes_of) {
+    if (batch.pairs.empty()) return;
+    throw_if_interrupted();
+    const std::vector<PairAlignment> results = engine.align(batch.pairs);
+    for (std::size_t p = 0; p < results.size(); ++p)
+      writer.write(batch.query_ids[p], batch.target_ids[p], query_codes_of(p), target_codes_of(p), results[p]);
+    pairs_done += batch.pairs.size();
+    batch.clear();
+  };
+
+  if (pairs_path.empty()) {
+    // Record i with record i, streamed: the records of one batch at a time.
+    std::vector<SamReference> references;
+    if (output_options.format == AlignFormat::sam) {
+      if (target_path == "-")
+        throw UsageError{"SAM output lists every target in its header before the first record: --target cannot be standard input"};
+      FastaReader scan(target_path, sequence_type);
+      std::unordered_map<std::string, std::uint64_t> seen;  // SAM's @SQ names must be unique
+      for (SequenceRecord record; scan.next(record);) {
+        const auto [where, inserted] = seen.emplace(record.id, record.index);
+        if (!inserted)
+          throw std::runtime_error(display(target_path) + ": records " + std::to_string(where->second + 1) + " and " +
+                                   std::to_string(record.index + 1) + " have the same ID '" + record.id +
+                                   "'; SAM names each target once in its header, so IDs must be unique");
+        references.push_back({record.id, record.codes.size()});
+      }
+    }
+    writer.header(references, command_line(argc, argv));
+    FastaReader target_reader(target_path, sequence_type);
+    std::vector<SequenceRecord> queries, targets;
+    std::uint64_t records = 0;
+    for (bool more = true; more;) {
+      queries.clear();
+      targets.clear();
+      std::uint64_t residues = 0;
+      while (queries.size() < limits.pairs && residues < limits.residues) {
+        SequenceRecord query, target;
+        const bool has_query = query_reader->next(query);
+        const bool has_target = target_reader.next(target);
+        if (has_query != has_target) {
+          // Count the rest of the longer file, to name both counts.
+          std::uint64_t longer = records + 1;
+          for (SequenceRecord rest; has_query ? query_reader->next(rest) : target_reader.next(rest);) ++longer;
+          const std::uint64_t query_count = has_query ? longer : records, target_count = has_query ? records : longer;
+          throw std::runtime_error("--query " + display(query_path) + " has " + std::to_string(query_count) +
+                                   " records but --target " + display(target_path) + " has " +
+                                   std::to_string(target_count) +
+                                   ": without --pairs, record i of one is aligned with record i of the other");
+        }
+        if (!has_query) {
+          more = false;
+          break;
+        }
+        ++records;
+        residues += query.codes.size() + target.codes.size();
+        queries.push_back(std::move(query));
+        targets.push_back(std::move(target));
+      }
+      for (std::size_t p = 0; p < queries.size(); ++p) {
+        batch.pairs.push_back({queries[p].codes, targets[p].codes, default_seed});
+        batch.query_ids.push_back(queries[p].id);
+        batch.target_ids.push_back(targets[p].id);
+      }
+      flush([&](std::size_t p) -> std::string_view { return queries[p].codes; },
+            [&](std::size_t p) -> std::string_view { return targets[p].codes; });
+    }
+  } else {
+    // Listed pairs: both FASTA files in memory, the pairs file streamed.
+    const IndexedFasta queries = read_indexed(*query_reader);
+    query_reader.reset();
+    FastaReader target_reader(target_path, sequence_type);
+    const IndexedFasta targets = read_indexed(target_reader);
+    std::vector<SamReference> references;
+    for (const auto& record : targets.records) references.push_back({record.id, record.codes.size()});
+    writer.header(references, command_line(argc, argv));
+
+    std::ifstream pairs_file(pairs_path);
+    if (!pairs_file) throw std::runtime_error("cannot open the pairs file '" + pairs_path + "'");
+    std::string line;
+    const auto find = [&](const IndexedFasta& fasta, std::string_view id, const std::string& where, const char* role,
+                          const std::string& path) -> const SequenceRecord& {
+      const auto found = fasta.by_id.find(id);
+      if (found == fasta.by_id.end())
+        throw std::runtime_error(where + ": the " + role + " ID '" + std::string(id) + "' is not in " + display(path));
+      return fasta.records[found->second];
+    };
+    for (std::uint64_t line_number = 1; std::getline(pairs_file, line); ++line_number) {
+      const std::string where = pairs_path + ":" + std::to_string(line_number);
+      const auto fields = split_fields(line);
+      if (fields.empty() || fields[0][0] == '#') continue;
+      if (fields.size() != 2 && fields.size() != 4 && fields.size() != 5)
+        throw std::runtime_error(where + ": expected 2, 4 or 5 columns (query_id target_id [query_seed target_seed "
+                                 "[seed_length]]), found " + std::to_string(fields.size()));
+      const SequenceRecord& query = find(queries, fields[0], where, "query", query_path);
+      const SequenceRecord& target = find(targets, fields[1], where, "target", target_path);
+      Seed seed = default_seed;
+      if (fields.size() >= 4) {
+        seed.query_begin = static_cast<std::uint32_t>(parse_count(fields[2], where, "the query seed", 1) - 1);
+        seed.target_begin = static_cast<std::uint32_t>(parse_count(fields[3], where, "the target seed", 1) - 1);
+        seed.length = fields.size() == 5 ? static_cast<std::uint32_t>(parse_count(fields[4], where, "the seed length", 0))
+                                         : seed_length;
+      }
+      if (align_options.mode == PairMode::xdrop) {
+        try {
+          (void)seed_score(query.codes, target.codes, seed, engine.scoring());
+        } catch (const std::exception& e) {
+          throw std::runtime_error(where + ": " + e.what());
+        }
+      }
+      batch.pairs.push_back({query.codes, target.codes, seed});
+      batch.query_ids.push_back(query.id);
+      batch.target_ids.push_back(target.id);
+      batch.residues += query.codes.size() + target.codes.size();
+      if (batch.pairs.size() >= limits.pairs || batch.residues >= limits.residues)
+        flush([&](std::size_t p) { return batch.pairs[p].query; }, [&](std::size_t p) { return batch.pairs[p].target; });
+    }
+    if (pairs_file.bad()) throw std::runtime_error("cannot read the pairs file '" + pairs_path + "'");
+    flush([&](std::size_t p) { return batch.pairs[p].query; }, [&](std::size_t p) { return batch.pairs[p].target; });
+  }
+  output.commit();
+
+  if (!quiet) {
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    std::fprintf(stderr, "warpsearch align: %llu pairs (%s), %.2f s, %.1f pairs/s, %.2f GCUPS on %s\n",
+                 static_cast<unsigned long long>(pairs_done), pair_mode_name(align_options.mode), seconds,
+                 static_cast<double>(pairs_done) / seconds, engine.cells() / seconds / 1e9,
+                 engine.backend_description().c_str());
+  }
+  return 0;
+}
+
+}  // namespace warpsearch::tools
