@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# Runs on the lent GPU machine, from the repository root, with binaries built here for sm_90:
+#   carry/bin/warpsearch_tests, carry/bin/gpu_pair_bench     (bench/gpu/prepare_carry.sh copies them)
+#   carry/lib/libparasail.so.8                              (the test binary links it)
+#   carry/data/proteins.fa.gz                               real proteins (32.7 M residues, gzip FASTA: bench/make_protein_db.sh)
+# Steps (STEPS, default all): tests = the GPU pair tests ("[pairs]", with the 50,000 x 50,000 pair);
+# sanitize = compute-sanitizer memcheck and racecheck on "[pairs][tiny]"; bench = 100,000 real protein
+# pairs of 100..1,000 residues in each mode, longer pairs, and simulated DNA pairs, each run checked
+# against reference::span on a sample (--check). Writes gpu_pairs.tsv, a summary and logs.tgz to
+# $OUT, and prints the summary last.
+set -u
+FINAL_OUT=${OUT:-/tmp/warpsearch-out}
+OUT=/tmp/warpsearch-pair-logs
+rm -rf "$OUT"  # a warm machine keeps /tmp between calls
+mkdir -p "$OUT" "$FINAL_OUT"
+BIN=carry/bin
+DATA=carry/data
+WORK=/tmp/warpsearch-pair-work
+STEPS=${STEPS:-"tests sanitize bench"}
+REPEAT=${REPEAT:-3}
+export LD_LIBRARY_PATH=$PWD/carry/lib:${LD_LIBRARY_PATH:-}
+mkdir -p "$WORK"
+has() { [[ " $STEPS " == *" $1 "* ]]; }
+summary=()
+
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,power.draw --format=csv \
+  | tee "$OUT/gpu.txt"
+git rev-parse HEAD > "$OUT/commit.txt" 2>/dev/null
+
+if has tests; then
+  start=$(date +%s)
+  timeout 400 "$BIN/warpsearch_tests" "[pairs]" -r compact -d yes > "$OUT/tests.log" 2>&1
+  rc=$?
+  summary+=("tests [pairs]: rc=$rc in $(( $(date +%s) - start )) s: $(grep -E 'passed|failed' "$OUT/tests.log" | tail -1)")
+fi
+
+if has sanitize; then
+  for tool in memcheck racecheck; do
+    start=$(date +%s)
+    timeout 240 compute-sanitizer --tool $tool --error-exitcode 3 "$BIN/warpsearch_tests" "[pairs][tiny]" \
+      > "$OUT/$tool.log" 2>&1
+    rc=$?
+    summary+=("$tool [pairs][tiny]: rc=$rc in $(( $(date +%s) - start )) s: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|passed|failed' "$OUT/$tool.log" | tail -2 | tr '\n' ' ')")
+  done
+fi
+
+if has bench; then
+  gunzip -c "$DATA/proteins.fa.gz" > "$WORK/protdb.fa"
+  # DNA: 4,000 pairs of 1..5 kb, the target a copy of the query with 10% substitutions and indels
+  # (seeded; python3 only).
+  python3 - "$WORK" <<'EOF'
+import random, sys
+work = sys.argv[1]
+rng = random.Random(7)
+with open(f"{work}/dna_q.fa", "w") as q, open(f"{work}/dna_t.fa", "w") as t:
+    for k in range(4000):
+        s = "".join(rng.choice("ACGT") for _ in range(rng.randint(1000, 5000)))
+        out = []
+        for c in s:
+            x = rng.random()
+            if x < 0.034: out.append(rng.choice("ACGT"))
+            elif x < 0.067: out.append(c + rng.choice("ACGT"))
+            elif x < 0.1: continue
+            else: out.append(c)
+        q.write(f">q{k}\n{s}\n")
+        t.write(f">t{k}\n{''.join(out)}\n")
+EOF
+  TSV="$OUT/gpu_pairs.tsv"
+  run() {  # label, then bench arguments
+    local label=$1; shift
+    timeout 300 "$BIN/gpu_pair_bench" "$@" --repeat "$REPEAT" --tsv "$TSV" --label "$label" > "$OUT/bench_$label.log" 2>&1
+    local rc=$?
+    summary+=("bench $label: rc=$rc $(grep -E '^overall|^check' "$OUT/bench_$label.log" | tr '\n' ' ')")
+  }
+  for mode in local semiglobal global; do
+    run "protein_100k_${mode}" --fasta "$WORK/protdb.fa" --pairs 100000 --min-length 100 --max-length 1000 \
+      --mode $mode --check 300
+  done
+  run protein_1m_local --fasta "$WORK/protdb.fa" --pairs 1000000 --min-length 100 --max-length 1000 --mode local --check 100
+  run protein_long_local --fasta "$WORK/protdb.fa" --pairs 5000 --min-length 1000 --max-length 8000 --mode local --check 20
+  run dna_1_5kb_local --query "$WORK/dna_q.fa" --target "$WORK/dna_t.fa" --mode local --check 20
+  run dna_1_5kb_global --query "$WORK/dna_q.fa" --target "$WORK/dna_t.fa" --mode global --check 20
+fi
+
+cp "$OUT"/*.tsv "$FINAL_OUT"/ 2>/dev/null
+printf '%s\n' "${summary[@]}" > "$OUT/summary.txt"
+tar -czf "$FINAL_OUT/pair_logs.tgz" -C "$OUT" .
+cp "$OUT/summary.txt" "$FINAL_OUT/pair_summary.txt"
+cat "$OUT/summary.txt"

@@ -1,0 +1,84 @@
+// GPU batched pairwise alignment: the score, start and end of many independent (query, target) pairs
+// in local, global or semi-global mode, on one CUDA device. This header holds no CUDA types; the
+// kernels and the CUDA runtime calls live behind the pimpl (kernels/gpu/pair_aligner.cu).
+//
+// Semantics are those of kernels/reference.hpp's span(): a gap of length k costs open + k * extend;
+// end = the optimal cell with the smallest target end, then the smallest query end; start = among the
+// optimal alignments ending there, the largest target start, then the largest query start. Local
+// alignments of score 0 report every coordinate 0; global spans are the whole pair; semi-global spans
+// the whole query. Scores are exact (32-bit arithmetic; the accepted lengths keep every value far from
+// overflow). The forward pass gives score and end, the same kernel on the reversed prefixes the start
+// (docs/gpu_pair_kernels.md).
+//
+// Thread safety: a GpuPairAligner may be used by one thread at a time; different aligners (one per
+// device) may run in parallel threads.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "kernels/alignment_mode.hpp"
+#include "profile/scoring.hpp"
+
+namespace warpsearch::gpu {
+
+// One pair: residue codes (db/alphabet.hpp) of the scoring scheme's alphabet. The views must stay
+// valid during the align() call only.
+struct PairTask {
+  std::string_view query;
+  std::string_view target;
+};
+
+// 0-based, end exclusive: the alignment covers query [query_begin, query_end) and target
+// [target_begin, target_end).
+struct PairSpan {
+  int score = 0;
+  std::uint32_t query_begin = 0;
+  std::uint32_t query_end = 0;
+  std::uint32_t target_begin = 0;
+  std::uint32_t target_end = 0;
+};
+
+class GpuPairAligner {
+ public:
+  // The longest sequence accepted (either side of a pair): keeps every 32-bit value of the recurrence
+  // below 2^29 in magnitude for any valid scoring scheme.
+  static constexpr std::size_t kMaxSequenceLength = 2'000'000;
+
+  // Binds to a device (0-based) and uploads the scoring tables. Throws std::invalid_argument for a
+  // device index out of range and std::runtime_error (with the failed CUDA call) on a CUDA error.
+  GpuPairAligner(int device, const ScoringScheme& scoring);
+  ~GpuPairAligner();
+  GpuPairAligner(GpuPairAligner&&) noexcept;
+  GpuPairAligner& operator=(GpuPairAligner&&) noexcept;
+  GpuPairAligner(const GpuPairAligner&) = delete;
+  GpuPairAligner& operator=(const GpuPairAligner&) = delete;
+
+  // out[k] = the span of pairs[k] (out is resized). Pairs may have any lengths up to
+  // kMaxSequenceLength (empty ones too: see kernels/reference.hpp); they are batched to fit device
+  // memory. Blocks until done. Throws std::invalid_argument naming the pair (0-based index) and
+  // position for a residue code outside the alphabet or a sequence that is too long.
+  void align(const std::vector<PairTask>& pairs, AlignmentMode mode, std::vector<PairSpan>& out);
+
+  std::string device_name() const;
+
+  // Where the last align() call spent its time (wall clock on the host, seconds), for benchmarks.
+  struct Timings {
+    double pack = 0;     // validating and packing residues into pinned memory
+    double upload = 0;   // host -> device copies
+    double forward = 0;  // forward passes (score and end), results back on the host
+    double reverse = 0;  // reverse passes (start), results back on the host
+    std::uint64_t forward_cells = 0;  // sum of query length x target length
+    std::uint64_t reverse_cells = 0;  // cells of the reverse passes
+  };
+  const Timings& last_timings() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace warpsearch::gpu

@@ -1,0 +1,261 @@
+// GPU pair aligner vs the 64-bit references (kernels/reference.hpp span()): every mode, scores, ends
+// and starts with the project's tie-break, on random pairs with planted similarity, lengths around
+// every shape and tile boundary, all built-in matrices, DNA, 16-bit profile elements, scores far beyond
+// 16 bits, a 50,000 x 50,000 pair, empty batches and empty sequences. Tests skip (with a warning)
+// where no GPU is usable, so that CI without a GPU stays green.
+#include <algorithm>
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "kernels/alignment_mode.hpp"
+#include "kernels/gpu/gpu_scorer.hpp"
+#include "kernels/gpu/pair_aligner.hpp"
+#include "kernels/gpu/pair_dispatch.hpp"
+#include "kernels/reference.hpp"
+#include "profile/scoring.hpp"
+#include "tests/catch.hpp"
+#include "tests/test_support.hpp"
+
+namespace {
+
+using warpsearch::AlignmentMode;
+using warpsearch::GapExtend;
+using warpsearch::GapOpen;
+using warpsearch::ScoringScheme;
+using warpsearch::SubstitutionMatrix;
+using warpsearch::gpu::GpuPairAligner;
+using warpsearch::gpu::PairSpan;
+using warpsearch::gpu::PairTask;
+using warpsearch::gpu::usable_device_count;
+
+constexpr AlignmentMode kModes[] = {AlignmentMode::local, AlignmentMode::global, AlignmentMode::semiglobal};
+
+const char* mode_name(AlignmentMode mode) {
+  switch (mode) {
+    case AlignmentMode::local: return "local";
+    case AlignmentMode::global: return "global";
+    case AlignmentMode::semiglobal: return "semiglobal";
+  }
+  return "?";
+}
+
+bool have_gpu() {
+  if (usable_device_count() > 0) return true;
+  WARN("no usable GPU: CUDA reports no device (or no driver); GPU pair aligner test skipped");
+  return false;
+}
+
+struct Pair {
+  std::string query;
+  std::string target;
+};
+
+// Aligns every pair on the GPU in one call and checks each span against reference::span.
+void check_pairs(const ScoringScheme& scoring, const std::vector<Pair>& pairs, AlignmentMode mode) {
+  GpuPairAligner aligner(0, scoring);
+  std::vector<PairTask> tasks;
+  for (const auto& pair : pairs) tasks.push_back({pair.query, pair.target});
+  std::vector<PairSpan> spans;
+  aligner.align(tasks, mode, spans);
+  REQUIRE(spans.size() == pairs.size());
+  std::size_t mismatches = 0;
+  for (std::size_t k = 0; k < pairs.size(); ++k) {
+    const auto expected = warpsearch::reference::span(pairs[k].query, pairs[k].target, scoring, mode);
+    const PairSpan& got = spans[k];
+    const bool same = got.score == expected.score && got.query_begin == expected.query_begin &&
+                      got.query_end == expected.query_end && got.target_begin == expected.subject_begin &&
+                      got.target_end == expected.subject_end;
+    if (!same && ++mismatches <= 10)
+      UNSCOPED_INFO(mode_name(mode) << " pair " << k << " (" << pairs[k].query.size() << " x " << pairs[k].target.size()
+                                    << ", " << scoring.matrix().name() << " " << scoring.gap_open() << "/"
+                                    << scoring.gap_extend() << "): GPU " << got.score << " q[" << got.query_begin << ","
+                                    << got.query_end << ") t[" << got.target_begin << "," << got.target_end
+                                    << "), reference " << expected.score << " q[" << expected.query_begin << ","
+                                    << expected.query_end << ") t[" << expected.subject_begin << ","
+                                    << expected.subject_end << ")");
+  }
+  CHECK(mismatches == 0);
+}
+
+// A target of the given length; when the query is long enough it carries a mutated copy of a piece of
+// the query (substitutions and indels) at a random place, so that alignments are long and gapped.
+Pair planted_pair(std::mt19937_64& rng, std::size_t query_length, std::size_t target_length, int alphabet_size) {
+  using warpsearch::test::mutated_codes;
+  using warpsearch::test::random_codes;
+  Pair pair{random_codes(rng, query_length, alphabet_size), random_codes(rng, target_length, alphabet_size)};
+  if (query_length < 4 || target_length < 4) return pair;
+  const std::size_t begin = std::uniform_int_distribution<std::size_t>(0, query_length / 2)(rng);
+  const std::size_t length = std::uniform_int_distribution<std::size_t>(1, query_length - begin)(rng);
+  std::string piece = mutated_codes(rng, pair.query.substr(begin, length), alphabet_size, 0.25, 3);
+  piece.resize(std::min(piece.size(), target_length));
+  const std::size_t at = std::uniform_int_distribution<std::size_t>(0, target_length - piece.size())(rng);
+  pair.target.replace(at, piece.size(), piece);
+  return pair;
+}
+
+// Lengths at every shape width and tile boundary (kPairShapes), -1/0/+1.
+std::vector<std::size_t> boundary_lengths() {
+  std::vector<std::size_t> lengths = {1, 2, 3, 5, 31, 32, 33, 1023, 1024, 1025, 1537};
+  for (const auto& shape : warpsearch::gpu::detail::kPairShapes) {
+    const std::size_t width = static_cast<std::size_t>(shape.group) * shape.regs;
+    for (const std::size_t limit : {width, 2 * width})
+      lengths.insert(lengths.end(), {limit - 1, limit, limit + 1});
+  }
+  std::sort(lengths.begin(), lengths.end());
+  lengths.erase(std::unique(lengths.begin(), lengths.end()), lengths.end());
+  return lengths;
+}
+
+ScoringScheme blosum62() { return ScoringScheme(SubstitutionMatrix::builtin("BLOSUM62"), GapOpen{11}, GapExtend{1}); }
+
+}  // namespace
+
+TEST_CASE("GpuPairAligner rejects a device that does not exist", "[gpu][pairs][small]") {
+  CHECK_THROWS_AS(GpuPairAligner(usable_device_count() + 3, blosum62()), std::invalid_argument);
+}
+
+TEST_CASE("GpuPairAligner: empty batches, empty sequences and bad codes", "[gpu][pairs][small]") {
+  if (!have_gpu()) return;
+  const ScoringScheme scoring = blosum62();
+  GpuPairAligner aligner(0, scoring);
+  std::vector<PairSpan> spans(3);
+  aligner.align({}, AlignmentMode::local, spans);
+  CHECK(spans.empty());
+
+  std::mt19937_64 rng(7);
+  const std::vector<Pair> pairs = {{"", ""},
+                                   {"", warpsearch::test::random_codes(rng, 7, 27)},
+                                   {warpsearch::test::random_codes(rng, 9, 27), ""},
+                                   {warpsearch::test::random_codes(rng, 1, 27), warpsearch::test::random_codes(rng, 1, 27)},
+                                   {warpsearch::test::random_codes(rng, 40, 27), warpsearch::test::random_codes(rng, 50, 27)}};
+  for (const AlignmentMode mode : kModes) check_pairs(scoring, pairs, mode);
+
+  // Residue codes, not letters: code 28 is beyond the protein alphabet and its padding code (27).
+  const std::string good(2, '\0');
+  const std::string bad = std::string{'\0', '\1', static_cast<char>(28)};
+  const std::vector<PairTask> tasks = {{good, good}, {good, bad}};
+  try {
+    aligner.align(tasks, AlignmentMode::local, spans);
+    FAIL("a code outside the alphabet was accepted");
+  } catch (const std::invalid_argument& error) {
+    const std::string message = error.what();
+    CHECK(message.find("pair 1") != std::string::npos);
+    CHECK(message.find("target residue 3") != std::string::npos);
+  }
+}
+
+// Few pairs, every shape (single-pass and tiled, several tiles) and both profile element widths: the
+// subset compute-sanitizer runs (memcheck, racecheck) on the device.
+TEST_CASE("GpuPairAligner: every shape once, both element widths", "[gpu][pairs][tiny]") {
+  if (!have_gpu()) return;
+  std::mt19937_64 rng(31);
+  std::vector<Pair> pairs;
+  for (const std::size_t n : {3, 16, 30, 60, 120, 180, 250, 380, 500, 700, 1100})
+    pairs.push_back(planted_pair(rng, n, 40 + n / 3, 25));
+  const ScoringScheme narrow = blosum62();
+  const ScoringScheme wide(SubstitutionMatrix::nucleotide(100, -90), GapOpen{50}, GapExtend{20});
+  std::vector<Pair> dna;
+  for (const std::size_t n : {5, 100, 600}) dna.push_back(planted_pair(rng, n, n + 9, 4));
+  for (const AlignmentMode mode : kModes) {
+    check_pairs(narrow, pairs, mode);
+    check_pairs(wide, dna, mode);
+  }
+}
+
+TEST_CASE("GpuPairAligner equals the reference on random protein pairs, every mode", "[gpu][pairs][small]") {
+  if (!have_gpu()) return;
+  std::mt19937_64 rng(2026);
+  std::vector<Pair> pairs;
+  std::uniform_int_distribution<std::size_t> length(1, 700);
+  for (int k = 0; k < 300; ++k) pairs.push_back(planted_pair(rng, length(rng), length(rng), 25));
+  // Identical and unrelated pairs, and the 27 codes (U, O included).
+  for (int k = 0; k < 10; ++k) {
+    const std::string s = warpsearch::test::random_codes(rng, length(rng), 27);
+    pairs.push_back({s, s});
+    pairs.push_back({warpsearch::test::random_codes(rng, length(rng), 27), warpsearch::test::random_codes(rng, length(rng), 27)});
+  }
+  for (const AlignmentMode mode : kModes) check_pairs(blosum62(), pairs, mode);
+}
+
+TEST_CASE("GpuPairAligner equals the reference at every shape and tile boundary", "[gpu][pairs]") {
+  if (!have_gpu()) return;
+  std::mt19937_64 rng(11);
+  const std::vector<std::size_t> lengths = boundary_lengths();
+  std::vector<Pair> pairs;
+  for (const std::size_t q : lengths) {
+    pairs.push_back(planted_pair(rng, q, 1 + q % 97, 25));        // short targets: many rows of few cells
+    pairs.push_back(planted_pair(rng, q, q + 3, 25));
+    pairs.push_back(planted_pair(rng, 1 + q % 89, q, 25));       // long targets, short queries
+  }
+  for (const AlignmentMode mode : kModes) check_pairs(blosum62(), pairs, mode);
+}
+
+TEST_CASE("GpuPairAligner equals the reference for every built-in matrix and several gap costs", "[gpu][pairs]") {
+  if (!have_gpu()) return;
+  std::mt19937_64 rng(5);
+  std::uniform_int_distribution<std::size_t> length(1, 400);
+  const std::vector<std::pair<int, int>> gaps = {{11, 1}, {10, 2}, {0, 3}, {14, 2}};
+  int g = 0;
+  for (const std::string& name : SubstitutionMatrix::builtin_names()) {
+    const auto [open, extend] = gaps[static_cast<std::size_t>(g++) % gaps.size()];
+    const ScoringScheme scoring(SubstitutionMatrix::builtin(name), GapOpen{open}, GapExtend{extend});
+    std::vector<Pair> pairs;
+    for (int k = 0; k < 40; ++k) pairs.push_back(planted_pair(rng, length(rng), length(rng), 27));
+    for (const AlignmentMode mode : kModes) check_pairs(scoring, pairs, mode);
+  }
+}
+
+TEST_CASE("GpuPairAligner equals the reference on DNA, with ties and 16-bit profile elements", "[gpu][pairs][small]") {
+  if (!have_gpu()) return;
+  std::mt19937_64 rng(3);
+  std::uniform_int_distribution<std::size_t> length(1, 600);
+  // 2/-3 with 5/2: many equal scores (tie-breaks); 100/-90 with 50/20: s + open + extend = 170 does
+  // not fit 8 bits (16-bit profile elements), and scores far beyond 16 bits.
+  const std::vector<ScoringScheme> schemes = {
+      ScoringScheme(SubstitutionMatrix::nucleotide(2, -3), GapOpen{5}, GapExtend{2}),
+      ScoringScheme(SubstitutionMatrix::nucleotide(1, -1), GapOpen{0}, GapExtend{1}),
+      ScoringScheme(SubstitutionMatrix::nucleotide(100, -90), GapOpen{50}, GapExtend{20})};
+  for (const ScoringScheme& scoring : schemes) {
+    std::vector<Pair> pairs;
+    for (int k = 0; k < 120; ++k) pairs.push_back(planted_pair(rng, length(rng), length(rng), 5));
+    for (const std::size_t n : {1, 2, 4, 16, 17, 64, 257, 513}) pairs.push_back(planted_pair(rng, n, n, 4));
+    for (const AlignmentMode mode : kModes) check_pairs(scoring, pairs, mode);
+  }
+}
+
+TEST_CASE("GpuPairAligner: long identical pairs score beyond 16 bits", "[gpu][pairs]") {
+  if (!have_gpu()) return;
+  std::mt19937_64 rng(17);
+  const ScoringScheme protein = blosum62();
+  const ScoringScheme dna(SubstitutionMatrix::nucleotide(2, -3), GapOpen{5}, GapExtend{2});
+  const std::string p = warpsearch::test::random_codes(rng, 6000, 20);
+  const std::string d = warpsearch::test::random_codes(rng, 20000, 4);
+  for (const AlignmentMode mode : kModes) {
+    check_pairs(protein, {{p, p}, {p.substr(100), p}}, mode);
+    check_pairs(dna, {{d, d}, {d, d.substr(0, 19000)}}, mode);
+  }
+  // A score the reference gives without running the reference: the whole DNA diagonal.
+  GpuPairAligner aligner(0, dna);
+  std::vector<PairSpan> spans;
+  aligner.align({{d, d}}, AlignmentMode::local, spans);
+  CHECK(spans[0].score == 40000);
+  CHECK(spans[0].query_begin == 0);
+  CHECK(spans[0].target_end == 20000);
+}
+
+TEST_CASE("GpuPairAligner: very long pairs (100,000 rows, 50,000 x 50,000)", "[gpu][pairs][long]") {
+  if (!have_gpu()) return;
+  std::mt19937_64 rng(23);
+  const ScoringScheme scoring = blosum62();
+  // 100,000 rows of one tile (local: rows are the target) and many tiles of few rows.
+  const Pair tall = planted_pair(rng, 300, 100000, 25);
+  const Pair wide = planted_pair(rng, 100000, 300, 25);
+  for (const AlignmentMode mode : kModes) check_pairs(scoring, {tall, wide}, mode);
+  Pair big{warpsearch::test::random_codes(rng, 50000, 25), {}};
+  big.target = warpsearch::test::mutated_codes(rng, big.query, 25, 0.3, 4);
+  big.target.resize(std::min<std::size_t>(big.target.size(), 50000));
+  check_pairs(scoring, {big}, AlignmentMode::local);
+  check_pairs(scoring, {big}, AlignmentMode::global);
+}
