@@ -1,12 +1,15 @@
 // GPU scoring throughput: every query of a FASTA file against a FASTA database, on device 0.
 //
 //   gpu_score_bench --db DB.fa --queries Q.fa [--matrix BLOSUM62] [--open 10] [--extend 1]
-//                   [--repeat 3] [--tsv out.tsv] [--label name] [--only-query K]
+//                   [--repeat 3] [--tsv out.tsv] [--label name] [--only-query K] [--gpus N]
 //
 // Reads both files with a small local FASTA reader (plain text; letters outside the alphabet are
 // skipped), sorts and packs the subjects as a database chunk, uploads them once, then times each query
 // (one warm-up, then the median of --repeat runs, CUDA events around the synchronous score() call) and
 // all queries in one call. GCUPS = query length x database residues / seconds / 1e9.
+// --gpus N (N > 1): multi-GPU scaling instead: the subjects split into N shares of equal residues (as
+// search/gpu_backend.cpp splits a chunk), one GpuScorer and host thread per GPU, all queries in one
+// call each; prints the wall time for 1 GPU (the whole set on device 0) and for N, and the speed-up.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -19,6 +22,7 @@
 #include <numeric>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "db/alphabet.hpp"
@@ -65,13 +69,67 @@ double median(std::vector<double> v) {
       throw std::runtime_error(std::string(#expr) + " failed: " + cudaGetErrorString(status_)); \
   } while (0)
 
+// Wall time of scoring every query against the subjects split over `devices` GPUs (best of 3).
+double time_on_gpus(const warpsearch::SubjectBatch& all, const std::vector<std::string>& queries,
+                    const warpsearch::ScoringScheme& scoring, int devices, std::uint64_t residues) {
+  std::vector<std::size_t> bounds{0};
+  std::uint64_t seen = 0;
+  for (std::size_t s = 0; s < all.count && static_cast<int>(bounds.size()) < devices; ++s) {
+    seen += all.lengths[s];
+    if (static_cast<double>(seen) >= static_cast<double>(residues) * static_cast<double>(bounds.size()) / devices)
+      bounds.push_back(s + 1);
+  }
+  while (static_cast<int>(bounds.size()) <= devices) bounds.push_back(all.count);
+  std::vector<warpsearch::gpu::GpuScorer> scorers;
+  std::vector<std::vector<std::int32_t>> scores(static_cast<std::size_t>(devices));
+  for (int d = 0; d < devices; ++d) {
+    scorers.emplace_back(d, scoring);
+    warpsearch::SubjectBatch share = all;
+    share.word_offsets += bounds[d];
+    share.lengths += bounds[d];
+    share.count = bounds[d + 1] - bounds[d];
+    scorers.back().set_subjects(share);
+    scores[static_cast<std::size_t>(d)].resize(queries.size() * share.count);
+  }
+  double best = 1e30;
+  for (int run = 0; run < 3; ++run) {
+    const auto start = std::chrono::steady_clock::now();
+    std::vector<std::thread> threads;
+    for (int d = 0; d < devices; ++d)
+      threads.emplace_back([&, d] { scorers[static_cast<std::size_t>(d)].score(queries, scores[static_cast<std::size_t>(d)].data()); });
+    for (auto& t : threads) t.join();
+    best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  }
+  return best;
+}
+
+int scale_over_gpus(const warpsearch::SubjectBatch& all, const std::vector<Record>& records,
+                    const warpsearch::ScoringScheme& scoring, int devices, std::uint64_t residues) {
+  const int available = warpsearch::gpu::usable_device_count();
+  if (available < devices) {
+    std::fprintf(stderr, "gpu_score_bench: --gpus %d but only %d usable GPUs\n", devices, available);
+    return 2;
+  }
+  std::vector<std::string> queries;
+  double cells = 0;
+  for (const auto& q : records) {
+    queries.push_back(q.codes);
+    cells += static_cast<double>(q.codes.size()) * static_cast<double>(residues);
+  }
+  const double one = time_on_gpus(all, queries, scoring, 1, residues);
+  const double many = time_on_gpus(all, queries, scoring, devices, residues);
+  std::printf("gpus\tseconds\tGCUPS\n1\t%.3f\t%.1f\n%d\t%.3f\t%.1f\nspeed-up %.2fx on %d GPUs\n", one, cells / one / 1e9,
+              devices, many, cells / many / 1e9, one / many, devices);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   try {
     std::string db_path, query_path, tsv_path, label = "warpsearch";
     std::string matrix_name = "BLOSUM62";
-    int open = 10, extend = 1, repeat = 3, only_query = -1;
+    int open = 10, extend = 1, repeat = 3, only_query = -1, gpus = 1;
     for (int i = 1; i < argc; ++i) {
       const std::string arg = argv[i];
       auto value = [&]() -> std::string {
@@ -87,6 +145,7 @@ int main(int argc, char** argv) {
       else if (arg == "--tsv") tsv_path = value();
       else if (arg == "--label") label = value();
       else if (arg == "--only-query") only_query = std::stoi(value());
+      else if (arg == "--gpus") gpus = std::max(1, std::stoi(value()));
       else throw std::invalid_argument("unknown option " + arg);
     }
     if (db_path.empty() || query_path.empty()) throw std::invalid_argument("--db and --queries are required");
@@ -133,6 +192,8 @@ int main(int argc, char** argv) {
     batch.lengths = lengths.data();
     batch.count = lengths.size();
     const auto t1 = std::chrono::steady_clock::now();
+
+    if (gpus > 1) return scale_over_gpus(batch, queries, scoring, gpus, residues);
 
     warpsearch::gpu::GpuScorer scorer(0, scoring);
     scorer.set_subjects(batch);

@@ -197,14 +197,54 @@ class WriterStreamBuffer : public std::streambuf {
 struct AtomicFile::Impl {
   explicit Impl(const std::string& target_path)
       : target(target_path),
-        writer(target_path == "-" ? FileWriter(STDOUT_FILENO, "standard output")
-                                  : create_temporary(target_path, temporary)),
+        destination(resolve_link(target_path)),
+        writer(open_output(target_path, destination, temporary)),
         buffer(writer),
         out(&buffer) {
     out.exceptions(std::ios::badbit);
   }
   ~Impl() {
     if (!committed && !temporary.empty()) ::unlink(temporary.c_str());
+  }
+
+  // Paths that name an open descriptor rather than a file: /proc/self/fd/N, and the links into /proc
+  // (/dev/stdout, /dev/fd/N).
+  static bool names_descriptor(const std::string& target_path) {
+    if (target_path.rfind("/proc/", 0) == 0) return true;
+    struct stat link;
+    if (::lstat(target_path.c_str(), &link) != 0 || !S_ISLNK(link.st_mode)) return false;
+    std::error_code error;
+    return std::filesystem::read_symlink(target_path, error).string().rfind("/proc/", 0) == 0 && !error;
+  }
+
+  // A symbolic link (also a dangling one): the file at the end of its chain is replaced (or created),
+  // and the link kept.
+  static std::string resolve_link(const std::string& target_path) {
+    if (target_path == "-" || names_descriptor(target_path)) return target_path;
+    std::string resolved = target_path;
+    for (int hop = 0; hop < 40; ++hop) {  // the kernel's limit on a chain of links
+      struct stat link;
+      if (::lstat(resolved.c_str(), &link) != 0 || !S_ISLNK(link.st_mode)) break;
+      std::error_code error;
+      const std::filesystem::path next = std::filesystem::read_symlink(resolved, error);
+      if (error) break;
+      resolved = next.is_absolute() ? next.string() : parent_directory(resolved) + "/" + next.string();
+    }
+    return resolved;
+  }
+
+  static FileWriter open_output(const std::string& target_path, const std::string& destination,
+                                std::string& temporary_path) {
+    if (target_path == "-") return FileWriter(STDOUT_FILENO, "standard output");
+    // An existing target that is not a regular file (a device such as /dev/null or /dev/full, a pipe),
+    // or a descriptor, cannot be replaced by a rename, and renaming over it would replace the device
+    // or link itself: it is written in place, every write checked.
+    struct stat status;
+    const bool exists = ::stat(destination.c_str(), &status) == 0;
+    if (exists && S_ISDIR(status.st_mode))
+      throw std::runtime_error("cannot write '" + target_path + "': it is a directory");
+    if ((exists && !S_ISREG(status.st_mode)) || names_descriptor(target_path)) return FileWriter(destination);
+    return create_temporary(destination, temporary_path);
   }
 
   static FileWriter create_temporary(const std::string& target_path, std::string& temporary_path) {
@@ -220,7 +260,8 @@ struct AtomicFile::Impl {
   }
 
   std::string target;
-  std::string temporary;  // empty for stdout
+  std::string destination;  // target, or the file a symbolic link target names
+  std::string temporary;    // empty for stdout and for targets written in place
   FileWriter writer;
   WriterStreamBuffer buffer;
   std::ostream out;
@@ -236,20 +277,21 @@ void AtomicFile::write(std::string_view text) { impl_->writer.write(text); }
 std::ostream& AtomicFile::stream() { return impl_->out; }
 const std::string& AtomicFile::path() const { return impl_->target; }
 bool AtomicFile::is_stdout() const { return impl_->temporary.empty(); }
+const std::string& AtomicFile::temporary_path() const { return impl_->temporary; }
 
 void AtomicFile::commit() {
   if (impl_->committed) throw std::logic_error("'" + impl_->target + "' committed twice");
-  if (is_stdout()) {
-    impl_->writer.flush();
+  if (impl_->temporary.empty()) {  // stdout, or a device or pipe written in place
+    impl_->writer.close(false);
     impl_->committed = true;
     return;
   }
   impl_->writer.close(true);
-  if (::rename(impl_->temporary.c_str(), impl_->target.c_str()) != 0)
+  if (::rename(impl_->temporary.c_str(), impl_->destination.c_str()) != 0)
     throw std::runtime_error(system_error("cannot rename the finished file to", impl_->target,
                                           errno));
   impl_->committed = true;
-  sync_directory(parent_directory(impl_->target));
+  sync_directory(parent_directory(impl_->destination));
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -4,7 +4,9 @@
 //                    (a full disk is an error naming the path), and a running CRC-32 is kept.
 //   AtomicFile       writes a temporary file beside the target; commit() fsyncs it and renames it
 //                    over the target. Without commit() (an exception, an interruption) the temporary
-//                    file is removed and the target is untouched. The path "-" writes to stdout.
+//                    file is removed and the target is untouched. The path "-" writes to stdout; an
+//                    existing target that is not a regular file (/dev/null, a pipe) is written in
+//                    place; a symbolic link to a regular file has the file it names replaced.
 //   AtomicDirectory  the same for a whole directory (a database): a temporary sibling directory,
 //                    renamed to the target by commit(), removed with its contents otherwise.
 //
@@ -78,6 +80,9 @@ class AtomicFile {
 
   const std::string& path() const;
   bool is_stdout() const;
+  // Where the data go until commit() (empty for stdout): for a last-resort unlink() from a context that
+  // cannot unwind (a process about to be killed).
+  const std::string& temporary_path() const;
 
  private:
   struct Impl;

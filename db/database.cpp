@@ -19,6 +19,7 @@ static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
 struct Chunk::Impl {
   ChunkInfo info;
   MappedFile files[4];  // indexed by detail::ChunkFile
+  std::uint64_t first = 0;  // a slice's first subject within the mapped chunk
 
   const MappedFile& file(detail::ChunkFile kind) const { return files[static_cast<int>(kind)]; }
 };
@@ -30,13 +31,13 @@ Chunk::~Chunk() = default;
 
 const ChunkInfo& Chunk::info() const { return impl_->info; }
 const std::uint32_t* Chunk::lengths() const {
-  return reinterpret_cast<const std::uint32_t*>(impl_->file(detail::ChunkFile::lengths).data());
+  return reinterpret_cast<const std::uint32_t*>(impl_->file(detail::ChunkFile::lengths).data()) + impl_->first;
 }
 const std::uint64_t* Chunk::word_offsets() const {
-  return reinterpret_cast<const std::uint64_t*>(impl_->file(detail::ChunkFile::offsets).data());
+  return reinterpret_cast<const std::uint64_t*>(impl_->file(detail::ChunkFile::offsets).data()) + impl_->first;
 }
 const std::uint64_t* Chunk::original_indices() const {
-  return reinterpret_cast<const std::uint64_t*>(impl_->file(detail::ChunkFile::indices).data());
+  return reinterpret_cast<const std::uint64_t*>(impl_->file(detail::ChunkFile::indices).data()) + impl_->first;
 }
 const std::uint32_t* Chunk::words() const {
   return reinterpret_cast<const std::uint32_t*>(impl_->file(detail::ChunkFile::residues).data());
@@ -78,6 +79,45 @@ struct Database::Impl {
       throw std::runtime_error("database '" + path + "': file " + name +
                                " fails its checksum (the file was modified or damaged; rebuild "
                                "the database with makedb)");
+  }
+
+  // The arrays of a chunk must agree with each other and with the manifest before the kernels index
+  // the residues with them: a file that was rewritten together with its checksum (by a buggy writer,
+  // or by hand) would otherwise send them outside the mapping.
+  void check_chunk_contents(const Chunk::Impl& chunk, std::size_t i) const {
+    const ChunkInfo& info = chunk.info;
+    const auto* lengths = reinterpret_cast<const std::uint32_t*>(chunk.file(detail::ChunkFile::lengths).data());
+    const auto* offsets = reinterpret_cast<const std::uint64_t*>(chunk.file(detail::ChunkFile::offsets).data());
+    const auto* indices = reinterpret_cast<const std::uint64_t*>(chunk.file(detail::ChunkFile::indices).data());
+    const auto fail = [&](detail::ChunkFile kind, std::uint64_t s, const std::string& what) {
+      throw std::runtime_error("database '" + path + "': file " + detail::chunk_file_name(i, kind) + ", subject " +
+                               std::to_string(s) + " of the chunk: " + what +
+                               " (the database is inconsistent; rebuild it with makedb)");
+    };
+    std::uint64_t word = 0, residues = 0;
+    for (std::uint64_t s = 0; s < info.subjects; ++s) {
+      const std::uint32_t length = lengths[s];
+      if (length < info.min_length || length > info.max_length || length == 0)
+        fail(detail::ChunkFile::lengths, s,
+             "length " + std::to_string(length) + " outside the chunk's " + std::to_string(info.min_length) + ".." +
+                 std::to_string(info.max_length));
+      if (s > 0 && length < lengths[s - 1])
+        fail(detail::ChunkFile::lengths, s, "lengths not in ascending order");
+      if (offsets[s] != word)
+        fail(detail::ChunkFile::offsets, s,
+             "offset " + std::to_string(offsets[s]) + ", expected " + std::to_string(word));
+      if (indices[s] >= manifest.info.subjects)
+        fail(detail::ChunkFile::indices, s,
+             "index " + std::to_string(indices[s]) + " of a database of " + std::to_string(manifest.info.subjects) +
+                 " subjects");
+      word += (std::uint64_t{length} + 3) / 4;
+      residues += length;
+    }
+    if (word > info.words || residues != info.residues)
+      fail(detail::ChunkFile::lengths, info.subjects,
+           "the lengths add up to " + std::to_string(residues) + " residues in " + std::to_string(word) +
+               " words; the manifest says " + std::to_string(info.residues) + " residues in " +
+               std::to_string(info.words) + " words");
   }
 
   void check_headers() const {
@@ -163,8 +203,28 @@ Chunk Database::chunk(std::size_t i) const {
   std::call_once(impl_->chunk_checked[i], [&] {
     for (detail::ChunkFile kind : detail::kChunkFiles)
       impl_->check_mapping(chunk->file(kind), detail::chunk_file_name(i, kind));
+    impl_->check_chunk_contents(*chunk, i);
   });
   return Chunk(std::move(chunk));
+}
+
+Chunk Database::chunk(std::size_t i, std::uint64_t first, std::uint64_t count) const {
+  Chunk whole = chunk(i);
+  ChunkInfo& info = whole.impl_->info;
+  if (first > info.subjects || count > info.subjects - first)
+    throw std::out_of_range("database '" + impl_->path + "': subjects " + std::to_string(first) + "+" +
+                            std::to_string(count) + " of chunk " + std::to_string(i) + " out of range (it has " +
+                            std::to_string(info.subjects) + ")");
+  const std::uint32_t* lengths = whole.lengths() + first;
+  info.first_subject += first;
+  info.subjects = count;
+  info.residues = 0;
+  // Words stay those of the whole chunk: word offsets index the chunk's residue file.
+  for (std::uint64_t s = 0; s < count; ++s) info.residues += lengths[s];
+  info.min_length = count ? lengths[0] : 0;  // subjects are sorted by length
+  info.max_length = count ? lengths[count - 1] : 0;
+  whole.impl_->first = first;
+  return whole;
 }
 
 std::string_view Database::id(std::uint64_t original_index) const {

@@ -94,6 +94,9 @@ class Database {
   // Maps chunk i. The first time a chunk is mapped in this process its checksums are verified
   // (std::runtime_error naming the file on a mismatch).
   Chunk chunk(std::size_t i) const;
+  // Chunk i restricted to its subjects [first, first + count) (positions within the chunk): a Chunk whose
+  // per-subject arrays, info() and batch() cover those subjects only (a shard of a distributed search).
+  Chunk chunk(std::size_t i, std::uint64_t first, std::uint64_t count) const;
 
   // The header of the subject at 0-based FASTA position original_index: ID (first word) and
   // description (the rest, leading blanks removed).

@@ -4,6 +4,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cinttypes>
 #include <cstdio>
@@ -272,7 +273,14 @@ Manifest parse_manifest(std::string_view text, const std::string& path) {
   std::uint64_t subjects = 0, residues = 0;
   for (std::size_t i = 0; i < info.chunks.size(); ++i) {
     const ChunkInfo& chunk = info.chunks[i];
+    // Subjects are sorted by length across chunks, and every length lies within the database's range.
+    const bool lengths_agree = chunk.min_length >= std::max(info.min_length, 1u) &&
+                               chunk.max_length <= info.max_length &&
+                               (i == 0 || info.chunks[i - 1].max_length <= chunk.min_length) &&
+                               chunk.residues >= chunk.subjects * chunk.min_length &&
+                               chunk.residues <= chunk.subjects * chunk.max_length;
     if (chunk.first_subject != subjects || chunk.subjects == 0 || chunk.min_length > chunk.max_length ||
+        !lengths_agree || chunk.subjects > std::numeric_limits<std::uint32_t>::max() ||
         chunk.words < (chunk.residues + 3) / 4 || chunk.words % kChunkWordAlignment != 0)
       parser.fail("chunk " + std::to_string(i) + " disagrees with the chunks before it or with itself");
     subjects += chunk.subjects;

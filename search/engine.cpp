@@ -59,7 +59,7 @@ struct SearchEngine::Impl {
       statistics.emplace(scoring, database.info().residues, database.info().subjects);
     threads = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
 #ifdef WARPSEARCH_HAVE_CUDA
-    if (gpu_wanted(options)) backend = make_gpu_backend(scoring, options.gpus);
+    if (gpu_wanted(options)) backend = make_gpu_backend(scoring, options.gpus, options.gpu_memory_limit);
 #else
     (void)gpu_wanted(options);
 #endif
@@ -88,6 +88,34 @@ struct SearchEngine::Impl {
     }
     constexpr int kGridMargin = 3;
     return std::max(lowest, admission - kGridMargin);
+  }
+
+  // The parts of chunk c that options.subjects covers, as (first, count) within the chunk.
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> parts_of(std::size_t c) const {
+    const ChunkInfo& info = database.info().chunks[c];
+    if (options.subjects.empty()) return {{0, info.subjects}};
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> parts;
+    for (const SubjectRange& range : options.subjects) {
+      const std::uint64_t end = range.count > UINT64_MAX - range.first ? UINT64_MAX : range.first + range.count;
+      const std::uint64_t low = std::max(info.first_subject, range.first);
+      const std::uint64_t high = std::min(info.first_subject + info.subjects, end);
+      if (low < high) parts.emplace_back(low - info.first_subject, high - low);
+    }
+    return parts;
+  }
+
+  Chunk part_of_chunk(std::size_t c, const std::pair<std::uint64_t, std::uint64_t>& part) const {
+    if (part.first == 0 && part.second == database.info().chunks[c].subjects) return database.chunk(c);
+    return database.chunk(c, part.first, part.second);
+  }
+
+  // Residues of the subjects this search covers.
+  double searched_residues() const {
+    if (options.subjects.empty()) return static_cast<double>(database.info().residues);
+    double residues = 0;
+    for (std::size_t c = 0; c < database.num_chunks(); ++c)
+      for (const auto& part : parts_of(c)) residues += static_cast<double>(part_of_chunk(c, part).info().residues);
+    return residues;
   }
 
   // The E-value of a hit: blastp's finite-size corrected value for protein, the length-adjusted
@@ -123,17 +151,19 @@ struct SearchEngine::Impl {
     for (const auto& query : prepared) batch_residues += static_cast<double>(query.codes.size());
     backend->set_queries(prepared);
     for (std::size_t c = 0; c < database.num_chunks(); ++c) {
-      throw_if_interrupted();
-      const Chunk chunk = database.chunk(c);
-      const std::uint64_t* original = chunk.original_indices();
-      const std::uint32_t* lengths = chunk.lengths();
-      backend->scan(chunk, [&](std::size_t p, std::uint64_t s, int score) {
-        const double e = evalue(score, prepared[p].codes.size(), lengths[s]);
-        if (statistics && e > options.max_evalue) return;
-        tops[p].offer({score, e, original[s], prepared[p].strand, static_cast<std::uint32_t>(c), s});
-      });
-      progress.cells_done += batch_residues * static_cast<double>(chunk.info().residues);
-      if (report) report(progress);
+      for (const auto& part : parts_of(c)) {
+        throw_if_interrupted();
+        const Chunk chunk = part_of_chunk(c, part);
+        const std::uint64_t* original = chunk.original_indices();
+        const std::uint32_t* lengths = chunk.lengths();
+        backend->scan(chunk, [&](std::size_t p, std::uint64_t s, int score) {
+          const double e = evalue(score, prepared[p].codes.size(), lengths[s]);
+          if (statistics && e > options.max_evalue) return;
+          tops[p].offer({score, e, original[s], prepared[p].strand, static_cast<std::uint32_t>(c), part.first + s});
+        });
+        progress.cells_done += batch_residues * static_cast<double>(chunk.info().residues);
+        if (report) report(progress);
+      }
     }
 
     // Each query's candidates over its strands, best first, at most max_target_seqs.
@@ -143,6 +173,17 @@ struct SearchEngine::Impl {
     for (auto& list : kept) {
       std::sort(list.begin(), list.end(), [](const auto& a, const auto& b) { return ranks_before(a.first, b.first); });
       if (list.size() > options.max_target_seqs) list.resize(options.max_target_seqs);
+    }
+    if (options.select_candidates) {
+      std::vector<std::vector<CandidateKey>> keys(kept.size());
+      for (std::size_t q = 0; q < kept.size(); ++q)
+        for (const auto& entry : kept[q]) keys[q].push_back(key_of(entry.first));
+      const std::vector<std::size_t> keep = options.select_candidates(keys);
+      if (keep.size() != kept.size())
+        throw std::logic_error("internal error: the candidate selection answered for " + std::to_string(keep.size()) +
+                               " queries, not " + std::to_string(kept.size()));
+      for (std::size_t q = 0; q < kept.size(); ++q)
+        kept[q].erase(kept[q].begin() + static_cast<std::ptrdiff_t>(std::min(kept[q].size(), keep[q])), kept[q].end());
     }
 
     // Align the kept candidates, one chunk mapped at a time.
@@ -219,9 +260,9 @@ std::vector<QueryResult> SearchEngine::search(const std::vector<Query>& queries,
   SearchProgress state;
   state.queries_total = queries.size();
   const bool both_strands = impl_->database.info().type == SequenceType::nucleotide && impl_->options.strand == Strand::both;
+  const double residues = impl_->searched_residues();
   for (const auto& query : queries)
-    state.cells_total += static_cast<double>(query.codes.size()) * (both_strands ? 2.0 : 1.0) *
-                         static_cast<double>(impl_->database.info().residues);
+    state.cells_total += static_cast<double>(query.codes.size()) * (both_strands ? 2.0 : 1.0) * residues;
   const std::size_t batch = std::max<std::size_t>(impl_->options.query_batch, 1);
   for (std::size_t first = 0; first < queries.size(); first += batch)
     impl_->search_batch(queries, first, std::min(queries.size(), first + batch), results, state, progress);

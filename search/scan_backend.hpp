@@ -37,8 +37,10 @@ class ScanBackend {
 
 std::unique_ptr<ScanBackend> make_cpu_backend(const ScoringScheme& scoring, unsigned threads);
 #ifdef WARPSEARCH_HAVE_CUDA
-// Throws std::runtime_error when none of the requested GPUs is usable.
-std::unique_ptr<ScanBackend> make_gpu_backend(const ScoringScheme& scoring, const std::vector<int>& gpus);
+// Throws std::runtime_error when none of the requested GPUs is usable. memory_limit: device bytes each
+// GPU may use (0 = what it has free); larger chunks are scanned in several batches of subjects.
+std::unique_ptr<ScanBackend> make_gpu_backend(const ScoringScheme& scoring, const std::vector<int>& gpus,
+                                              std::uint64_t memory_limit);
 int usable_gpu_count();
 #endif
 

@@ -22,13 +22,12 @@ struct Candidate {
   std::uint64_t index_in_chunk = 0;
 };
 
-// true when a ranks before b
-inline bool ranks_before(const Candidate& a, const Candidate& b) {
-  if (a.score != b.score) return a.score > b.score;
-  if (a.evalue != b.evalue) return a.evalue < b.evalue;
-  if (a.subject != b.subject) return a.subject < b.subject;
-  return a.strand < b.strand;
+inline CandidateKey key_of(const Candidate& candidate) {
+  return {candidate.score, candidate.evalue, candidate.subject, candidate.strand};
 }
+
+// true when a ranks before b (the order of CandidateKey, search/warpsearch.hpp)
+inline bool ranks_before(const Candidate& a, const Candidate& b) { return ranks_before(key_of(a), key_of(b)); }
 
 class TopHits {
  public:
@@ -52,7 +51,7 @@ class TopHits {
   std::vector<Candidate> sorted() const {
     std::lock_guard<std::mutex> lock(mutex_);
     std::vector<Candidate> result = heap_;
-    std::sort(result.begin(), result.end(), ranks_before);
+    std::sort(result.begin(), result.end(), [](const Candidate& a, const Candidate& b) { return ranks_before(a, b); });
     return result;
   }
 

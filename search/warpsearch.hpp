@@ -30,6 +30,34 @@ namespace warpsearch {
 enum class Device { automatic, cpu, gpu };
 enum class Strand : std::uint8_t { plus, minus, both };
 
+// A contiguous run of the database's subjects in its length-sorted order (db/database.hpp), across
+// chunks: a process of a distributed search covers a few of them.
+struct SubjectRange {
+  std::uint64_t first = 0;
+  std::uint64_t count = 0;
+};
+
+// What orders the candidate hits of a query: higher score first, then lower E-value (0 without
+// statistics), then lower subject position in the source FASTA, then the plus strand first.
+struct CandidateKey {
+  int score = 0;
+  double evalue = 0.0;
+  std::uint64_t subject = 0;
+  Strand strand = Strand::plus;
+};
+// true when a ranks before b in that order.
+inline bool ranks_before(const CandidateKey& a, const CandidateKey& b) {
+  if (a.score != b.score) return a.score > b.score;
+  if (a.evalue != b.evalue) return a.evalue < b.evalue;
+  if (a.subject != b.subject) return a.subject < b.subject;
+  return a.strand < b.strand;
+}
+
+// Called once per query batch, between the scan and the alignment of the hits, with each query's
+// candidates (best first, at most max_target_seqs); returns, per query, how many of them (a prefix) to
+// align and report. Distributed searches use it to align only the hits that rank in the global top.
+using CandidateSelector = std::function<std::vector<std::size_t>(const std::vector<std::vector<CandidateKey>>&)>;
+
 struct SearchOptions {
   std::size_t max_target_seqs = 500;  // hits kept per query
   double max_evalue = 10.0;           // hits with a larger E-value are dropped
@@ -40,6 +68,13 @@ struct SearchOptions {
   Device device = Device::automatic;  // automatic: the GPUs when one is usable, else the CPU
   std::vector<int> gpus;              // GPU ordinals to use; empty = every usable GPU
   std::size_t query_batch = 4096;     // queries searched per pass over the database
+  // Device memory each GPU may use, in bytes; 0 = what the device has free. A database chunk larger
+  // than that is scanned in several batches of subjects (same results, more transfers).
+  std::uint64_t gpu_memory_limit = 0;
+  // Distributed searches: the subjects searched, empty for all (E-values always use the whole database's
+  // size), and the selection of the candidates to align (empty: all are aligned).
+  std::vector<SubjectRange> subjects;
+  CandidateSelector select_candidates;
 };
 
 struct Query {

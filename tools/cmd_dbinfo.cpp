@@ -1,7 +1,10 @@
 // warpsearch dbinfo: what a database holds, and (--verify) whether its files are intact.
 #include <boost/program_options.hpp>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <iostream>
+#include <stdexcept>
 
 #include "db/database.hpp"
 #include "db/interrupt.hpp"
@@ -94,6 +97,9 @@ int run_dbinfo(int argc, char** argv) {
     database.verify();
     std::printf("verify          every file matches its checksum\n");
   }
+  // printf() reports nothing: a full disk or a closed pipe would otherwise pass as success.
+  if (std::fflush(stdout) != 0 || std::ferror(stdout))
+    throw std::runtime_error(std::string("cannot write standard output: ") + std::strerror(errno));
   return 0;
 }
 

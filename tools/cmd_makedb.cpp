@@ -20,11 +20,14 @@ constexpr const char* kMakedbUsage =
     "Packs the sequences of IN (FASTA or FASTQ, plain or gzip; '-' for stdin) into the database\n"
     "directory DB, which must not exist. The database appears complete or not at all.\n";
 
-// "1000", "64K", "512M", "1G" (binary multiples) -> residues.
-std::uint64_t parse_chunk_size(const std::string& text) {
+
+}  // namespace
+
+// "1000", "64K", "512M", "1G" (binary multiples) -> a count.
+std::uint64_t parse_size(const std::string& option, const std::string& what, const std::string& text) {
   const auto bad = [&] {
-    return UsageError{"--chunk-size takes a positive number of residues with an optional K, M or G "
-                      "suffix (e.g. 512M), not '" + text + "'"};
+    return UsageError{option + " takes a positive number of " + what + " with an optional K, M or G suffix " +
+                      "(e.g. 512M), not '" + text + "'"};
   };
   std::size_t digits = 0;
   while (digits < text.size() && std::isdigit(static_cast<unsigned char>(text[digits]))) ++digits;
@@ -41,8 +44,6 @@ std::uint64_t parse_chunk_size(const std::string& text) {
   if (value == 0) throw bad();
   return value;
 }
-
-}  // namespace
 
 int run_makedb(int argc, char** argv) {
   std::string input, output, dbtype, chunk_size;
@@ -89,7 +90,7 @@ int run_makedb(int argc, char** argv) {
     else
       throw UsageError{"--dbtype takes prot or nucl, not '" + dbtype + "'"};
   }
-  if (vm.count("chunk-size")) make.chunk_residues = parse_chunk_size(chunk_size);
+  if (vm.count("chunk-size")) make.chunk_residues = parse_size("--chunk-size", "residues", chunk_size);
 
   install_interrupt_handlers();
   const MakeDbReport report = make_database(make);

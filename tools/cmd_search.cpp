@@ -14,6 +14,9 @@
 #include "db/interrupt.hpp"
 #include "search/output.hpp"
 #include "search/warpsearch.hpp"
+#ifdef WARPSEARCH_HAVE_MPI
+#include "search/distributed.hpp"
+#endif
 #include "tools/commands.hpp"
 
 namespace po = boost::program_options;
@@ -78,9 +81,9 @@ std::vector<int> parse_gpu_list(const std::string& text) {
 
 int run_search(int argc, char** argv) {
   std::string query_path, database_path, output_path = "-", matrix = "BLOSUM62", outfmt = "6", strand = "both",
-              device = "auto", gpus;
+              device = "auto", gpus, gpu_memory;
   int gap_open = -1, gap_extend = -1, match = 2, mismatch = -3, min_score = 1;
-  std::size_t max_target_seqs = 500;
+  std::size_t max_target_seqs = 500, query_batch = SearchOptions{}.query_batch;
   double evalue = 10.0;
   unsigned threads = 0;
   po::options_description options("options");
@@ -107,6 +110,11 @@ int run_search(int argc, char** argv) {
       ("threads", po::value(&threads)->value_name("N"), "CPU threads (default: every core)")
       ("device", po::value(&device)->value_name("auto|cpu|gpu"), "where to search (default auto: GPU when usable)")
       ("gpus", po::value(&gpus)->value_name("LIST"), "GPUs to use, e.g. 0,1 (default: every usable GPU)")
+      ("gpu-memory", po::value(&gpu_memory)->value_name("BYTES"),
+       "device memory each GPU may use, e.g. 8G (default: what it has free); larger databases are scanned in "
+       "several batches")
+      ("query-batch", po::value(&query_batch)->value_name("N"),
+       "queries searched per pass over the database (default 4096); under mpirun also what rank 0 hands out at a time")
       ("skip-invalid", "skip (and count) queries with letters that are not residues, instead of stopping")
       ("quiet", "no progress or summary on stderr");
   po::variables_map vm;
@@ -147,6 +155,9 @@ int run_search(int argc, char** argv) {
   search_options.min_score = min_score;
   search_options.raw_scores_only = vm.count("raw-scores") > 0;
   search_options.threads = threads;
+  if (query_batch == 0 || query_batch > (std::size_t{1} << 24))
+    throw UsageError{"--query-batch takes a number of queries from 1 to 16777216"};
+  search_options.query_batch = query_batch;
   if (strand == "both") search_options.strand = Strand::both;
   else if (strand == "plus") search_options.strand = Strand::plus;
   else if (strand == "minus") search_options.strand = Strand::minus;
@@ -156,8 +167,19 @@ int run_search(int argc, char** argv) {
   else if (device == "gpu") search_options.device = Device::gpu;
   else throw UsageError{"--device takes auto, cpu or gpu, not '" + device + "'"};
   if (!gpus.empty()) search_options.gpus = parse_gpu_list(gpus);
+  if (!gpu_memory.empty()) search_options.gpu_memory_limit = parse_size("--gpu-memory", "bytes", gpu_memory);
   if (evalue <= 0) throw UsageError{"--evalue must be positive"};
+  // Boost reads "-1" into an unsigned option as its largest value: bounds catch that too.
+  if (max_target_seqs == 0 || max_target_seqs > (std::size_t{1} << 30))
+    throw UsageError{"--max-target-seqs takes a number of hits from 1 to 1073741824"};
+  if (threads > 4096) throw UsageError{"--threads takes a number from 0 (every core) to 4096"};
   const OutputFormat format = OutputFormat::parse(outfmt);
+#ifdef WARPSEARCH_HAVE_MPI
+  // Under mpirun / srun this process is one rank of a distributed search (search/distributed.hpp).
+  if (distributed::launched_by_mpi())
+    return distributed::run_search({query_path, output_path, vm.count("skip-invalid") > 0, quiet}, database, scoring,
+                                   search_options, format);
+#endif
 
   std::vector<Query> queries;
   FastaReader reader(query_path, database.info().type, vm.count("skip-invalid") > 0);

@@ -21,6 +21,7 @@ constexpr const char* kUsage =
     "  makedb   pack a FASTA file into a searchable database\n"
     "  dbinfo   describe a database, and verify its checksums\n"
     "  search   search queries against a database\n"
+    "  align    align pairs of sequences (local, global, semiglobal, X-drop)\n"
     "\n"
     "'warpsearch COMMAND --help' describes a command's options.\n";
 
@@ -32,6 +33,7 @@ constexpr Command kCommands[] = {
     {"makedb", warpsearch::tools::run_makedb},
     {"dbinfo", warpsearch::tools::run_dbinfo},
     {"search", warpsearch::tools::run_search},
+    {"align", warpsearch::tools::run_align},
 };
 
 }  // namespace

@@ -3,9 +3,13 @@
 # bench/gpu/prepare_carry.sh put in carry/ (git-ignored):
 #   carry/bin/{warpsearch_tests,gpu_score_bench}   built here for sm_90
 #   carry/bin/{align,makedb}, carry/lib/           CUDASW++ 4.0 for the side-by-side run (optional)
-#   carry/data/{protdb.fa.gz,cudasw_20.fa}         the real protein set and the 20 benchmark queries
+#   carry/bin/warpsearch                           the command-line tool (step e2e)
+#   carry/data/{proteins.fa.gz,cudasw_20.fa}       the real protein set and the 20 benchmark queries
+# DB_FASTA (default carry/data/proteins.fa.gz: bench/make_protein_db.sh's 75,000 proteins, 32.7 M
+# residues, the set of ../shared/ANCHORS.md) is "db1"; "db8" is the same 8 times over (261 M residues).
 # Writes the TSV tables, a summary and logs.tgz (every log) to $OUT, and prints the summary last.
-#   STEPS="tests memcheck bench cudasw ncu ncu_metrics sass" (default: tests memcheck bench cudasw)
+#   STEPS="tests memcheck racecheck bench cudasw e2e ncu ncu_metrics ncu_cells sass"
+#   (default: tests memcheck bench cudasw)
 set -u
 FINAL_OUT=${OUT:-/tmp/warpsearch-out}
 OUT=/tmp/warpsearch-logs
@@ -16,6 +20,8 @@ DATA=carry/data
 WORK=/tmp/warpsearch-work
 STEPS=${STEPS:-"tests memcheck bench cudasw"}
 export LD_LIBRARY_PATH=$PWD/carry/lib:${LD_LIBRARY_PATH:-}  # libparasail (tests), libgomp (CUDASW++)
+# The command-line tests run the carried tool on the bundled data of this checkout.
+export WARPSEARCH_TEST_BINARY=$PWD/carry/bin/warpsearch WARPSEARCH_TEST_SOURCE_DIR=$PWD
 REPEAT=${REPEAT:-3}
 mkdir -p "$WORK"
 has() { [[ " $STEPS " == *" $1 "* ]]; }
@@ -38,8 +44,15 @@ if has memcheck; then
   summary+=("memcheck [small]: rc=$rc in $(( $(date +%s) - start )) s: $(grep -E 'ERROR SUMMARY|passed|failed' "$OUT/memcheck.log" | tail -2 | tr '\n' ' ')")
 fi
 
-if has bench || has cudasw; then
-  gunzip -c "$DATA/protdb.fa.gz" > "$WORK/db1.fa"
+if has racecheck; then
+  start=$(date +%s)
+  compute-sanitizer --tool racecheck --error-exitcode 3 "$BIN/warpsearch_tests" "[small]" > "$OUT/racecheck.log" 2>&1
+  rc=$?
+  summary+=("racecheck [small]: rc=$rc in $(( $(date +%s) - start )) s: $(grep -E 'RACECHECK SUMMARY|ERROR SUMMARY|passed|failed' "$OUT/racecheck.log" | tail -2 | tr '\n' ' ')")
+fi
+
+if has bench || has cudasw || has e2e || has ncu_cells; then
+  gunzip -c "${DB_FASTA:-$DATA/proteins.fa.gz}" > "$WORK/db1.fa"
   : > "$WORK/db8.fa"
   for _ in 1 2 3 4 5 6 7 8; do cat "$WORK/db1.fa" >> "$WORK/db8.fa"; done
 fi
@@ -65,6 +78,30 @@ if has cudasw && [[ -x $BIN/align ]]; then
       > "$OUT/cudasw_$db.log" 2>&1
     summary+=("cudasw4 --dpx $db: rc=$? $(grep -iE 'TCUPS|GCUPS' "$OUT/cudasw_$db.log" | tail -1)")
   done
+fi
+
+if has e2e; then
+  # The whole search command on db8, top 10 hits with positions, alignments and E-values: database
+  # built by warpsearch makedb, wall time of the second run (the first warms the page cache).
+  "$BIN/warpsearch" makedb --quiet "$WORK/db8.fa" "$WORK/db8.wsdb" > "$OUT/e2e_makedb.log" 2>&1
+  for run in 1 2; do
+    start=$(date +%s.%N)
+    "$BIN/warpsearch" search --device gpu -q "$DATA/cudasw_20.fa" -d "$WORK/db8.wsdb" --gapopen 10 --gapextend 1 \
+      --max-target-seqs 10 -o "$WORK/e2e.tsv" 2> "$OUT/e2e_search.log"
+    rc=$?
+    end=$(date +%s.%N)
+  done
+  summary+=("e2e search db8 top 10 (gpu): rc=$rc wall $(awk -v s="$start" -v e="$end" 'BEGIN { printf "%.2f", e - s }') s; $(tail -1 "$OUT/e2e_search.log")")
+  head -3 "$WORK/e2e.tsv" > "$OUT/e2e_head.tsv"
+fi
+
+if has ncu_cells; then
+  # Instructions per cell over every scoring kernel of one query (the longest) against db1: warp
+  # instructions x 32 lanes, per pipe, divided by the cells (each 16-bit lane instruction covers two).
+  ncu --kernel-name regex:sw_bin_kernel --metrics smsp__inst_executed.sum,smsp__inst_executed_pipe_alu.sum,smsp__inst_executed_pipe_fma.sum,smsp__inst_executed_op_shared_ld.sum,gpu__time_duration.sum \
+    --csv --page raw "$BIN/gpu_score_bench" --db "$WORK/db1.fa" --queries "$DATA/cudasw_20.fa" --only-query 19 --repeat 1 \
+    > "$OUT/ncu_cells.csv" 2> "$OUT/ncu_cells.err"
+  summary+=("ncu_cells: rc=$? $(wc -l < "$OUT/ncu_cells.csv") lines")
 fi
 
 if has ncu; then

@@ -281,6 +281,25 @@ GpuScorer::~GpuScorer() {
 GpuScorer::GpuScorer(GpuScorer&&) noexcept = default;
 GpuScorer& GpuScorer::operator=(GpuScorer&&) noexcept = default;
 
+std::uint64_t GpuScorer::bytes_for_subjects(std::uint64_t residues, std::size_t subjects,
+                                            std::size_t max_query_length) {
+  // Per subject: offset (8), length (4), job entry (4), and in each slot a score and an overflow entry
+  // (4 + 4). Per slot: the tile edges (at most the budget) and the query.
+  const std::uint64_t per_subject = 8 + 4 + 4 + kSlots * (4 + 4);
+  return residues + per_subject * subjects + kSlots * (kEdgeBudgetBytes + 4 * max_query_length);
+}
+
+std::uint64_t GpuScorer::free_device_memory() const {
+  ScopedDevice scoped(impl_->device);
+  std::size_t free = 0, total = 0;
+  WARPSEARCH_CUDA_CHECK(cudaMemGetInfo(&free, &total));
+  // What this scorer holds now is released before the next batch is allocated.
+  std::uint64_t held = impl_->d_residues.bytes() + impl_->d_offsets.bytes() + impl_->d_lengths.bytes() +
+                       impl_->d_jobs.bytes();
+  for (const auto& slot : impl_->slots) held += slot.scores.bytes() + slot.overflow_list.bytes() + slot.edges.bytes();
+  return free + held;
+}
+
 std::uint64_t GpuScorer::resident_residues() const { return impl_->residues; }
 std::size_t GpuScorer::resident_subjects() const { return impl_->count; }
 std::string GpuScorer::device_name() const { return impl_->name; }
@@ -334,6 +353,16 @@ void GpuScorer::set_subjects(const SubjectBatch& subjects) {
 
   s.count = count;
   s.residues = total;
+  // Release the previous batch before allocating this one: both at once may not fit.
+  s.d_residues = {};
+  s.d_offsets = {};
+  s.d_lengths = {};
+  s.d_jobs = {};
+  for (auto& slot : s.slots) {
+    slot.scores = {};
+    slot.overflow_list = {};
+    slot.edges = {};
+  }
   s.d_residues = DeviceBuffer<std::uint8_t>(std::max<std::size_t>(1, residues.size()), s.device);
   s.d_offsets = DeviceBuffer<std::uint64_t>(std::max<std::size_t>(1, count), s.device);
   s.d_lengths = DeviceBuffer<std::uint32_t>(std::max<std::size_t>(1, count), s.device);

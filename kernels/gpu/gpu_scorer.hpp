@@ -42,6 +42,12 @@ class GpuScorer {
   // subject: scores[q * count + s], count = the resident batch's size. Blocks until done.
   void score(const std::vector<std::string>& query_codes, std::int32_t* scores);
 
+  // Device memory a batch of subjects needs on top of what the scorer already holds (the subjects,
+  // their bookkeeping and per-query scores, and the work space of queries up to max_query_length),
+  // and the device memory free now: callers split larger chunks into several batches.
+  static std::uint64_t bytes_for_subjects(std::uint64_t residues, std::size_t subjects, std::size_t max_query_length);
+  std::uint64_t free_device_memory() const;
+
   // Residues and subjects resident on the device, and the device's name.
   std::uint64_t resident_residues() const;
   std::size_t resident_subjects() const;
