@@ -7,7 +7,7 @@
 # breakdown (scan, align, waiting, merge, output) go to $OUT/mpi_gpu.tsv; the MPI test cases run too.
 #
 # Needs carry/bin/warpsearch built with -DWARPSEARCH_MPI=ON (and CUDA, -DWARPSEARCH_STATIC_BOOST=ON),
-# carry/bin/warpsearch_tests of the same build (optional), carry/data/{protdb.fa.gz,cudasw_20.fa}, and an
+# carry/bin/warpsearch_tests of the same build (optional), carry/data/{proteins.fa.gz,cudasw_20.fa}, and an
 # mpirun: the machine's own, else the Open MPI that bench/gpu/prepare_mpi_carry.sh put in carry/openmpi.
 set -u
 OUT=${OUT:-/tmp/warpsearch-out}
@@ -36,7 +36,7 @@ if [ -x carry/bin/warpsearch_tests ]; then
   echo "mpi tests: rc=$? $(tail -1 "$OUT/mpi_tests.log")"
 fi
 
-gunzip -c carry/data/protdb.fa.gz > "$work/db.fa"
+gunzip -c carry/data/proteins.fa.gz > "$work/db.fa"
 $ws makedb --quiet "$work/db.fa" "$work/db.wsdb"
 residues=$($ws dbinfo "$work/db.wsdb" | awk '/^residues/ {gsub(",", "", $2); print $2}')
 qres=$(grep -v '>' carry/data/cudasw_20.fa | tr -d '\n' | wc -c)
