@@ -57,6 +57,23 @@ class ScopedDevice {
   int previous_ = 0;
 };
 
+// The properties of a device, after checking that the index names a usable CUDA device: what every
+// engine bound to one device (GpuScorer, GpuPairAligner) reads first. Throws std::invalid_argument for a
+// bad index.
+inline cudaDeviceProp device_properties(int device) {
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess) {
+    cudaGetLastError();  // no driver or no GPU: zero usable devices
+    devices = 0;
+  }
+  if (device < 0 || device >= devices)
+    throw std::invalid_argument("GPU device " + std::to_string(device) + " does not exist (" +
+                                std::to_string(devices) + " usable CUDA devices)");
+  cudaDeviceProp properties{};
+  WARPSEARCH_CUDA_CHECK(cudaGetDeviceProperties(&properties, device));
+  return properties;
+}
+
 // Device memory of n elements of T (uninitialised). Frees on the device it was allocated on.
 template <class T>
 class DeviceBuffer {

@@ -346,15 +346,10 @@ struct GpuPairAligner::Impl {
 };
 
 GpuPairAligner::GpuPairAligner(int device, const ScoringScheme& scoring) {
-  const int devices = usable_device_count();
-  if (device < 0 || device >= devices)
-    throw std::invalid_argument("GPU device " + std::to_string(device) + " does not exist (" +
-                                std::to_string(devices) + " usable CUDA devices)");
+  const cudaDeviceProp properties = detail::device_properties(device);
   ScopedDevice scoped(device);
   impl_ = std::make_unique<Impl>(device);
   Impl& s = *impl_;
-  cudaDeviceProp properties{};
-  WARPSEARCH_CUDA_CHECK(cudaGetDeviceProperties(&properties, device));
   s.name = properties.name;
   s.sm_count = properties.multiProcessorCount;
   s.open = scoring.gap_open();
