@@ -1,9 +1,13 @@
 // The CPU scan: every (query, block of subjects) pair is a task for the thread pool. Blocks hold
 // neighbouring subjects of the length-sorted chunk, so the SIMD lanes of the kernel stay busy together.
+// Hits are located by the striped pair kernels (cpu::pair_span: forward pass for the end, reversed
+// prefixes for the start), one pair per task, largest first.
 #include <algorithm>
+#include <numeric>
 #include <thread>
 
 #include "db/interrupt.hpp"
+#include "kernels/cpu/alignment.hpp"
 #include "kernels/cpu/query_scorer.hpp"
 #include "search/parallel.hpp"
 #include "search/scan_backend.hpp"
@@ -55,6 +59,22 @@ class CpuBackend final : public ScanBackend {
       scorers_[query].score(block, scores.data());
       for (std::size_t s = 0; s < block.count; ++s)
         if (scores[s] >= thresholds_[query]) sink(query, first + s, scores[s]);
+    });
+  }
+
+  void locate(const std::vector<HitPair>& pairs, std::vector<HitSpan>& spans) override {
+    spans.assign(pairs.size(), HitSpan{});
+    // Largest pairs first: a long pair claimed last would leave the other threads idle.
+    const auto area = [&](std::size_t k) {
+      return static_cast<double>(pairs[k].query.size()) * static_cast<double>(pairs[k].subject.size());
+    };
+    std::vector<std::size_t> order(pairs.size());
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return area(a) > area(b); });
+    parallel_for(pairs.size(), threads_, [&](std::size_t n, unsigned) {
+      if ((n & 63) == 0) throw_if_interrupted();
+      const std::size_t k = order[n];
+      spans[k] = cpu::pair_span(pairs[k].query, pairs[k].subject, scoring_, AlignmentMode::local);
     });
   }
 

@@ -1,10 +1,12 @@
 // The search: prepare each query strand, scan the database chunk by chunk through a backend keeping the
-// best candidates per query, then align the kept candidates (on the CPU, so every backend reports the
+// best candidates per query, then align the kept candidates (the backend locates them, exactly and with
+// the reference's tie-break; the traceback inside each span runs on the CPU, so every backend reports the
 // same alignments) and attach their statistics.
 #include <algorithm>
 #include <cmath>
 #include <deque>
 #include <limits>
+#include <numeric>
 #include <optional>
 #include <stdexcept>
 #include <thread>
@@ -25,6 +27,17 @@ std::string reverse_complement(const std::string& codes, const Alphabet& alphabe
   for (auto& c : result) c = static_cast<char>(alphabet.complement(static_cast<std::uint8_t>(c)));
   return result;
 }
+
+// Subject residues read for one round of hit alignment (search_batch), at most (and one chunk's more).
+constexpr std::uint64_t kRoundResidues = std::uint64_t{1} << 27;
+
+// A kept candidate to align: where its hit goes (results[query].hits[slot]), the searched strand
+// (prepared[prepared]) and the subject's codes (subjects[subject] of its round).
+struct HitJob {
+  std::size_t query, slot, prepared;
+  const Candidate* candidate;
+  std::size_t subject;
+};
 
 bool gpu_wanted(const SearchOptions& options) {
   if (options.device == Device::cpu) return false;
@@ -59,7 +72,7 @@ struct SearchEngine::Impl {
       statistics.emplace(scoring, database.info().residues, database.info().subjects);
     threads = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
 #ifdef WARPSEARCH_HAVE_CUDA
-    if (gpu_wanted(options)) backend = make_gpu_backend(scoring, options.gpus, options.gpu_memory_limit);
+    if (gpu_wanted(options)) backend = make_gpu_backend(scoring, options.gpus, options.gpu_memory_limit, threads);
 #else
     (void)gpu_wanted(options);
 #endif
@@ -140,6 +153,64 @@ struct SearchEngine::Impl {
     return prepared;
   }
 
+  // The hits of one round: spans from the backend, then the traceback inside each span on the CPU
+  // threads, largest rectangle first. The span's score must be the scan's (a mismatch is a bug).
+  void align_round(const std::vector<Query>& queries, const std::vector<PreparedQuery>& prepared,
+                   const std::vector<HitJob>& round, const std::vector<std::string>& subjects,
+                   std::vector<QueryResult>& results) {
+    if (round.empty()) return;
+    std::vector<HitPair> pairs;
+    pairs.reserve(round.size());
+    for (const HitJob& job : round) pairs.push_back({prepared[job.prepared].codes, subjects[job.subject]});
+    std::vector<HitSpan> spans;
+    backend->locate(pairs, spans);
+    if (spans.size() != round.size())
+      throw std::logic_error("internal error: " + std::to_string(spans.size()) + " spans for " +
+                             std::to_string(round.size()) + " hits");
+    for (std::size_t j = 0; j < round.size(); ++j) {
+      const Candidate& candidate = *round[j].candidate;
+      if (spans[j].score != candidate.score)
+        throw std::logic_error("internal error: the alignment of query " + queries[round[j].query].id +
+                               " and subject #" + std::to_string(candidate.subject) + " scores " +
+                               std::to_string(spans[j].score) + " but the scan scored " +
+                               std::to_string(candidate.score));
+    }
+    const auto area = [&](std::size_t j) {
+      return static_cast<double>(spans[j].query_end - spans[j].query_begin) *
+             static_cast<double>(spans[j].subject_end - spans[j].subject_begin);
+    };
+    std::vector<std::size_t> order(round.size());
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return area(a) > area(b); });
+    throw_if_interrupted();
+    parallel_for(round.size(), threads, [&](std::size_t n, unsigned) {
+      if ((n & 63) == 0) throw_if_interrupted();
+      const std::size_t j = order[n];
+      const HitJob& job = round[j];
+      const Candidate& candidate = *job.candidate;
+      const std::string& subject = subjects[job.subject];
+      const cpu::PairAlignment alignment =
+          cpu::align_in_rectangle(prepared[job.prepared].codes, subject, scoring, spans[j]);
+      Hit& hit = results[job.query].hits[job.slot];
+      hit.subject = candidate.subject;
+      hit.subject_length = static_cast<std::uint32_t>(subject.size());
+      hit.strand = candidate.strand;
+      hit.score = candidate.score;
+      hit.evalue = statistics ? candidate.evalue : std::nan("");
+      hit.bitscore = statistics ? statistics->bitscore(hit.score) : std::nan("");
+      hit.query_begin = alignment.query_begin;
+      hit.query_end = alignment.query_end;
+      hit.subject_begin = alignment.subject_begin;
+      hit.subject_end = alignment.subject_end;
+      hit.operations = alignment.operations;
+      hit.identities = alignment.identities;
+      hit.mismatches = alignment.mismatches;
+      hit.gap_opens = alignment.gap_opens;
+      hit.gaps = alignment.gaps;
+      hit.subject_aligned_codes = subject.substr(alignment.subject_begin, alignment.subject_end - alignment.subject_begin);
+    });
+  }
+
   void search_batch(const std::vector<Query>& queries, std::size_t first, std::size_t last,
                     std::vector<QueryResult>& results, SearchProgress& progress,
                     const std::function<void(const SearchProgress&)>& report) {
@@ -186,54 +257,51 @@ struct SearchEngine::Impl {
         kept[q].erase(kept[q].begin() + static_cast<std::ptrdiff_t>(std::min(kept[q].size(), keep[q])), kept[q].end());
     }
 
-    // Align the kept candidates, one chunk mapped at a time.
-    struct Job {
-      std::size_t query, slot, prepared;
-      const Candidate* candidate;
-    };
-    std::vector<std::vector<Job>> jobs_by_chunk(database.num_chunks());
+    // Align the kept candidates: their subjects are read chunk by chunk (a subject hit by several
+    // query strands once), the backend locates every hit of the round in one call (score, end and start),
+    // and the CPU threads trace back inside each span. A round holds at most kRoundResidues subject
+    // residues (bounded memory), rarely more than one per query batch.
+    std::vector<std::vector<HitJob>> jobs_by_chunk(database.num_chunks());
     for (std::size_t q = 0; q < kept.size(); ++q) {
       results[first + q].query = first + q;
       results[first + q].hits.resize(kept[q].size());
       for (std::size_t slot = 0; slot < kept[q].size(); ++slot) {
         const Candidate& candidate = kept[q][slot].first;
-        jobs_by_chunk[candidate.chunk].push_back({first + q, slot, kept[q][slot].second, &candidate});
+        jobs_by_chunk[candidate.chunk].push_back({first + q, slot, kept[q][slot].second, &candidate, 0});
       }
     }
+    std::vector<HitJob> round;
+    std::vector<std::string> subjects;
+    std::uint64_t round_residues = 0;
     for (std::size_t c = 0; c < jobs_by_chunk.size(); ++c) {
-      const auto& jobs = jobs_by_chunk[c];
+      auto& jobs = jobs_by_chunk[c];
       if (jobs.empty()) continue;
       throw_if_interrupted();
       const Chunk chunk = database.chunk(c);
-      parallel_for(jobs.size(), threads, [&](std::size_t j, unsigned) {
-        const Job& job = jobs[j];
-        const Candidate& candidate = *job.candidate;
-        const std::string subject = chunk.subject_codes(candidate.index_in_chunk);
-        const std::string& query_codes = prepared[job.prepared].codes;
-        const cpu::LocalAlignment alignment = cpu::align_local(query_codes, subject, scoring);
-        if (alignment.score != candidate.score)
-          throw std::logic_error("internal error: the alignment of query " + queries[job.query].id + " and subject #" +
-                                 std::to_string(candidate.subject) + " scores " + std::to_string(alignment.score) +
-                                 " but the scan scored " + std::to_string(candidate.score));
-        Hit& hit = results[job.query].hits[job.slot];
-        hit.subject = candidate.subject;
-        hit.subject_length = static_cast<std::uint32_t>(subject.size());
-        hit.strand = candidate.strand;
-        hit.score = candidate.score;
-        hit.evalue = statistics ? candidate.evalue : std::nan("");
-        hit.bitscore = statistics ? statistics->bitscore(hit.score) : std::nan("");
-        hit.query_begin = alignment.query_begin;
-        hit.query_end = alignment.query_end;
-        hit.subject_begin = alignment.subject_begin;
-        hit.subject_end = alignment.subject_end;
-        hit.operations = alignment.operations;
-        hit.identities = alignment.identities;
-        hit.mismatches = alignment.mismatches;
-        hit.gap_opens = alignment.gap_opens;
-        hit.gaps = alignment.gaps;
-        hit.subject_aligned_codes = subject.substr(alignment.subject_begin, alignment.subject_end - alignment.subject_begin);
+      std::sort(jobs.begin(), jobs.end(), [](const HitJob& a, const HitJob& b) {
+        return a.candidate->index_in_chunk < b.candidate->index_in_chunk;
       });
+      std::vector<std::uint64_t> indices;  // the chunk's distinct subjects, in order
+      for (HitJob& job : jobs) {
+        if (indices.empty() || indices.back() != job.candidate->index_in_chunk)
+          indices.push_back(job.candidate->index_in_chunk);
+        job.subject = subjects.size() + indices.size() - 1;
+        round.push_back(job);
+      }
+      const std::size_t offset = subjects.size();
+      subjects.resize(offset + indices.size());
+      parallel_for(indices.size(), threads, [&](std::size_t i, unsigned) {
+        subjects[offset + i] = chunk.subject_codes(static_cast<std::size_t>(indices[i]));
+      });
+      for (std::size_t i = 0; i < indices.size(); ++i) round_residues += subjects[offset + i].size();
+      if (round_residues >= kRoundResidues) {
+        align_round(queries, prepared, round, subjects, results);
+        round.clear();
+        subjects.clear();
+        round_residues = 0;
+      }
     }
+    align_round(queries, prepared, round, subjects, results);
     // Hits above the E-value cut-off were never kept, but min_score and the cut-off are re-applied to
     // the aligned hits too, as a guard.
     for (std::size_t q = first; q < last; ++q) {

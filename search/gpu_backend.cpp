@@ -2,10 +2,21 @@
 // stay together), each GPU scores every query against its share, and the scores that pass a query's
 // threshold go to the sink. One host thread drives each GPU. A share larger than the GPU's memory (or
 // the memory limit the user set) is scanned in several batches of subjects, one after the other.
+//
+// Hits are located by the GPU pair aligner (kernels/gpu/pair_aligner.hpp, local mode: forward pass for
+// the end, the same kernel on the reversed prefixes for the start), one aligner per GPU, created on the
+// first locate(); the pairs are split across the GPUs in contiguous shares of about equal cells. Pairs
+// with a side longer than the pair kernel takes go to the CPU's striped kernels (cpu::pair_span), which
+// give the same spans.
 #include <algorithm>
+#include <optional>
 #include <stdexcept>
+#include <thread>
 
+#include "db/interrupt.hpp"
+#include "kernels/cpu/alignment.hpp"
 #include "kernels/gpu/gpu_scorer.hpp"
+#include "kernels/gpu/pair_aligner.hpp"
 #include "search/parallel.hpp"
 #include "search/scan_backend.hpp"
 
@@ -19,8 +30,11 @@ constexpr std::uint64_t kReservedBytes = std::uint64_t{256} << 20;
 
 class GpuBackend final : public ScanBackend {
  public:
-  GpuBackend(const ScoringScheme& scoring, const std::vector<int>& requested, std::uint64_t memory_limit)
-      : memory_limit_(memory_limit) {
+  GpuBackend(const ScoringScheme& scoring, const std::vector<int>& requested, std::uint64_t memory_limit,
+             unsigned threads)
+      : scoring_(scoring),
+        memory_limit_(memory_limit),
+        threads_(threads ? threads : std::max(1u, std::thread::hardware_concurrency())) {
     const int available = gpu::usable_device_count();
     if (available == 0) throw std::runtime_error("--device gpu: no usable GPU (no CUDA device or driver found)");
     std::vector<int> devices = requested;
@@ -31,7 +45,9 @@ class GpuBackend final : public ScanBackend {
         throw std::invalid_argument("GPU " + std::to_string(device) + " does not exist (" + std::to_string(available) +
                                     " usable)");
       scorers_.emplace_back(device, scoring);
+      devices_.push_back(device);
     }
+    aligners_.resize(devices_.size());
   }
 
   void set_queries(const std::vector<PreparedQuery>& queries) override { queries_ = &queries; }
@@ -101,6 +117,57 @@ class GpuBackend final : public ScanBackend {
     }
   }
 
+  void locate(const std::vector<HitPair>& pairs, std::vector<HitSpan>& spans) override {
+    spans.assign(pairs.size(), HitSpan{});
+    std::vector<std::size_t> on_gpu, on_cpu;
+    for (std::size_t k = 0; k < pairs.size(); ++k) {
+      const bool fits = pairs[k].query.size() <= gpu::GpuPairAligner::kMaxSequenceLength &&
+                        pairs[k].subject.size() <= gpu::GpuPairAligner::kMaxSequenceLength;
+      (fits ? on_gpu : on_cpu).push_back(k);
+    }
+    throw_if_interrupted();
+
+    // Contiguous shares of about equal cells, one per GPU.
+    const auto area = [&](std::size_t k) {
+      return static_cast<double>(pairs[k].query.size()) * static_cast<double>(pairs[k].subject.size());
+    };
+    double total = 0;
+    for (const std::size_t k : on_gpu) total += area(k);
+    std::vector<std::size_t> bounds{0};
+    double running = 0;
+    for (std::size_t n = 0; n < on_gpu.size() && bounds.size() < aligners_.size(); ++n) {
+      running += area(on_gpu[n]);
+      if (running >= total / static_cast<double>(aligners_.size()) * static_cast<double>(bounds.size()))
+        bounds.push_back(n + 1);
+    }
+    while (bounds.size() <= aligners_.size()) bounds.push_back(on_gpu.size());
+    parallel_for(aligners_.size(), static_cast<unsigned>(aligners_.size()), [&](std::size_t g, unsigned) {
+      if (bounds[g] == bounds[g + 1]) return;
+      std::vector<gpu::PairTask> tasks;
+      tasks.reserve(bounds[g + 1] - bounds[g]);
+      for (std::size_t n = bounds[g]; n < bounds[g + 1]; ++n)
+        tasks.push_back({pairs[on_gpu[n]].query, pairs[on_gpu[n]].subject});
+      if (!aligners_[g]) aligners_[g].emplace(devices_[g], scoring_);
+      std::vector<gpu::PairSpan> found;
+      aligners_[g]->align(tasks, AlignmentMode::local, found);
+      for (std::size_t n = bounds[g]; n < bounds[g + 1]; ++n) {
+        const gpu::PairSpan& span = found[n - bounds[g]];
+        HitSpan& out = spans[on_gpu[n]];
+        out.score = span.score;
+        out.query_begin = span.query_begin;
+        out.query_end = span.query_end;
+        out.subject_begin = span.target_begin;
+        out.subject_end = span.target_end;
+      }
+    });
+
+    parallel_for(on_cpu.size(), threads_, [&](std::size_t n, unsigned) {
+      throw_if_interrupted();
+      const std::size_t k = on_cpu[n];
+      spans[k] = cpu::pair_span(pairs[k].query, pairs[k].subject, scoring_, AlignmentMode::local);
+    });
+  }
+
   std::string description() const override {
     std::string names;
     for (const auto& scorer : scorers_) names += (names.empty() ? "" : ", ") + scorer.device_name();
@@ -108,16 +175,20 @@ class GpuBackend final : public ScanBackend {
   }
 
  private:
+  ScoringScheme scoring_;
   std::vector<gpu::GpuScorer> scorers_;
+  std::vector<int> devices_;                                 // the CUDA ordinal of each scorer
+  std::vector<std::optional<gpu::GpuPairAligner>> aligners_;  // one per scorer, created by locate()
   const std::vector<PreparedQuery>* queries_ = nullptr;
   std::uint64_t memory_limit_ = 0;
+  unsigned threads_;
 };
 
 }  // namespace
 
 std::unique_ptr<ScanBackend> make_gpu_backend(const ScoringScheme& scoring, const std::vector<int>& gpus,
-                                              std::uint64_t memory_limit) {
-  return std::make_unique<GpuBackend>(scoring, gpus, memory_limit);
+                                              std::uint64_t memory_limit, unsigned threads) {
+  return std::make_unique<GpuBackend>(scoring, gpus, memory_limit, threads);
 }
 
 int usable_gpu_count() { return gpu::usable_device_count(); }

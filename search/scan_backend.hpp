@@ -1,15 +1,18 @@
 // A scan backend scores prepared queries against one database chunk and hands every score that passes
-// the query's threshold to a sink. The engine owns the thresholds, the top hits and the alignment pass,
-// so every backend yields the same results.
+// the query's threshold to a sink; it also locates the hits the engine keeps (score, start and end of
+// each local alignment). The engine owns the thresholds, the top hits and the traceback inside each
+// located span (on the CPU), so every backend yields the same results.
 #pragma once
 
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "db/database.hpp"
+#include "kernels/cpu/alignment.hpp"
 #include "profile/scoring.hpp"
 #include "search/warpsearch.hpp"
 
@@ -26,21 +29,42 @@ struct PreparedQuery {
 // sink(prepared query index, subject index within the chunk, score); called from several threads.
 using ScoreSink = std::function<void(std::size_t, std::uint64_t, int)>;
 
+// One hit to locate: residue codes of the searched query strand (PreparedQuery::codes) and of the
+// subject. The views must stay valid during the locate() call only.
+struct HitPair {
+  std::string_view query;
+  std::string_view subject;
+};
+
+// Score and rectangle of a hit's local alignment (0-based, end exclusive; score 0: every coordinate 0),
+// the input of cpu::align_in_rectangle.
+using HitSpan = cpu::AlignmentSpan;
+
 class ScanBackend {
  public:
   virtual ~ScanBackend() = default;
   // Prepares for a batch of queries (profiles, uploads); called once per batch before scan().
   virtual void set_queries(const std::vector<PreparedQuery>& queries) = 0;
   virtual void scan(const Chunk& chunk, const ScoreSink& sink) = 0;
+  // spans[k] (spans is resized) = the local span of pairs[k] exactly as reference::span gives it
+  // (kernels/reference.hpp, tie-break included): end = the maximal cell with the smallest subject
+  // position, then the smallest query position; start = the largest subject start, then the largest
+  // query start among the optimal alignments ending there. Independent of set_queries(); not to be
+  // called while scan() runs. Throws std::invalid_argument for a code outside the alphabet and
+  // std::overflow_error for a pair beyond the CPU striped kernels' bound (cpu::pair_span).
+  virtual void locate(const std::vector<HitPair>& pairs, std::vector<HitSpan>& spans) = 0;
   virtual std::string description() const = 0;
 };
 
+// threads: 0 = every core.
 std::unique_ptr<ScanBackend> make_cpu_backend(const ScoringScheme& scoring, unsigned threads);
 #ifdef WARPSEARCH_HAVE_CUDA
 // Throws std::runtime_error when none of the requested GPUs is usable. memory_limit: device bytes each
-// GPU may use (0 = what it has free); larger chunks are scanned in several batches of subjects.
+// GPU may use for the scan (0 = what it has free); larger chunks are scanned in several batches of
+// subjects. threads: CPU threads for the pairs locate() leaves to the CPU (longer than the GPU pair
+// kernel takes; 0 = every core).
 std::unique_ptr<ScanBackend> make_gpu_backend(const ScoringScheme& scoring, const std::vector<int>& gpus,
-                                              std::uint64_t memory_limit);
+                                              std::uint64_t memory_limit, unsigned threads);
 int usable_gpu_count();
 #endif
 

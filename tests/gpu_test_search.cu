@@ -1,12 +1,18 @@
 // The GPU search end to end, through the command line, against the CPU search: the same output byte
 // for byte on the bundled real database (protein) and on a nucleotide database (both strands), with
 // one GPU, with every GPU, and with a device-memory limit small enough to force several batches of
-// subjects per chunk. Skips (with a warning) where no GPU is usable.
+// subjects per chunk. And the GPU backend's locate() (the spans of the hits) against reference::span
+// and the CPU backend's, pairs too long for the GPU pair kernel included. Skips (with a warning) where
+// no GPU is usable.
+#include <algorithm>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "kernels/gpu/gpu_scorer.hpp"
+#include "kernels/gpu/pair_aligner.hpp"
+#include "kernels/reference.hpp"
+#include "search/scan_backend.hpp"
 #include "tests/catch.hpp"
 #include "tests/test_support.hpp"
 
@@ -33,7 +39,94 @@ bool gpu_usable() {
   return false;
 }
 
+struct CodesPair {
+  std::string query, subject;
+};
+
+// Planted (gapped copies in random flanks), unrelated, identical, tandem-repeat and tiny pairs.
+std::vector<CodesPair> planted_pairs(std::uint64_t seed, int letters, std::size_t count) {
+  std::mt19937_64 rng(seed);
+  std::vector<CodesPair> pairs;
+  for (std::size_t k = 0; k < count; ++k) {
+    const std::string query = warpsearch::test::random_codes(rng, 1 + rng() % 600, letters);
+    const std::string piece = query.substr(query.size() / 5, std::max<std::size_t>(1, query.size() / 2));
+    auto random = [&](std::size_t length) { return warpsearch::test::random_codes(rng, length, letters); };
+    switch (k % 5) {
+      case 0:
+        pairs.push_back({query, random(rng() % 300) + warpsearch::test::mutated_codes(rng, piece, letters, 0.2, 6) +
+                                    random(rng() % 300)});
+        break;
+      case 1: pairs.push_back({query, random(1 + rng() % 900)}); break;
+      case 2: pairs.push_back({query, query}); break;
+      case 3: pairs.push_back({piece + piece, random(5) + piece + random(2) + piece}); break;
+      default: pairs.push_back({query, random(1 + rng() % 3)}); break;
+    }
+  }
+  return pairs;
+}
+
+// The spans of backend.locate() on all pairs in one call, field by field against reference::span
+// (and, when given, against the spans of a second backend).
+void check_locate(warpsearch::ScanBackend& backend, const warpsearch::ScoringScheme& scoring,
+                  const std::vector<CodesPair>& pairs, warpsearch::ScanBackend* other = nullptr) {
+  std::vector<warpsearch::HitPair> hit_pairs;
+  for (const auto& pair : pairs) hit_pairs.push_back({pair.query, pair.subject});
+  std::vector<warpsearch::HitSpan> spans, other_spans;
+  backend.locate(hit_pairs, spans);
+  REQUIRE(spans.size() == pairs.size());
+  if (other) other->locate(hit_pairs, other_spans);
+  std::size_t differences = 0;
+  for (std::size_t k = 0; k < pairs.size(); ++k) {
+    const auto expected = warpsearch::reference::span(pairs[k].query, pairs[k].subject, scoring,
+                                                      warpsearch::AlignmentMode::local);
+    const warpsearch::HitSpan& got = spans[k];
+    bool same = got.score == expected.score && got.query_begin == expected.query_begin &&
+                got.query_end == expected.query_end && got.subject_begin == expected.subject_begin &&
+                got.subject_end == expected.subject_end;
+    if (other)
+      same = same && other_spans[k].score == got.score && other_spans[k].query_begin == got.query_begin &&
+             other_spans[k].query_end == got.query_end && other_spans[k].subject_begin == got.subject_begin &&
+             other_spans[k].subject_end == got.subject_end;
+    if (!same && ++differences <= 5)
+      UNSCOPED_INFO("pair " << k << " (" << pairs[k].query.size() << " x " << pairs[k].subject.size() << "): GPU "
+                            << got.score << " q[" << got.query_begin << "," << got.query_end << ") s["
+                            << got.subject_begin << "," << got.subject_end << "), reference " << expected.score
+                            << " q[" << expected.query_begin << "," << expected.query_end << ") s["
+                            << expected.subject_begin << "," << expected.subject_end << ")");
+  }
+  CHECK(differences == 0);
+}
+
 }  // namespace
+
+TEST_CASE("gpu search: the GPU backend locates hits as reference::span and the CPU backend do", "[gpu][search][locate]") {
+  if (!gpu_usable()) return;
+  using namespace warpsearch;
+  const ScoringScheme blosum62(SubstitutionMatrix::builtin("BLOSUM62"), GapOpen{11}, GapExtend{1});
+  const auto cpu = make_cpu_backend(blosum62, 0);
+  const auto protein = planted_pairs(51, 20, 400);
+  check_locate(*make_gpu_backend(blosum62, {0}, 0, 0), blosum62, protein, cpu.get());
+  check_locate(*make_gpu_backend(blosum62, {}, 0, 0), blosum62, protein, cpu.get());  // split across every GPU
+  if (gpu::usable_device_count() >= 2) check_locate(*make_gpu_backend(blosum62, {1, 0}, 0, 0), blosum62, protein);
+  check_locate(*make_gpu_backend(blosum62, {}, 0, 0), blosum62, planted_pairs(52, 27, 150));  // B Z X * too
+
+  const ScoringScheme blastn(SubstitutionMatrix::nucleotide(2, -3), GapOpen{5}, GapExtend{2});
+  check_locate(*make_gpu_backend(blastn, {}, 0, 0), blastn, planted_pairs(53, 4, 300));
+  const ScoringScheme ties(SubstitutionMatrix::nucleotide(1, -1), GapOpen{0}, GapExtend{1});
+  check_locate(*make_gpu_backend(ties, {}, 0, 0), ties, planted_pairs(54, 4, 300));
+
+  // A subject longer than the GPU pair kernel takes goes to the CPU, in the same call as the others.
+  std::mt19937_64 rng(55);
+  std::vector<CodesPair> mixed = planted_pairs(56, 4, 20);
+  CodesPair long_pair{test::random_codes(rng, 40, 4), test::random_codes(rng, gpu::GpuPairAligner::kMaxSequenceLength + 1, 4)};
+  long_pair.subject.replace(long_pair.subject.size() - 100, 30, long_pair.query.substr(5, 30));
+  mixed.insert(mixed.begin() + 7, long_pair);
+  check_locate(*make_gpu_backend(blastn, {}, 0, 2), blastn, mixed);
+
+  std::vector<HitSpan> spans(2);
+  make_gpu_backend(blosum62, {}, 0, 0)->locate({}, spans);
+  CHECK(spans.empty());
+}
 
 TEST_CASE("gpu search: output equals the CPU's on the bundled protein database", "[gpu][search]") {
   if (!gpu_usable()) return;

@@ -1,13 +1,18 @@
 // The search engine against brute force with the 64-bit reference: which hits, in which order, with
 // which scores and alignment coordinates; and the same results whatever the thread count or chunking.
+// The CPU backend's locate() (the spans of the hits) against reference::span, on planted and real pairs;
+// every hit's alignment equals cpu::align_local's (the traceback inside the located span).
 #include <algorithm>
 #include <random>
 #include <sstream>
 
 #include "db/database.hpp"
+#include "db/fasta.hpp"
 #include "db/makedb.hpp"
+#include "kernels/cpu/alignment.hpp"
 #include "kernels/reference.hpp"
 #include "search/output.hpp"
+#include "search/scan_backend.hpp"
 #include "search/statistics.hpp"
 #include "search/warpsearch.hpp"
 #include "tests/catch.hpp"
@@ -96,6 +101,64 @@ std::string render(const std::vector<Query>& queries, const std::vector<QueryRes
   const auto format = OutputFormat::parse("6 qseqid sseqid pident length mismatch gapopen qstart qend sstart send evalue bitscore score cigar qseq sseq");
   for (std::size_t q = 0; q < queries.size(); ++q) format.write(out, queries[q], results[q], db);
   return out.str();
+}
+
+struct CodesPair {
+  std::string query, subject;
+};
+
+// Local pairs with every kind of span: a mutated (gapped) piece of the query inside random flanks,
+// unrelated pairs, identical pairs, tandem repeats on either side (co-optimal ends and starts: the
+// tie-break decides), one-residue sides, and pairs that score 0.
+std::vector<CodesPair> planted_pairs(std::uint64_t seed, int letters, std::size_t count) {
+  std::mt19937_64 rng(seed);
+  std::uniform_int_distribution<std::size_t> length_of(1, 400);
+  std::vector<CodesPair> pairs;
+  for (std::size_t k = 0; k < count; ++k) {
+    const std::string query = test::random_codes(rng, length_of(rng), letters);
+    const std::string piece = query.substr(query.size() / 5, std::max<std::size_t>(1, query.size() / 2));
+    CodesPair pair{query, {}};
+    switch (k % 6) {
+      case 0:
+        pair.subject = test::random_codes(rng, rng() % 200, letters) + test::mutated_codes(rng, piece, letters, 0.2, 6) +
+                       test::random_codes(rng, rng() % 200, letters);
+        break;
+      case 1: pair.subject = test::random_codes(rng, length_of(rng), letters); break;
+      case 2: pair.subject = query; break;
+      case 3: pair.subject = test::random_codes(rng, 7, letters) + piece + test::random_codes(rng, 3, letters) + piece; break;
+      case 4: pair = {piece + piece + piece, piece}; break;
+      default: pair.subject = test::random_codes(rng, 1 + rng() % 3, letters); break;
+    }
+    pairs.push_back(std::move(pair));
+  }
+  pairs.push_back({test::random_codes(rng, 1, letters), test::random_codes(rng, 1, letters)});
+  return pairs;
+}
+
+// locate() of the backend on every pair in one call, each span field by field against reference::span.
+void check_locate(ScanBackend& backend, const ScoringScheme& scoring, const std::vector<CodesPair>& pairs) {
+  std::vector<HitPair> hit_pairs;
+  for (const auto& pair : pairs) hit_pairs.push_back({pair.query, pair.subject});
+  std::vector<HitSpan> spans(3);  // resized by locate()
+  backend.locate(hit_pairs, spans);
+  REQUIRE(spans.size() == pairs.size());
+  std::size_t differences = 0, zero = 0;
+  for (std::size_t k = 0; k < pairs.size(); ++k) {
+    const auto expected = reference::span(pairs[k].query, pairs[k].subject, scoring, AlignmentMode::local);
+    const HitSpan& got = spans[k];
+    zero += expected.score == 0 ? 1 : 0;
+    if (got.score == expected.score && got.query_begin == expected.query_begin && got.query_end == expected.query_end &&
+        got.subject_begin == expected.subject_begin && got.subject_end == expected.subject_end)
+      continue;
+    if (++differences <= 5)
+      UNSCOPED_INFO("pair " << k << " (" << pairs[k].query.size() << " x " << pairs[k].subject.size() << "): got "
+                            << got.score << " q[" << got.query_begin << "," << got.query_end << ") s[" << got.subject_begin
+                            << "," << got.subject_end << "), reference " << expected.score << " q["
+                            << expected.query_begin << "," << expected.query_end << ") s[" << expected.subject_begin
+                            << "," << expected.subject_end << ")");
+  }
+  CHECK(differences == 0);
+  CHECK(zero < pairs.size());
 }
 
 }  // namespace
@@ -239,4 +302,115 @@ TEST_CASE("output: E-values and bit scores are printed as BLAST prints them", "[
   CHECK(format_bitscore(123.4) == "123");
   CHECK(format_bitscore(25.8) == "25.8");
   CHECK(format_bitscore(415.9) == "415");
+}
+
+TEST_CASE("search: the CPU backend locates hits as reference::span does, tie-break included", "[search][locate]") {
+  const ScoringScheme blosum62(SubstitutionMatrix::builtin("BLOSUM62"), GapOpen{11}, GapExtend{1});
+  SECTION("protein, two matrices, one and three threads") {
+    const auto pairs = planted_pairs(41, 20, 240);
+    for (unsigned threads : {1u, 3u}) {
+      CAPTURE(threads);
+      check_locate(*make_cpu_backend(blosum62, threads), blosum62, pairs);
+    }
+    const ScoringScheme pam30(SubstitutionMatrix::builtin("PAM30"), GapOpen{9}, GapExtend{1});
+    check_locate(*make_cpu_backend(pam30, 2), pam30, planted_pairs(42, 27, 120));  // every code, B Z X * too
+  }
+  SECTION("nucleotide, ordinary and tie-heavy scoring") {
+    const ScoringScheme blastn(SubstitutionMatrix::nucleotide(2, -3), GapOpen{5}, GapExtend{2});
+    check_locate(*make_cpu_backend(blastn, 2), blastn, planted_pairs(43, 4, 180));
+    const ScoringScheme ties(SubstitutionMatrix::nucleotide(1, -1), GapOpen{0}, GapExtend{1});
+    check_locate(*make_cpu_backend(ties, 2), ties, planted_pairs(44, 4, 180));
+  }
+  SECTION("no pairs") {
+    std::vector<HitSpan> spans(2);
+    make_cpu_backend(blosum62, 2)->locate({}, spans);
+    CHECK(spans.empty());
+  }
+}
+
+TEST_CASE("search: locate() on the real hits of the bundled sample equals reference::span", "[search][locate]") {
+  test::TempDir dir;
+  MakeDbOptions made;
+  made.input = test::source_path("data/uniprot_sample.fa");
+  made.output = dir.file("sample.wsdb");
+  make_database(made);
+  const Database db = Database::open(made.output);
+  std::vector<std::string> subjects;  // codes in FASTA order
+  FastaReader sample(made.input, SequenceType::protein);
+  for (SequenceRecord record; sample.next(record);) subjects.push_back(record.codes);
+  std::vector<Query> queries;
+  FastaReader query_file(test::source_path("data/queries.fa"), SequenceType::protein);
+  for (SequenceRecord record; query_file.next(record);) queries.push_back({record.id, record.description, record.codes});
+
+  const ScoringScheme scoring(SubstitutionMatrix::builtin("BLOSUM62"), GapOpen{11}, GapExtend{1});
+  SearchOptions options;
+  options.device = Device::cpu;
+  options.threads = 2;
+  options.max_target_seqs = 12;
+  const auto results = SearchEngine(db, scoring, options).search(queries);
+  std::vector<CodesPair> pairs;
+  for (std::size_t q = 0; q < queries.size(); ++q)
+    for (const Hit& hit : results[q].hits) {
+      const auto span = reference::span(queries[q].codes, subjects.at(hit.subject), scoring, AlignmentMode::local);
+      CHECK(hit.score == span.score);
+      CHECK(hit.query_begin == span.query_begin);
+      CHECK(hit.query_end == span.query_end);
+      CHECK(hit.subject_begin == span.subject_begin);
+      CHECK(hit.subject_end == span.subject_end);
+      pairs.push_back({queries[q].codes, subjects.at(hit.subject)});
+    }
+  REQUIRE(pairs.size() >= 60);
+  check_locate(*make_cpu_backend(scoring, 2), scoring, pairs);
+}
+
+TEST_CASE("search: every hit's alignment is cpu::align_local's, on both DNA strands too", "[search][locate]") {
+  struct Case {
+    SequenceType type;
+    std::uint64_t seed;
+    ScoringScheme scoring;
+  };
+  const Case cases[] = {
+      {SequenceType::protein, 21, ScoringScheme(SubstitutionMatrix::builtin("BLOSUM62"), GapOpen{11}, GapExtend{1})},
+      {SequenceType::nucleotide, 22, ScoringScheme(SubstitutionMatrix::nucleotide(2, -3), GapOpen{5}, GapExtend{2})}};
+  for (const Case& c : cases) {
+    Fixture f;
+    make_fixture(f, c.type, c.seed, 250);
+    const Database db = Database::open(make_db(f, "db.wsdb", 20000));
+    SearchOptions options;
+    options.device = Device::cpu;
+    options.threads = 2;
+    options.max_target_seqs = 40;
+    options.raw_scores_only = true;  // every hit above min_score, weak ones too
+    options.min_score = 15;
+    const auto results = SearchEngine(db, c.scoring, options).search(f.queries);
+    const Alphabet& alphabet = Alphabet::of(c.type);
+    std::size_t hits = 0, minus = 0;
+    for (std::size_t q = 0; q < f.queries.size(); ++q)
+      for (const Hit& hit : results[q].hits) {
+        CAPTURE(q, hit.subject);
+        std::string searched = f.queries[q].codes;
+        if (hit.strand == Strand::minus) {
+          std::reverse(searched.begin(), searched.end());
+          for (auto& code : searched) code = static_cast<char>(alphabet.complement(static_cast<std::uint8_t>(code)));
+          ++minus;
+        }
+        const std::string& subject = f.subjects.at(hit.subject);
+        const cpu::LocalAlignment expected = cpu::align_local(searched, subject, c.scoring);
+        ++hits;
+        CHECK(hit.score == expected.score);
+        CHECK(hit.subject_length == subject.size());
+        CHECK(hit.query_begin == expected.query_begin);
+        CHECK(hit.query_end == expected.query_end);
+        CHECK(hit.subject_begin == expected.subject_begin);
+        CHECK(hit.subject_end == expected.subject_end);
+        CHECK(hit.operations == expected.operations);
+        CHECK(hit.identities == expected.identities);
+        CHECK(hit.mismatches == expected.mismatches);
+        CHECK(hit.gap_opens == expected.gap_opens);
+        CHECK(hit.gaps == expected.gaps);
+        CHECK(hit.subject_aligned_codes == subject.substr(expected.subject_begin, expected.subject_end - expected.subject_begin));
+      }
+    CHECK(hits >= 100);
+    if (c.type == SequenceType::nucleotide) CHECK(minus > 0);
+  }
 }

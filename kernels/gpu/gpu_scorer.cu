@@ -137,10 +137,11 @@ struct GpuScorer::Impl {
     if (slot.edges.size() < words) slot.edges = DeviceBuffer<std::uint64_t>(words, device);
   }
 
-  // Enqueues the scoring of one query (codes premultiplied, in pinned memory) into a slot; the scores
-  // land in `staged` (pinned) once the slot's main stream is done.
+  // Enqueues the scoring of one query (codes premultiplied and padded as KernelParams::query says, in
+  // pinned memory) into a slot; the scores land in `staged` (pinned) once the slot's main stream is done.
   void enqueue_query(QuerySlot& slot, const std::uint32_t* query, int m, std::int32_t* staged) {
-    if (slot.query.size() < static_cast<std::size_t>(m)) slot.query = DeviceBuffer<std::uint32_t>(m, device);
+    const std::size_t padded = static_cast<std::size_t>(m) + 2 * detail::kQueryPadding;
+    if (slot.query.size() < padded) slot.query = DeviceBuffer<std::uint32_t>(padded, device);
     if (slot.scores.size() < count) {
       slot.scores = DeviceBuffer<std::int32_t>(count, device);
       slot.overflow_list = DeviceBuffer<std::int32_t>(count, device);
@@ -149,8 +150,8 @@ struct GpuScorer::Impl {
     reserve_edges(slot, m);
 
     cudaStream_t main = slot.main.get();
-    WARPSEARCH_CUDA_CHECK(cudaMemcpyAsync(slot.query.get(), query, static_cast<std::size_t>(m) * sizeof(std::uint32_t),
-                                          cudaMemcpyHostToDevice, main));
+    WARPSEARCH_CUDA_CHECK(
+        cudaMemcpyAsync(slot.query.get(), query, padded * sizeof(std::uint32_t), cudaMemcpyHostToDevice, main));
     WARPSEARCH_CUDA_CHECK(cudaMemsetAsync(slot.overflow_count.get(), 0, sizeof(int), main));
     WARPSEARCH_CUDA_CHECK(cudaEventRecord(slot.forked.get(), main));
 
@@ -247,8 +248,8 @@ GpuScorer::GpuScorer(int device, const ScoringScheme& scoring) {
   for (int q = 0; q < s.n; ++q)
     for (int a = 0; a < s.n; ++a)
       for (int b = 0; b < s.n; ++b) {
-        const auto lo = static_cast<std::uint32_t>(score_of(q, a) + s.gap_first) & 0xFFFFu;
-        const auto hi = static_cast<std::uint32_t>(score_of(q, b) + s.gap_first) & 0xFFFFu;
+        const auto lo = static_cast<std::uint32_t>(score_of(q, a)) & 0xFFFFu;
+        const auto hi = static_cast<std::uint32_t>(score_of(q, b)) & 0xFFFFu;
         host_table[static_cast<std::size_t>((q * s.n + a) * s.n + b)] = lo | (hi << 16);
       }
   s.table = DeviceBuffer<std::uint32_t>(host_table.size(), device);
@@ -281,7 +282,8 @@ std::uint64_t GpuScorer::bytes_for_subjects(std::uint64_t residues, std::size_t 
   // Per subject: offset (8), length (4), job entry (4), and in each slot a score and an overflow entry
   // (4 + 4). Per slot: the tile edges (at most the budget) and the query.
   const std::uint64_t per_subject = 8 + 4 + 4 + kSlots * (4 + 4);
-  return residues + per_subject * subjects + kSlots * (kEdgeBudgetBytes + 4 * max_query_length);
+  const std::uint64_t per_slot = kEdgeBudgetBytes + 4 * (max_query_length + 2 * detail::kQueryPadding);
+  return residues + per_subject * subjects + kSlots * per_slot;
 }
 
 std::uint64_t GpuScorer::free_device_memory() const {
@@ -381,24 +383,28 @@ void GpuScorer::score(const std::vector<std::string>& query_codes, std::int32_t*
   ScopedDevice scoped(s.device);
   s.synchronize();
 
-  // Queries as table-row byte offsets (compact code * N * N * 4), in pinned memory (asynchronous uploads).
+  // Queries as table-row byte offsets (compact code * N * N * 4) between padding rows, in pinned memory
+  // (asynchronous uploads).
   std::size_t total = 0;
   for (const auto& q : query_codes) {
     if (q.size() > static_cast<std::size_t>(0x3FFFFFFF))
       throw std::invalid_argument("GpuScorer::score: a query longer than 2^30 residues");
-    total += q.size();
+    total += q.size() + 2 * detail::kQueryPadding;
   }
-  PinnedBuffer<std::uint32_t> h_queries(std::max<std::size_t>(1, total));
+  const auto row_of = [&](int compact) { return static_cast<std::uint32_t>(compact * s.n * s.n) * 4u; };
+  PinnedBuffer<std::uint32_t> h_queries(total);
+  std::fill(h_queries.get(), h_queries.get() + total, row_of(s.n - 1));
   std::vector<std::size_t> query_start(query_codes.size());
   {
     std::size_t at = 0;
     for (std::size_t q = 0; q < query_codes.size(); ++q) {
       query_start[q] = at;
+      at += detail::kQueryPadding;
       for (const char c : query_codes[q]) {
         const auto code = static_cast<std::uint8_t>(c);
-        const int compact = code < s.alphabet_size ? s.compact[code] : s.n - 1;
-        h_queries.get()[at++] = static_cast<std::uint32_t>(compact * s.n * s.n) * 4u;
+        h_queries.get()[at++] = row_of(code < s.alphabet_size ? s.compact[code] : s.n - 1);
       }
+      at += detail::kQueryPadding;
     }
   }
 

@@ -10,12 +10,16 @@
 
 namespace warpsearch::gpu::detail {
 
+// Padding rows around each query: a lane reads the row of step - lane + 1, which runs from -(group - 2)
+// to m + group - 1, so that every lane computes every step without a branch (sw_kernel.cuh).
+inline constexpr int kQueryPadding = 32;
+
 // Everything a scoring kernel reads and writes. Device pointers unless noted.
 //
 // Substitution table: N = alphabet_n compact codes (the scoring alphabet's letters, then one padding
-// code N - 1). Word q * N * N + a * N + b holds (score(q, a) + gap_first) in its low 16 bits and
-// (score(q, b) + gap_first) in its high 16 bits, so one 32-bit load gives the scores of a query residue
-// against the residues of two subjects. The 32-bit kernel reads the low half of entry (q, a, a).
+// code N - 1). Word q * N * N + a * N + b holds score(q, a) in its low 16 bits and score(q, b) in its
+// high 16 bits, so one 32-bit load gives the scores of a query residue against the residues of two
+// subjects. The 32-bit kernel reads the low half of entry (q, a, a).
 struct KernelParams {
   const std::uint32_t* table = nullptr;
   int table_words = 0;
@@ -28,7 +32,10 @@ struct KernelParams {
   const std::int32_t* jobs = nullptr;
   int num_jobs = 0;
   const int* device_job_count = nullptr;  // when set, the job count is read here (rescoring)
-  const std::uint32_t* query = nullptr;   // byte offsets of table rows: compact query code * N * N * 4
+  // Byte offsets of table rows (compact query code * N * N * 4) of the query's m residues, with
+  // kQueryPadding entries of the padding code's row before and after them; `query` points at the first
+  // padding entry.
+  const std::uint32_t* query = nullptr;
   int query_length = 0;
   int gap_first = 0;   // open + extend: the cost of a gap's first residue
   int gap_extend = 0;  // the cost of each further residue

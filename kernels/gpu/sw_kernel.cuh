@@ -13,22 +13,26 @@
 // shared memory; every wait is on a lower tile, held by a running warp of the same block, so the
 // pipeline cannot deadlock).
 //
-// Recurrence (gap of length k costs open + k * extend; o = open + extend, e = extend), with E and F kept
-// shifted by +o so that each update is one add-max instruction:
-//   E'(i,j) = max(E'(i,j-1) - e, H(i,j-1))         E' = E + o
-//   F'(i,j) = max(F'(i-1,j) - e, H(i-1,j))         F' = F + o
-//   T(i,j)  = max(H(i-1,j-1) + s(i,j) + o, F'(i,j))
-//   H(i,j)  = max(max(T(i,j), E'(i,j)) - o, 0)
-// The table holds s + o. The score is max(0, max T - o): E' and F' never exceed an H computed earlier
-// (o >= 1), so the best cell's H comes from its T. Per column and row (two cells in 16-bit mode): 3
-// add-max and 1 add-relu (Hopper DPX VIADDMNMX), 1 plain maximum for H and half a 3-way maximum for the
-// running maximum, one IADD + LDS for the scores; the chain carried from column to column is
-// E' -> max -> H -> E' (T only needs the previous row).
+// Recurrence (a gap of length k costs open + k * extend; g = open + extend, e = extend):
+//   H(i,j)   = max(H(i-1,j-1) + s(i,j), E(i,j), F(i,j), 0)
+//   X(i,j)   = H(i,j) - g                      (the start of a gap after this cell)
+//   E(i,j+1) = max(E(i,j) - e, X(i,j))         F(i+1,j) = max(F(i,j) - e, X(i,j))
+// Per column and row (two cells in 16-bit mode): the two adds (H + s, H - g) are VIADD, which Hopper
+// issues on the FMA pipe; on the ALU pipe go one 3-way maximum with 0 (VIMNMX3.RELU), the two gap
+// updates as add-max instructions (VIADDMNMX) and half a 3-way maximum for the running maximum of H,
+// the score. That is 3.5 ALU instructions per column pair where the shifted form that folds g into the
+// table (E + g, F + g, one add-max per update) needs 4.5 plus a plain maximum, and the ALU pipe is
+// what limits the kernel (docs/gpu_kernels.md). Plus one IADD + LDS for the scores. The chain carried
+// from column to column is E -> H -> X -> E; the diagonal term of column j + 1 is added before column
+// j's H overwrites h[j], so H is updated in place (no register moves).
 //
-// Saturation (16-bit): values never exceed the true maximum H plus 2 * 127 before any lane has reached a
-// true H above 32513, and the first cell that does is computed exactly (its T is that H + o); so a final
-// max T below kSaturationLimit proves the score exact, and anything at or above it is flagged for 32-bit
-// rescoring.
+// E and F start at -g (a gap can open after any cell, whose H is at least 0, so they never fall below
+// it): no 16-bit value falls below -g - 128.
+//
+// Saturation (16-bit): every value is at most the largest H computed so far plus the largest score
+// until an H + s wraps, which needs an H above 32767 - 128; the running maximum of H never decreases,
+// so a final maximum below kSaturationLimit proves the score exact, and anything at or above it is
+// flagged for 32-bit rescoring.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -43,12 +47,13 @@ namespace warpsearch::gpu::detail {
 inline constexpr int kSaturationLimit = 32000;
 
 // Unrolling the row loop by 2 lets the compiler rotate the per-column registers without moves: measured
-// +6% on the 192 M-residue set and +20% on the 24 M one (docs/gpu_kernels.md). A build knob, so that
-// the benchmark can compare builds.
-#ifndef WARPSEARCH_STEP_UNROLL
-#define WARPSEARCH_STEP_UNROLL 2
+// +6% on the 192 M-residue set and +20% on the 24 M one (docs/gpu_kernels.md). It costs a second set of
+// H registers, so bins with more columns per lane than this run unrolled once. Build knobs, so that the
+// benchmark can compare builds.
+#ifndef WARPSEARCH_UNROLL2_MAX_REGS
+#define WARPSEARCH_UNROLL2_MAX_REGS 16
 #endif
-inline constexpr int kStepUnroll = WARPSEARCH_STEP_UNROLL;
+inline constexpr int kUnroll2MaxRegs = WARPSEARCH_UNROLL2_MAX_REGS;
 
 // One 32-bit word of shared memory by its shared-window byte address: with the table's base folded into
 // each column's address, a substitution lookup is one integer add and one LDS.
@@ -77,12 +82,13 @@ struct Lanes<ScoreWidth::s16x2> {
     return __vmaxs2(__vadd2(a, b), c);
 #endif
   }
-  // max(a + b, 0) per half
-  static __device__ __forceinline__ Value add_relu(Value a, Value b) {
+  static __device__ __forceinline__ Value add(Value a, Value b) { return __vadd2(a, b); }
+  // max(a, b, c, 0) per half
+  static __device__ __forceinline__ Value max3_relu(Value a, Value b, Value c) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    return __viaddmax_s16x2_relu(a, b, 0u);
+    return __vimax3_s16x2_relu(a, b, c);
 #else
-    return __vmaxs2(__vadd2(a, b), 0u);
+    return __vmaxs2(__vmaxs2(a, b), __vmaxs2(c, 0u));
 #endif
   }
   static __device__ __forceinline__ Value max(Value a, Value b) { return __vmaxs2(a, b); }
@@ -101,11 +107,12 @@ struct Lanes<ScoreWidth::s32> {
     return ::max(a + b, c);
 #endif
   }
-  static __device__ __forceinline__ Value add_relu(Value a, Value b) {
+  static __device__ __forceinline__ Value add(Value a, Value b) { return a + b; }
+  static __device__ __forceinline__ Value max3_relu(Value a, Value b, Value c) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    return __viaddmax_s32_relu(a, b, 0);
+    return __vimax3_s32_relu(a, b, c);
 #else
-    return ::max(a + b, 0);
+    return ::max(::max(a, b), ::max(c, 0));
 #endif
   }
   static __device__ __forceinline__ Value max(Value a, Value b) { return ::max(a, b); }
@@ -122,8 +129,15 @@ __device__ __forceinline__ void wait_for(const volatile long long* progress, lon
   __threadfence_block();
 }
 
+// Blocks per multiprocessor the register allocation must allow: the substitution table (70 KB for
+// protein) lets 3 blocks share a multiprocessor, which leaves 80 registers per thread: enough for the
+// single-pass bins up to 16 columns per lane. The wider and the tiled ones get 2 (at most 128).
+constexpr int min_blocks_per_sm(int bin) {
+  return kLengthBins[bin].regs <= 16 && kLengthBins[bin].mode == TileMode::single ? 3 : 2;
+}
+
 template <int Bin>
-__global__ void __launch_bounds__(kBlockThreads) sw_bin_kernel(const KernelParams p) {
+__global__ void __launch_bounds__(kBlockThreads, min_blocks_per_sm(Bin)) sw_bin_kernel(const KernelParams p) {
   constexpr LengthBin kBin = kLengthBins[Bin];
   constexpr int G = kBin.group;
   constexpr int R = kBin.regs;
@@ -177,7 +191,7 @@ __global__ void __launch_bounds__(kBlockThreads) sw_bin_kernel(const KernelParam
       __syncthreads();
     }
 
-    Value max_t = L::splat(0);
+    Value max_h = L::splat(0);
     for (int tile = kCoop ? warp : 0; tile < tiles; tile += kCoop ? kWarps : 1) {
       std::uint32_t pair[R];  // shared address of table entry (0, a, b)
       Value h[R];
@@ -190,7 +204,7 @@ __global__ void __launch_bounds__(kBlockThreads) sw_bin_kernel(const KernelParam
         const int b = kPair ? (c < lb ? rb[c] : pad) : a;
         pair[j] = table_base + 4u * static_cast<std::uint32_t>(a * n + b);
         h[j] = L::splat(0);
-        f[j] = L::splat(0);
+        f[j] = neg_first;
       }
       const bool save_edge = kTiled && lane == G - 1 && tile + 1 < tiles;
       const long long tile_rows = static_cast<long long>(tile) * m;
@@ -212,12 +226,14 @@ __global__ void __launch_bounds__(kBlockThreads) sw_bin_kernel(const KernelParam
       Value h_out = L::splat(0);
       Value e_out = L::splat(0);
       Value h_diag = L::splat(0);  // H(i - 1, first_column - 1)
-      // The query code of the next step's row is loaded one step ahead.
-      std::uint32_t row = lane == 0 ? __ldg(p.query) : 0u;
-#pragma unroll kStepUnroll
+      // query_rows[step] is the row this lane computes at that step (the padding row before and after
+      // the query), loaded one step ahead.
+      const std::uint32_t* query_rows = p.query + kQueryPadding - lane;
+      std::uint32_t row = __ldg(query_rows);
+#pragma unroll(R <= kUnroll2MaxRegs ? 2 : 1)
       for (int step = 0; step < m + G - 1; ++step) {
         const int i = step - lane;
-        const std::uint32_t next_row = i + 1 >= 0 && i + 1 < m ? __ldg(p.query + i + 1) : 0u;
+        const std::uint32_t next_row = __ldg(query_rows + step + 1);
         Value h_in = __shfl_up_sync(mask, h_out, 1, G);
         Value e_in = __shfl_up_sync(mask, e_out, 1, G);
         if constexpr (kTiled) {
@@ -239,40 +255,40 @@ __global__ void __launch_bounds__(kBlockThreads) sw_bin_kernel(const KernelParam
             }
           } else if (lane == 0) {
             h_in = L::splat(0);
-            e_in = L::splat(0);
+            e_in = neg_first;
           }
         } else if (lane == 0) {
           h_in = L::splat(0);
-          e_in = L::splat(0);
+          e_in = neg_first;
         }
-        if (i >= 0 && i < m) {
-          Value diag = h_diag;
-          Value h_left = h_in;
+        // Every lane computes every step, also before its first row and after its last one (with the
+        // padding row, see the top of the file): no branch around the column loop, so the compiler
+        // can rotate the per-column registers of the unrolled steps without moves.
+        {
           Value e = e_in;
+          Value d_next = L::add(h_diag, L::score(row + pair[0]));
           h_diag = h_in;
 #pragma unroll
           for (int j = 0; j < R; ++j) {
-            // t does not depend on this row's E: the loop-carried chain is E -> U -> H -> E.
-            e = L::add_max(e, neg_extend, h_left);
-            f[j] = L::add_max(f[j], neg_extend, h[j]);
-            const Value t = L::add_max(diag, L::score(row + pair[j]), f[j]);
-            max_t = L::max(max_t, t);
-            const Value u = L::max(t, e);
-            diag = h[j];
-            h[j] = L::add_relu(u, neg_first);
-            h_left = h[j];
+            const Value d = d_next;
+            if (j + 1 < R) d_next = L::add(h[j], L::score(row + pair[j + 1]));
+            h[j] = L::max3_relu(d, e, f[j]);
+            max_h = L::max(max_h, h[j]);
+            const Value x = L::add(h[j], neg_first);
+            e = L::add_max(e, neg_extend, x);
+            f[j] = L::add_max(f[j], neg_extend, x);
           }
-          h_out = h_left;
+          h_out = h[R - 1];
           e_out = e;
-          if constexpr (kTiled) {
-            if (save_edge) {
-              edges[i] = static_cast<std::uint64_t>(static_cast<std::uint32_t>(h_out)) |
-                         (static_cast<std::uint64_t>(static_cast<std::uint32_t>(e_out)) << 32);
-              if constexpr (kCoop) {
-                if ((i & 31) == 31 || i == m - 1) {
-                  __threadfence();
-                  progress[warp] = tile_rows + i + 1;
-                }
+        }
+        if constexpr (kTiled) {
+          if (save_edge && i >= 0 && i < m) {
+            edges[i] = static_cast<std::uint64_t>(static_cast<std::uint32_t>(h_out)) |
+                       (static_cast<std::uint64_t>(static_cast<std::uint32_t>(e_out)) << 32);
+            if constexpr (kCoop) {
+              if ((i & 31) == 31 || i == m - 1) {
+                __threadfence();
+                progress[warp] = tile_rows + i + 1;
               }
             }
           }
@@ -284,27 +300,27 @@ __global__ void __launch_bounds__(kBlockThreads) sw_bin_kernel(const KernelParam
 
 #pragma unroll
     for (int offset = G / 2; offset > 0; offset /= 2)
-      max_t = L::max(max_t, __shfl_xor_sync(mask, max_t, offset, G));
+      max_h = L::max(max_h, __shfl_xor_sync(mask, max_h, offset, G));
     bool report = lane == 0;
     if constexpr (kCoop) {
-      if (lane == 0) warp_max[warp] = max_t;
+      if (lane == 0) warp_max[warp] = max_h;
       __syncthreads();
       report = threadIdx.x == 0;
       if (report)
-        for (int w = 1; w < kWarps; ++w) max_t = L::max(max_t, warp_max[w]);
+        for (int w = 1; w < kWarps; ++w) max_h = L::max(max_h, warp_max[w]);
     }
     if (report) {
       if constexpr (kPair) {
-        const int lo = static_cast<short>(max_t & 0xFFFFu);
-        const int hi = static_cast<short>(max_t >> 16);
-        p.scores[sa] = ::max(0, lo - p.gap_first);
+        const int lo = static_cast<short>(max_h & 0xFFFFu);
+        const int hi = static_cast<short>(max_h >> 16);
+        p.scores[sa] = lo;
         if (lo >= kSaturationLimit) p.overflow_list[atomicAdd(p.overflow_count, 1)] = sa;
         if (sb >= 0) {
-          p.scores[sb] = ::max(0, hi - p.gap_first);
+          p.scores[sb] = hi;
           if (hi >= kSaturationLimit) p.overflow_list[atomicAdd(p.overflow_count, 1)] = sb;
         }
       } else {
-        p.scores[sa] = ::max(0, max_t - p.gap_first);
+        p.scores[sa] = max_h;
       }
     }
     if constexpr (kCoop) __syncthreads();  // warp_max and progress are reused by the next job
