@@ -259,3 +259,63 @@ TEST_CASE("GpuPairAligner: very long pairs (100,000 rows, 50,000 x 50,000)", "[g
   check_pairs(scoring, {big}, AlignmentMode::local);
   check_pairs(scoring, {big}, AlignmentMode::global);
 }
+
+// Enough pairs for several sub-batches (the pipelined path: reverse jobs built on the device, several
+// sub-batches in flight): every span equals the one from small calls (one sub-batch each), a sample
+// equals the reference, in every mode; a bad code in the last sub-batch is reported for its pair.
+TEST_CASE("GpuPairAligner: sub-batches in flight give the same spans as small calls", "[gpu][pairs][small]") {
+  if (!have_gpu()) return;
+  std::mt19937_64 rng(404);
+  std::uniform_int_distribution<std::size_t> length(100, 600);
+  std::vector<Pair> pairs;
+  for (int k = 0; k < 20000; ++k) pairs.push_back(planted_pair(rng, length(rng), length(rng), 25));
+  pairs[77].query.clear();  // an empty sequence among them
+  std::vector<PairTask> tasks;
+  for (const auto& pair : pairs) tasks.push_back({pair.query, pair.target});
+  const ScoringScheme scoring = blosum62();
+  GpuPairAligner aligner(0, scoring);
+  for (const AlignmentMode mode : kModes) {
+    std::vector<PairSpan> spans;
+    aligner.align(tasks, mode, spans);
+    CHECK(aligner.last_timings().sub_batches >= 2);
+    REQUIRE(spans.size() == pairs.size());
+    std::size_t mismatches = 0;
+    std::vector<PairSpan> small;
+    for (std::size_t first = 0; first < tasks.size(); first += 250) {
+      const std::vector<PairTask> part(tasks.begin() + static_cast<std::ptrdiff_t>(first),
+                                       tasks.begin() + static_cast<std::ptrdiff_t>(std::min(tasks.size(), first + 250)));
+      aligner.align(part, mode, small);
+      for (std::size_t k = 0; k < part.size(); ++k) {
+        const PairSpan& a = spans[first + k];
+        const PairSpan& b = small[k];
+        const bool same = a.score == b.score && a.query_begin == b.query_begin && a.query_end == b.query_end &&
+                          a.target_begin == b.target_begin && a.target_end == b.target_end;
+        if (!same && ++mismatches <= 10) UNSCOPED_INFO(mode_name(mode) << " pair " << first + k << " differs");
+      }
+    }
+    CHECK(mismatches == 0);
+    for (std::size_t k = 0; k < pairs.size(); k += 97) {
+      const auto e = warpsearch::reference::span(pairs[k].query, pairs[k].target, scoring, mode);
+      const PairSpan& g = spans[k];
+      const bool same = g.score == e.score && g.query_begin == e.query_begin && g.query_end == e.query_end &&
+                        g.target_begin == e.subject_begin && g.target_end == e.subject_end;
+      if (!same) UNSCOPED_INFO(mode_name(mode) << " pair " << k << " differs from the reference");
+      CHECK(same);
+    }
+  }
+  pairs[19990].target[5] = static_cast<char>(30);
+  tasks[19990] = {pairs[19990].query, pairs[19990].target};
+  std::vector<PairSpan> spans;
+  try {
+    aligner.align(tasks, AlignmentMode::local, spans);
+    FAIL("a code outside the alphabet was accepted");
+  } catch (const std::invalid_argument& error) {
+    const std::string message = error.what();
+    CHECK(message.find("pair 19990") != std::string::npos);
+    CHECK(message.find("target residue 6") != std::string::npos);
+  }
+  // The aligner still works after the error.
+  tasks[19990] = tasks[0];
+  aligner.align(tasks, AlignmentMode::local, spans);
+  CHECK(spans[19990].score == spans[0].score);
+}

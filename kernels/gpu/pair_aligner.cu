@@ -1,27 +1,42 @@
 // GpuPairAligner: validation, batching, the score tables, the job lists of the forward and reverse
 // passes and their launches (see kernels/gpu/pair_kernel.cuh for the kernel itself).
 //
-// Per batch of pairs (residues packed into pinned memory, one upload):
+// Per batch of pairs (at most 2^28 residues and 4 M pairs; 100,000 protein pairs are one batch):
 //   forward pass: one job per pair; local: rows = target, columns = query (the query's profile);
 //                 semi-global and global: rows = query, columns = target (the end is read in the
 //                 last row). Gives the score and the end.
 //   reverse pass: local pairs of positive score and semi-global pairs with a non-empty target part:
 //                 the same kernel on the prefixes ending at the end, read backwards; its end is the
 //                 start. Global spans are the whole pair: no reverse pass.
-// Within a pass, jobs are grouped by kernel shape (by column count, pair_shape_for), each group
-// sorted by cells, longest first (grid-stride loops then end with short jobs), and the shapes run on
-// four streams at once, each with its own tile-edge buffer.
+//
+// Pipeline. A batch is cut into up to 8 sub-batches of contiguous pairs and about equal cells. The
+// calling thread (with a pool of host threads) packs sub-batch k + 1 into pinned memory, checks its
+// codes and orders its forward jobs while the device works on sub-batch k; nothing of a sub-batch
+// waits for the host once it is enqueued:
+//   copy stream:      residues and forward jobs up, residue codes -> compact codes;
+//   forward streams:  (4) the forward jobs, grouped by kernel shape (by column count, pair_shape_for),
+//                     each group by cells, largest first (grid-stride loops end with short jobs);
+//   reverse streams:  (4) a small kernel turns the forward ends into spans and reverse jobs, compacted
+//                     by shape (atomic counters); the reverse launches read their job range on the
+//                     device; a last small kernel adds the starts to the spans (and checks that the
+//                     reverse score equals the forward score); the spans go back to pinned memory.
+// Forward streams move on to the next sub-batch while the reverse streams finish this one. Every
+// stream has its own tile-edge buffer. The host waits once per batch, at the end, and writes the spans
+// into `out`. Warm calls allocate nothing (buffers, events and threads are kept).
 #include "kernels/gpu/pair_aligner.hpp"
 
 #include <algorithm>
 #include <array>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstring>
-#include <numeric>
-#include <thread>
+#include <functional>
+#include <memory>
+#include <mutex>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -32,11 +47,13 @@
 namespace warpsearch::gpu {
 
 using detail::DeviceBuffer;
+using detail::Event;
 using detail::kPairShapeCount;
 using detail::kPairShapes;
 using detail::PairEnd;
 using detail::PairJob;
 using detail::PairKernelParams;
+using detail::PairShapeWidths;
 using detail::PinnedBuffer;
 using detail::ScopedDevice;
 using detail::Stream;
@@ -47,9 +64,22 @@ namespace {
 constexpr std::uint64_t kBatchResidues = std::uint64_t{1} << 28;
 // Pairs per batch at most.
 constexpr std::size_t kBatchPairs = std::size_t{1} << 22;
-// Tile edges: at most this many bytes per stream (fewer concurrent groups for very long pairs).
-constexpr std::size_t kEdgeBudgetBytes = std::size_t{256} << 20;
-constexpr int kStreams = 4;
+// Tile edges: at most this many bytes per stream (8 streams; fewer concurrent groups for very long
+// pairs). A pair of kMaxSequenceLength rows needs 8 groups x 2 M rows x 8 bytes = 128 MB.
+constexpr std::size_t kEdgeBudgetBytes = std::size_t{128} << 20;
+constexpr int kStreams = 4;  // per pass direction
+// Sub-batches: one per this many residues, at most kMaxSubBatches, at least this many pairs each (a
+// sub-batch must fill the device several times over: an H100 runs about 2,100 one-warp groups at once;
+// with 512 pairs per sub-batch, 4,000 DNA pairs of 1-5 kb ran at half the speed of one batch).
+constexpr std::uint64_t kSubBatchResidues = std::uint64_t{1} << 22;
+constexpr std::size_t kMaxSubBatches = 8;
+constexpr std::size_t kMinSubBatchPairs = 8192;
+// Host threads for packing: at most this many; work below kParallelBytes runs on the calling thread.
+constexpr unsigned kMaxHostThreads = 16;
+constexpr std::uint64_t kParallelBytes = std::uint64_t{1} << 20;
+// Device counters of a sub-batch: reverse jobs per shape, then the scatter cursors per shape.
+constexpr int kCounterWords = 2 * kPairShapeCount;
+constexpr unsigned long long kNoError = ~0ull;
 
 // Compact code of each residue code (kernel argument: 32 bytes).
 struct CompactMap {
@@ -74,6 +104,7 @@ const std::array<ShapeEntry, kPairShapeCount>& shape_entries(bool wide) {
   return wide ? wide_entries : narrow_entries;
 }
 
+// Grows (never shrinks) a buffer; only called while no device work uses it.
 template <class T>
 void ensure_device(DeviceBuffer<T>& buffer, std::size_t count, int device) {
   if (buffer.size() < count) buffer = DeviceBuffer<T>(std::max<std::size_t>(count, buffer.size() * 3 / 2), device);
@@ -88,22 +119,93 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-// Runs fn(begin, end) over [0, count) split into contiguous ranges on up to 16 host threads (one when
-// the work is small): packing and checking 100 M residues is otherwise a large part of a call.
-template <class Fn>
-void parallel_ranges(std::size_t count, std::uint64_t bytes, Fn fn) {
-  const unsigned hardware = std::max(1u, std::min(16u, std::thread::hardware_concurrency()));
-  const auto threads = static_cast<std::size_t>(bytes < (std::uint64_t{8} << 20) ? 1u : hardware);
-  if (threads <= 1 || count < 2 * threads) {
-    fn(std::size_t{0}, count);
-    return;
-  }
-  std::vector<std::thread> pool;
-  const std::size_t chunk = (count + threads - 1) / threads;
-  for (std::size_t begin = 0; begin < count; begin += chunk)
-    pool.emplace_back([&fn, begin, end = std::min(count, begin + chunk)] { fn(begin, end); });
-  for (auto& thread : pool) thread.join();
+double elapsed_seconds(const Event& from, const Event& to) {
+  float ms = 0;
+  WARPSEARCH_CUDA_CHECK(cudaEventElapsedTime(&ms, from.get(), to.get()));
+  return ms / 1e3;
 }
+
+// A fixed pool of host threads that runs fn(begin, end) over chunks of [0, count), the calling thread
+// taking part; run() returns when every chunk is done. The workers start on the first parallel run and
+// are joined by the destructor. fn must not throw. One run at a time (the aligner's thread).
+class HostThreads {
+ public:
+  HostThreads() = default;
+  HostThreads(const HostThreads&) = delete;
+  HostThreads& operator=(const HostThreads&) = delete;
+  ~HostThreads() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stop_ = true;
+    }
+    wake_.notify_all();
+    for (auto& worker : workers_) worker.join();
+  }
+
+  void run(std::size_t count, std::size_t grain, std::uint64_t bytes, const std::function<void(std::size_t, std::size_t)>& fn) {
+    grain = std::max<std::size_t>(1, grain);
+    if (bytes < kParallelBytes || count <= grain) {
+      if (count > 0) fn(0, count);
+      return;
+    }
+    if (workers_.empty()) start();
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      task_ = &fn;
+      count_ = count;
+      grain_ = grain;
+      next_.store(0);
+      active_ = workers_.size();
+      ++generation_;
+    }
+    wake_.notify_all();
+    work_chunks(fn, count, grain);
+    std::unique_lock<std::mutex> lock(mutex_);
+    done_.wait(lock, [&] { return active_ == 0; });
+    task_ = nullptr;
+  }
+
+ private:
+  void start() {
+    const unsigned threads = std::max(1u, std::min(kMaxHostThreads, std::thread::hardware_concurrency()));
+    for (unsigned t = 1; t < threads; ++t) workers_.emplace_back([this] { worker(); });
+  }
+  void work_chunks(const std::function<void(std::size_t, std::size_t)>& fn, std::size_t count, std::size_t grain) {
+    for (std::size_t begin = next_.fetch_add(grain); begin < count; begin = next_.fetch_add(grain))
+      fn(begin, std::min(count, begin + grain));
+  }
+  void worker() {
+    std::uint64_t seen = 0;
+    for (;;) {
+      const std::function<void(std::size_t, std::size_t)>* task = nullptr;
+      std::size_t count = 0;
+      std::size_t grain = 0;
+      {
+        std::unique_lock<std::mutex> lock(mutex_);
+        wake_.wait(lock, [&] { return stop_ || generation_ != seen; });
+        if (stop_) return;
+        seen = generation_;
+        task = task_;
+        count = count_;
+        grain = grain_;
+      }
+      work_chunks(*task, count, grain);
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (--active_ == 0) done_.notify_one();
+    }
+  }
+
+  std::mutex mutex_;
+  std::condition_variable wake_, done_;
+  std::vector<std::thread> workers_;
+  const std::function<void(std::size_t, std::size_t)>* task_ = nullptr;
+  std::size_t count_ = 0;
+  std::size_t grain_ = 1;
+  std::atomic<std::size_t> next_{0};
+  std::size_t active_ = 0;
+  std::uint64_t generation_ = 0;
+  bool stop_ = false;
+};
 
 // Residue codes -> compact codes (the profile's rows), in place.
 __global__ void compact_codes_kernel(std::uint8_t* residues, std::uint64_t count, CompactMap map) {
@@ -111,6 +213,78 @@ __global__ void compact_codes_kernel(std::uint8_t* residues, std::uint64_t count
   for (std::uint64_t k = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < count; k += stride)
     residues[k] = map.code[residues[k]];
 }
+
+// The reverse jobs of a sub-batch, step 1: how many per shape (counters[0..S-1], zeroed before).
+__global__ void count_reverse_jobs_kernel(const PairJob* jobs, const PairEnd* ends, std::uint32_t count,
+                                          AlignmentMode mode, PairShapeWidths widths, std::uint32_t* counters) {
+  for (std::uint32_t k = blockIdx.x * blockDim.x + threadIdx.x; k < count; k += gridDim.x * blockDim.x) {
+    PairJob reverse;
+    if (detail::reverse_job_of(mode, jobs[k], ends[k], reverse))
+      atomicAdd(&counters[detail::pair_shape_for(reverse.cols, widths)], 1u);
+  }
+}
+
+// Step 2: every job's span as far as the forward pass gives it, and the reverse jobs, shape by shape
+// (in any order within a shape) at reverse_jobs[range of the shape]; source[slot] = the forward job.
+// ranges[2 s], ranges[2 s + 1] = first slot and count of shape s.
+__global__ void build_reverse_jobs_kernel(const PairJob* jobs, const PairEnd* ends, std::uint32_t count,
+                                          AlignmentMode mode, PairShapeWidths widths, std::uint32_t* counters,
+                                          std::uint32_t* ranges, PairJob* reverse_jobs, std::uint32_t* source,
+                                          PairSpan* spans) {
+  std::uint32_t first[kPairShapeCount];
+  std::uint32_t total = 0;
+  for (int s = 0; s < kPairShapeCount; ++s) {
+    first[s] = total;
+    total += counters[s];
+  }
+  if (blockIdx.x == 0 && threadIdx.x < kPairShapeCount) {
+    ranges[2 * threadIdx.x] = first[threadIdx.x];
+    ranges[2 * threadIdx.x + 1] = counters[threadIdx.x];
+  }
+  for (std::uint32_t k = blockIdx.x * blockDim.x + threadIdx.x; k < count; k += gridDim.x * blockDim.x) {
+    const PairJob job = jobs[k];
+    const PairEnd end = ends[k];
+    spans[k] = detail::forward_span(mode, job, end);
+    PairJob reverse;
+    if (detail::reverse_job_of(mode, job, end, reverse)) {
+      const int shape = detail::pair_shape_for(reverse.cols, widths);
+      const std::uint32_t slot = first[shape] + atomicAdd(&counters[kPairShapeCount + shape], 1u);
+      reverse_jobs[slot] = reverse;
+      source[slot] = k;
+    }
+  }
+}
+
+// Step 3, after the reverse pass: the starts. A reverse score other than the forward score (an
+// internal error) records the smallest such job, with the reverse score, in *error.
+__global__ void apply_reverse_ends_kernel(const std::uint32_t* counters, const PairEnd* reverse_ends,
+                                          const std::uint32_t* source, AlignmentMode mode, PairSpan* spans,
+                                          unsigned long long* error) {
+  std::uint32_t total = 0;
+  for (int s = 0; s < kPairShapeCount; ++s) total += counters[s];
+  for (std::uint32_t r = blockIdx.x * blockDim.x + threadIdx.x; r < total; r += gridDim.x * blockDim.x) {
+    const std::uint32_t k = source[r];
+    const PairEnd end = reverse_ends[r];
+    PairSpan span = spans[k];
+    if (end.score != span.score)
+      atomicMin(error, (static_cast<unsigned long long>(k) << 32) | static_cast<std::uint32_t>(end.score));
+    detail::apply_reverse_end(mode, end, span);
+    spans[k] = span;
+  }
+}
+
+int small_kernel_grid(std::size_t count) {
+  return static_cast<int>(std::max<std::size_t>(1, std::min<std::size_t>((count + 255) / 256, 1024)));
+}
+
+// The events of one sub-batch: timing ones for Timings, the others only order streams.
+struct SubBatchEvents {
+  Event upload_begin{cudaEventDefault}, upload_end{cudaEventDefault};
+  Event forward_begin{cudaEventDefault}, forward_end{cudaEventDefault}, reverse_end{cudaEventDefault};
+  Event built;
+  std::array<Event, kStreams> forward_done;
+  std::array<Event, kStreams> reverse_done;
+};
 
 }  // namespace
 
@@ -131,106 +305,71 @@ struct GpuPairAligner::Impl {
   // Score tables s + o, [row code][column code]: rows = target (local) or rows = query.
   DeviceBuffer<std::uint8_t> table_target_rows;
   DeviceBuffer<std::uint8_t> table_query_rows;
-  std::array<Stream, kStreams> streams;
-  std::array<DeviceBuffer<std::uint64_t>, kStreams> edges;
+  Stream copy_stream;
+  std::array<Stream, kStreams> forward_streams;
+  std::array<Stream, kStreams> reverse_streams;
+  std::array<DeviceBuffer<std::uint64_t>, 2 * kStreams> edges;  // forward streams', then reverse streams'
+  std::vector<std::unique_ptr<SubBatchEvents>> events;
+  // Per batch, indexed by the batch's pairs (members) or by sub-batch.
   DeviceBuffer<std::uint8_t> d_residues;
-  DeviceBuffer<PairJob> d_jobs;
+  DeviceBuffer<PairJob> d_jobs;  // forward jobs, each sub-batch in launch order
   DeviceBuffer<PairEnd> d_ends;
+  DeviceBuffer<PairJob> d_reverse_jobs;
+  DeviceBuffer<PairEnd> d_reverse_ends;
+  DeviceBuffer<std::uint32_t> d_reverse_source;
+  DeviceBuffer<PairSpan> d_spans;  // in launch order
+  DeviceBuffer<std::uint32_t> d_counters;  // kCounterWords per sub-batch
+  DeviceBuffer<std::uint32_t> d_ranges;    // 2 per shape per sub-batch
+  DeviceBuffer<unsigned long long> d_errors;  // per sub-batch
   PinnedBuffer<std::uint8_t> h_residues;
   PinnedBuffer<PairJob> h_jobs;
-  PinnedBuffer<PairEnd> h_ends;
+  PinnedBuffer<PairSpan> h_spans;
+  PinnedBuffer<unsigned long long> h_errors;
+  // Host plan, kept between calls.
+  std::vector<std::uint64_t> query_offset, target_offset, cell_prefix;
+  std::vector<PairJob> jobs;       // forward jobs in member order
+  std::vector<std::uint32_t> order;  // per sub-batch: launch position -> member (relative to the sub-batch)
+  std::vector<std::uint32_t> part_sorted;
+  std::vector<std::size_t> bounds;
+  detail::JobOrderScratch order_scratch;
+  std::vector<std::size_t> work;
+  HostThreads threads;
   Timings timings;
 
   explicit Impl(int device_index) : device(device_index) {}
 
-  void synchronize() const {
-    for (const auto& stream : streams) stream.synchronize();
+  void synchronize_all() const {
+    copy_stream.synchronize();
+    for (const auto& stream : forward_streams) stream.synchronize();
+    for (const auto& stream : reverse_streams) stream.synchronize();
   }
 
-  // Runs one pass over `jobs` and returns their ends in the same order.
-  std::vector<PairEnd> run_pass(const std::vector<PairJob>& jobs, AlignmentMode mode, bool reverse) {
-    std::vector<PairEnd> ends(jobs.size());
-    if (jobs.empty()) return ends;
-    // Jobs grouped by shape, widest shapes first, each group by cells, largest first.
-    std::vector<int> shape_of(jobs.size());
-    for (std::size_t k = 0; k < jobs.size(); ++k) shape_of[k] = detail::pair_shape_for(jobs[k].cols);
-    std::vector<std::size_t> order(jobs.size());
-    std::iota(order.begin(), order.end(), std::size_t{0});
-    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-      if (shape_of[a] != shape_of[b]) return shape_of[a] > shape_of[b];
-      const std::uint64_t cells_a = std::uint64_t{jobs[a].rows} * jobs[a].cols;
-      const std::uint64_t cells_b = std::uint64_t{jobs[b].rows} * jobs[b].cols;
-      if (cells_a != cells_b) return cells_a > cells_b;
-      return a < b;
-    });
-    ensure_pinned(h_jobs, jobs.size());
-    ensure_pinned(h_ends, jobs.size());
-    ensure_device(d_jobs, jobs.size(), device);
-    ensure_device(d_ends, jobs.size(), device);
-    for (std::size_t k = 0; k < jobs.size(); ++k) h_jobs.get()[k] = jobs[order[k]];
+  int block_threads() const {
+    return wide ? detail::kPairBlockThreads<std::int16_t> : detail::kPairBlockThreads<std::int8_t>;
+  }
 
-    // Launch plan per shape: first job, count, grid, and the edge rows of its multi-tile jobs.
-    struct Launch {
-      int shape;
-      std::size_t first;
-      std::size_t count;
-      int grid;
-      std::uint64_t edge_stride;
-      int stream;
-    };
-    std::vector<Launch> launches;
-    std::array<std::size_t, kStreams> edge_words{};
-    for (std::size_t k = 0; k < jobs.size();) {
-      const int shape = shape_of[order[k]];
-      std::size_t end = k;
-      std::uint64_t stride = 0;
-      const auto width = static_cast<std::uint32_t>(kPairShapes[shape].group * kPairShapes[shape].regs);
-      while (end < jobs.size() && shape_of[order[end]] == shape) {
-        if (h_jobs.get()[end].cols > width) stride = std::max<std::uint64_t>(stride, h_jobs.get()[end].rows);
-        ++end;
-      }
-      const int threads = wide ? detail::kPairBlockThreads<std::int16_t> : detail::kPairBlockThreads<std::int8_t>;
-      const int groups_per_block = threads / kPairShapes[shape].group;
-      const std::size_t count = end - k;
-      const std::size_t wanted = (count + groups_per_block - 1) / groups_per_block;
-      const std::size_t resident = static_cast<std::size_t>(std::max(1, blocks_per_sm[shape])) * sm_count;
-      std::size_t grid = std::max<std::size_t>(1, std::min(wanted, resident));
-      if (stride > 0) {
-        const std::size_t block_bytes = stride * groups_per_block * sizeof(std::uint64_t);
-        grid = std::max<std::size_t>(1, std::min(grid, kEdgeBudgetBytes / block_bytes));
-      }
-      const int stream = static_cast<int>(launches.size() % kStreams);
-      edge_words[stream] = std::max<std::size_t>(edge_words[stream], stride * grid * groups_per_block);
-      launches.push_back({shape, k, count, static_cast<int>(grid), stride, stream});
-      k = end;
-    }
-    for (int s = 0; s < kStreams; ++s) ensure_device(edges[s], edge_words[s], device);
+  // Blocks of a launch of `count` jobs of a shape: enough for all of them, at most what stays
+  // resident, and (tiled shapes with edges of `edge_stride` words per group) what the edge buffer holds.
+  int launch_grid(int shape, std::size_t count, std::uint64_t edge_stride, std::size_t edge_words) const {
+    const int groups_per_block = block_threads() / kPairShapes[shape].group;
+    const std::size_t wanted = (count + groups_per_block - 1) / groups_per_block;
+    const std::size_t resident = static_cast<std::size_t>(std::max(1, blocks_per_sm[static_cast<std::size_t>(shape)])) * sm_count;
+    std::size_t grid = std::max<std::size_t>(1, std::min(wanted, resident));
+    if (edge_stride > 0)
+      grid = std::max<std::size_t>(1, std::min<std::size_t>(grid, edge_words / (edge_stride * groups_per_block)));
+    return static_cast<int>(grid);
+  }
 
-    cudaStream_t first_stream = streams[0].get();
-    WARPSEARCH_CUDA_CHECK(cudaMemcpyAsync(d_jobs.get(), h_jobs.get(), jobs.size() * sizeof(PairJob),
-                                          cudaMemcpyHostToDevice, first_stream));
-    streams[0].synchronize();  // the other streams read the jobs too
-    PairKernelParams p;
-    p.residues = d_residues.get();
-    p.table = mode == AlignmentMode::local ? table_target_rows.get() : table_query_rows.get();
-    p.alphabet_rows = alphabet_rows;
-    p.gap_open = open;
-    p.gap_extend = extend;
-    p.mode = mode;
-    p.reverse = reverse;
-    const auto& entries = shape_entries(wide);
-    for (const Launch& launch : launches) {
-      p.jobs = d_jobs.get() + launch.first;
-      p.num_jobs = static_cast<int>(launch.count);
-      p.ends = d_ends.get() + launch.first;
-      p.edges = edges[launch.stream].get();
-      p.edge_stride = launch.edge_stride;
-      entries[launch.shape].launch(p, launch.grid, streams[launch.stream].get());
+  // Tile-edge words per stream for passes whose multi-tile jobs have at most `stride` rows.
+  std::size_t edge_words_for(std::uint64_t stride) const {
+    if (stride == 0) return 0;
+    std::size_t words = 0;
+    for (int shape = detail::kFirstTiledShape; shape < kPairShapeCount; ++shape) {
+      const std::size_t per_block = stride * static_cast<std::size_t>(block_threads() / kPairShapes[shape].group);
+      const std::size_t resident = static_cast<std::size_t>(std::max(1, blocks_per_sm[static_cast<std::size_t>(shape)])) * sm_count;
+      words = std::max(words, std::max(per_block, std::min(per_block * resident, kEdgeBudgetBytes / sizeof(std::uint64_t))));
     }
-    synchronize();
-    WARPSEARCH_CUDA_CHECK(cudaMemcpy(h_ends.get(), d_ends.get(), jobs.size() * sizeof(PairEnd), cudaMemcpyDeviceToHost));
-    for (std::size_t k = 0; k < jobs.size(); ++k) ends[order[k]] = h_ends.get()[k];
-    return ends;
+    return words;
   }
 
   void check_codes(std::string_view codes, std::size_t pair, const char* side) const {
@@ -249,101 +388,258 @@ struct GpuPairAligner::Impl {
     }
   }
 
-  // Aligns pairs [first, last) whose residues fit one batch; `out` already holds the trivial spans.
-  void align_batch(const std::vector<PairTask>& pairs, const std::vector<std::size_t>& members, AlignmentMode mode,
-                   std::vector<PairSpan>& out) {
-    auto clock = std::chrono::steady_clock::now();
-    std::uint64_t residues = 0;
-    for (const std::size_t k : members) residues += pairs[k].query.size() + pairs[k].target.size();
-    ensure_pinned(h_residues, residues);
-    ensure_device(d_residues, residues, device);
-    std::vector<std::uint64_t> query_offset(members.size());
-    std::vector<std::uint64_t> target_offset(members.size());
-    std::uint64_t at = 0;
-    for (std::size_t i = 0; i < members.size(); ++i) {
-      query_offset[i] = at;
-      at += pairs[members[i]].query.size();
-      target_offset[i] = at;
-      at += pairs[members[i]].target.size();
-    }
+  void align_batch(const std::vector<PairTask>& pairs, const std::size_t* members, std::size_t count, AlignmentMode mode,
+                   std::vector<PairSpan>& out);
+};
+
+namespace {
+
+// Copies codes to `to` and returns their largest code (0 for none): one pass over the source, the
+// check reading the copy while it is in cache.
+unsigned char copy_codes(std::uint8_t* to, std::string_view codes) {
+  std::memcpy(to, codes.data(), codes.size());
+  unsigned char largest = 0;
+  for (std::size_t i = 0; i < codes.size(); ++i) largest = std::max(largest, to[i]);
+  return largest;
+}
+
+}  // namespace
+
+// Aligns the pairs members[0..count) (non-empty sequences, valid lengths), whose residues fit one batch,
+// and writes their spans into `out`.
+void GpuPairAligner::Impl::align_batch(const std::vector<PairTask>& pairs, const std::size_t* members, std::size_t count,
+                                       AlignmentMode mode, std::vector<PairSpan>& out) {
+  auto clock = std::chrono::steady_clock::now();
+  const bool local = mode == AlignmentMode::local;
+  // Residue layout (member order: query, then target) and forward jobs.
+  query_offset.resize(count);
+  target_offset.resize(count);
+  cell_prefix.resize(count + 1);
+  jobs.resize(count);
+  std::uint64_t at = 0;
+  cell_prefix[0] = 0;
+  for (std::size_t i = 0; i < count; ++i) {
+    const auto m = static_cast<std::uint32_t>(pairs[members[i]].query.size());
+    const auto n = static_cast<std::uint32_t>(pairs[members[i]].target.size());
+    query_offset[i] = at;
+    target_offset[i] = at + m;
+    at += std::uint64_t{m} + n;
+    jobs[i] = local ? PairJob{target_offset[i], query_offset[i], n, m} : PairJob{query_offset[i], target_offset[i], m, n};
+    cell_prefix[i + 1] = cell_prefix[i] + std::uint64_t{m} * n;
+  }
+  const std::uint64_t residues = at;
+  timings.forward_cells += cell_prefix[count];
+  const std::size_t parts = std::max<std::size_t>(
+      1, std::min({kMaxSubBatches, static_cast<std::size_t>(residues / kSubBatchResidues), count / kMinSubBatchPairs}));
+  detail::split_by_weight(cell_prefix, parts, bounds);
+  const std::size_t sub_batches = bounds.size() - 1;
+  timings.sub_batches += static_cast<std::uint32_t>(sub_batches);
+
+  // Buffers and edges for the whole batch, before anything is enqueued (growing one synchronises).
+  std::uint64_t max_stride = 0;  // rows of the longest multi-tile job (bounds its reverse job's rows too)
+  const std::uint32_t single_pass_columns =
+      static_cast<std::uint32_t>(kPairShapes[detail::kFirstTiledShape - 1].group * kPairShapes[detail::kFirstTiledShape - 1].regs);
+  for (std::size_t i = 0; i < count; ++i)
+    if (jobs[i].cols > single_pass_columns) max_stride = std::max<std::uint64_t>(max_stride, jobs[i].rows);
+  const std::size_t edge_words = edge_words_for(max_stride);
+  for (auto& edge : edges) ensure_device(edge, edge_words, device);
+  ensure_pinned(h_residues, residues);
+  ensure_pinned(h_jobs, count);
+  ensure_pinned(h_spans, count);
+  ensure_pinned(h_errors, sub_batches);
+  ensure_device(d_residues, residues, device);
+  ensure_device(d_jobs, count, device);
+  ensure_device(d_ends, count, device);
+  ensure_device(d_reverse_jobs, count, device);
+  ensure_device(d_reverse_ends, count, device);
+  ensure_device(d_reverse_source, count, device);
+  ensure_device(d_spans, count, device);
+  ensure_device(d_counters, sub_batches * kCounterWords, device);
+  ensure_device(d_ranges, sub_batches * kCounterWords, device);
+  ensure_device(d_errors, sub_batches, device);
+  while (events.size() < sub_batches) events.push_back(std::make_unique<SubBatchEvents>());
+  order.resize(count);
+  WARPSEARCH_CUDA_CHECK(
+      cudaMemsetAsync(d_counters.get(), 0, sub_batches * kCounterWords * sizeof(std::uint32_t), reverse_streams[0].get()));
+  WARPSEARCH_CUDA_CHECK(
+      cudaMemsetAsync(d_errors.get(), 0xFF, sub_batches * sizeof(unsigned long long), reverse_streams[0].get()));
+
+  PairKernelParams base;
+  base.residues = d_residues.get();
+  base.table = local ? table_target_rows.get() : table_query_rows.get();
+  base.alphabet_rows = alphabet_rows;
+  base.gap_open = open;
+  base.gap_extend = extend;
+  base.mode = mode;
+  const auto& entries = shape_entries(wide);
+  constexpr PairShapeWidths widths = detail::pair_shape_widths();
+  timings.pack += seconds_since(clock);
+
+  for (std::size_t part = 0; part < sub_batches; ++part) {
+    clock = std::chrono::steady_clock::now();
+    const std::size_t first = bounds[part];
+    const std::size_t n = bounds[part + 1] - first;
+    const std::uint64_t residue_first = query_offset[first];
+    const std::uint64_t residue_count = (part + 1 < sub_batches ? query_offset[first + n] : residues) - residue_first;
+    // Pack and check (host threads), then the launch order of the forward jobs.
+    std::atomic<std::size_t> first_bad{count};
     std::uint8_t* staged = h_residues.get();
-    parallel_ranges(members.size(), residues, [&](std::size_t begin, std::size_t end) {
-      for (std::size_t i = begin; i < end; ++i) {
+    threads.run(n, 64, residue_count, [&](std::size_t begin, std::size_t end) {
+      for (std::size_t i = first + begin; i < first + end; ++i) {
         const PairTask& task = pairs[members[i]];
-        std::memcpy(staged + query_offset[i], task.query.data(), task.query.size());
-        std::memcpy(staged + target_offset[i], task.target.data(), task.target.size());
+        const unsigned char largest =
+            std::max(copy_codes(staged + query_offset[i], task.query), copy_codes(staged + target_offset[i], task.target));
+        if (largest >= alphabet_codes) {
+          std::size_t seen = first_bad.load();
+          while (i < seen && !first_bad.compare_exchange_weak(seen, i)) {
+          }
+        }
       }
     });
+    if (first_bad.load() < count) {
+      synchronize_all();  // earlier sub-batches may still read the buffers
+      const std::size_t k = members[first_bad.load()];
+      check_codes(pairs[k].query, k, "query");
+      check_codes(pairs[k].target, k, "target");
+    }
+    std::uint32_t* part_order = order.data() + first;
+    detail::order_pair_jobs(jobs.data() + first, n, part_sorted, order_scratch);
+    std::copy(part_sorted.begin(), part_sorted.end(), part_order);
+    PairJob* staged_jobs = h_jobs.get() + first;
+    std::uint64_t reverse_stride = 0;
+    for (std::size_t j = 0; j < n; ++j) {
+      staged_jobs[j] = jobs[first + part_order[j]];
+      if (staged_jobs[j].cols > single_pass_columns)
+        reverse_stride = std::max<std::uint64_t>(reverse_stride, staged_jobs[j].rows);
+    }
     timings.pack += seconds_since(clock);
-    clock = std::chrono::steady_clock::now();
-    WARPSEARCH_CUDA_CHECK(cudaMemcpy(d_residues.get(), h_residues.get(), residues, cudaMemcpyHostToDevice));
-    const auto grid = static_cast<int>(std::min<std::uint64_t>((residues + 255) / 256, 4096));
-    compact_codes_kernel<<<grid, 256, 0, streams[0].get()>>>(d_residues.get(), residues, compact);
+
+    SubBatchEvents& ev = *events[part];
+    // Up: residues, jobs, compact codes.
+    cudaStream_t copy = copy_stream.get();
+    WARPSEARCH_CUDA_CHECK(cudaEventRecord(ev.upload_begin.get(), copy));
+    WARPSEARCH_CUDA_CHECK(cudaMemcpyAsync(d_residues.get() + residue_first, staged + residue_first, residue_count,
+                                          cudaMemcpyHostToDevice, copy));
+    WARPSEARCH_CUDA_CHECK(
+        cudaMemcpyAsync(d_jobs.get() + first, staged_jobs, n * sizeof(PairJob), cudaMemcpyHostToDevice, copy));
+    compact_codes_kernel<<<small_kernel_grid(residue_count / 4), 256, 0, copy>>>(d_residues.get() + residue_first,
+                                                                                 residue_count, compact);
     WARPSEARCH_CUDA_CHECK_LAUNCH();
-    streams[0].synchronize();
-    timings.upload += seconds_since(clock);
+    WARPSEARCH_CUDA_CHECK(cudaEventRecord(ev.upload_end.get(), copy));
 
-    // Forward: score and end.
-    clock = std::chrono::steady_clock::now();
-    const bool local = mode == AlignmentMode::local;
-    std::vector<PairJob> jobs(members.size());
-    for (std::size_t i = 0; i < members.size(); ++i) {
-      const auto m = static_cast<std::uint32_t>(pairs[members[i]].query.size());
-      const auto n = static_cast<std::uint32_t>(pairs[members[i]].target.size());
-      jobs[i] = local ? PairJob{target_offset[i], query_offset[i], n, m} : PairJob{query_offset[i], target_offset[i], m, n};
-      timings.forward_cells += std::uint64_t{m} * n;
+    // Forward: one launch per shape present, round robin over the forward streams.
+    WARPSEARCH_CUDA_CHECK(cudaStreamWaitEvent(forward_streams[0].get(), ev.upload_end.get(), 0));
+    WARPSEARCH_CUDA_CHECK(cudaEventRecord(ev.forward_begin.get(), forward_streams[0].get()));
+    for (int s = 1; s < kStreams; ++s)
+      WARPSEARCH_CUDA_CHECK(cudaStreamWaitEvent(forward_streams[s].get(), ev.forward_begin.get(), 0));
+    PairKernelParams p = base;
+    p.reverse = false;
+    int launch = 0;
+    for (std::size_t j = 0; j < n;) {
+      const int shape = detail::pair_shape_for(staged_jobs[j].cols, widths);
+      const std::uint32_t width = widths.width[shape];
+      std::uint64_t stride = 0;
+      std::size_t end = j;
+      for (; end < n && detail::pair_shape_for(staged_jobs[end].cols, widths) == shape; ++end)
+        if (staged_jobs[end].cols > width) stride = std::max<std::uint64_t>(stride, staged_jobs[end].rows);
+      const int stream = launch++ % kStreams;
+      p.jobs = d_jobs.get() + first + j;
+      p.ends = d_ends.get() + first + j;
+      p.num_jobs = static_cast<int>(end - j);
+      p.job_range = nullptr;
+      p.edges = edges[static_cast<std::size_t>(stream)].get();
+      p.edge_stride = stride;
+      entries[static_cast<std::size_t>(shape)].launch(p, launch_grid(shape, end - j, stride, edge_words),
+                                                      forward_streams[static_cast<std::size_t>(stream)].get());
+      j = end;
     }
-    const std::vector<PairEnd> forward = run_pass(jobs, mode, false);
-    timings.forward += seconds_since(clock);
+    cudaStream_t join = reverse_streams[0].get();
+    for (int s = 0; s < kStreams; ++s) {
+      WARPSEARCH_CUDA_CHECK(cudaEventRecord(ev.forward_done[static_cast<std::size_t>(s)].get(), forward_streams[static_cast<std::size_t>(s)].get()));
+      WARPSEARCH_CUDA_CHECK(cudaStreamWaitEvent(join, ev.forward_done[static_cast<std::size_t>(s)].get(), 0));
+    }
+    WARPSEARCH_CUDA_CHECK(cudaEventRecord(ev.forward_end.get(), join));
 
-    // Reverse: the start, from the prefixes ending at the end.
-    clock = std::chrono::steady_clock::now();
-    std::vector<PairJob> reverse_jobs;
-    std::vector<std::size_t> reverse_member;
-    for (std::size_t i = 0; i < members.size(); ++i) {
-      PairSpan& span = out[members[i]];
-      const auto m = static_cast<std::uint32_t>(pairs[members[i]].query.size());
-      const auto n = static_cast<std::uint32_t>(pairs[members[i]].target.size());
-      span = PairSpan{};
-      span.score = forward[i].score;
-      if (local) {
-        if (span.score <= 0) {
-          span.score = 0;
-          continue;
-        }
-        span.query_end = forward[i].col_end;
-        span.target_end = forward[i].row_end;
-        reverse_jobs.push_back({target_offset[i], query_offset[i], span.target_end, span.query_end});
-      } else if (mode == AlignmentMode::semiglobal) {
-        span.query_end = m;
-        span.target_end = forward[i].col_end;
-        span.target_begin = span.target_end;
-        if (span.target_end == 0) continue;
-        reverse_jobs.push_back({query_offset[i], target_offset[i], m, span.target_end});
-      } else {
-        span.query_end = m;
-        span.target_end = n;
-        continue;
+    // Spans and reverse jobs on the device, then the reverse launches (job ranges read there).
+    std::uint32_t* counters = d_counters.get() + part * kCounterWords;
+    std::uint32_t* ranges = d_ranges.get() + part * kCounterWords;
+    const auto n32 = static_cast<std::uint32_t>(n);
+    count_reverse_jobs_kernel<<<small_kernel_grid(n), 256, 0, join>>>(d_jobs.get() + first, d_ends.get() + first, n32,
+                                                                        mode, widths, counters);
+    WARPSEARCH_CUDA_CHECK_LAUNCH();
+    build_reverse_jobs_kernel<<<small_kernel_grid(n), 256, 0, join>>>(
+        d_jobs.get() + first, d_ends.get() + first, n32, mode, widths, counters, ranges, d_reverse_jobs.get() + first,
+        d_reverse_source.get() + first, d_spans.get() + first);
+    WARPSEARCH_CUDA_CHECK_LAUNCH();
+    if (mode != AlignmentMode::global) {
+      WARPSEARCH_CUDA_CHECK(cudaEventRecord(ev.built.get(), join));
+      for (int s = 1; s < kStreams; ++s)
+        WARPSEARCH_CUDA_CHECK(cudaStreamWaitEvent(reverse_streams[static_cast<std::size_t>(s)].get(), ev.built.get(), 0));
+      std::uint32_t max_cols = 1;
+      for (std::size_t j = 0; j < n; ++j) max_cols = std::max(max_cols, staged_jobs[j].cols);
+      const unsigned shapes = detail::pair_shapes_up_to(max_cols);
+      p.reverse = true;
+      launch = 0;
+      for (int shape = kPairShapeCount - 1; shape >= 0; --shape) {
+        if ((shapes >> shape & 1u) == 0) continue;
+        const bool tiled = shape >= detail::kFirstTiledShape;
+        const int stream = launch++ % kStreams;
+        p.jobs = d_reverse_jobs.get() + first;
+        p.ends = d_reverse_ends.get() + first;
+        p.num_jobs = static_cast<int>(n);
+        p.job_range = ranges + 2 * shape;
+        p.edges = edges[static_cast<std::size_t>(kStreams + stream)].get();
+        p.edge_stride = tiled ? reverse_stride : 0;
+        entries[static_cast<std::size_t>(shape)].launch(p, launch_grid(shape, n, p.edge_stride, edge_words),
+                                                        reverse_streams[static_cast<std::size_t>(stream)].get());
       }
-      reverse_member.push_back(members[i]);
-      timings.reverse_cells += std::uint64_t{reverse_jobs.back().rows} * reverse_jobs.back().cols;
-    }
-    const std::vector<PairEnd> reverse = run_pass(reverse_jobs, mode, true);
-    for (std::size_t r = 0; r < reverse_jobs.size(); ++r) {
-      PairSpan& span = out[reverse_member[r]];
-      if (reverse[r].score != span.score)
-        throw std::logic_error("GPU pair aligner: pair " + std::to_string(reverse_member[r]) + ": the reverse pass scores " +
-                               std::to_string(reverse[r].score) + ", the forward pass " + std::to_string(span.score));
-      if (local) {
-        span.target_begin = span.target_end - reverse[r].row_end;
-        span.query_begin = span.query_end - reverse[r].col_end;
-      } else {
-        span.target_begin = span.target_end - reverse[r].col_end;
+      for (int s = 1; s < kStreams; ++s) {
+        WARPSEARCH_CUDA_CHECK(cudaEventRecord(ev.reverse_done[static_cast<std::size_t>(s)].get(), reverse_streams[static_cast<std::size_t>(s)].get()));
+        WARPSEARCH_CUDA_CHECK(cudaStreamWaitEvent(join, ev.reverse_done[static_cast<std::size_t>(s)].get(), 0));
       }
+      apply_reverse_ends_kernel<<<small_kernel_grid(n), 256, 0, join>>>(counters, d_reverse_ends.get() + first,
+                                                                          d_reverse_source.get() + first, mode,
+                                                                          d_spans.get() + first, d_errors.get() + part);
+      WARPSEARCH_CUDA_CHECK_LAUNCH();
     }
-    timings.reverse += seconds_since(clock);
+    WARPSEARCH_CUDA_CHECK(cudaMemcpyAsync(h_spans.get() + first, d_spans.get() + first, n * sizeof(PairSpan),
+                                          cudaMemcpyDeviceToHost, join));
+    WARPSEARCH_CUDA_CHECK(cudaMemcpyAsync(h_errors.get() + part, d_errors.get() + part, sizeof(unsigned long long),
+                                          cudaMemcpyDeviceToHost, join));
+    WARPSEARCH_CUDA_CHECK(cudaEventRecord(ev.reverse_end.get(), join));
   }
-};
+
+  // Results, sub-batch by sub-batch as they arrive.
+  for (std::size_t part = 0; part < sub_batches; ++part) {
+    SubBatchEvents& ev = *events[part];
+    WARPSEARCH_CUDA_CHECK(cudaEventSynchronize(ev.reverse_end.get()));
+    clock = std::chrono::steady_clock::now();
+    const std::size_t first = bounds[part];
+    const std::size_t n = bounds[part + 1] - first;
+    const std::uint32_t* part_order = order.data() + first;
+    const PairSpan* spans = h_spans.get() + first;
+    if (h_errors.get()[part] != kNoError) {
+      synchronize_all();
+      const std::size_t j = static_cast<std::size_t>(h_errors.get()[part] >> 32);
+      const auto reverse_score = static_cast<std::int32_t>(static_cast<std::uint32_t>(h_errors.get()[part]));
+      throw std::logic_error("GPU pair aligner: pair " + std::to_string(members[first + part_order[j]]) +
+                             ": the reverse pass scores " + std::to_string(reverse_score) + ", the forward pass " +
+                             std::to_string(spans[j].score));
+    }
+    for (std::size_t j = 0; j < n; ++j) {
+      const PairSpan& span = spans[j];
+      out[members[first + part_order[j]]] = span;
+      if (local ? span.score > 0 : mode == AlignmentMode::semiglobal && span.target_end > 0)
+        timings.reverse_cells += local ? std::uint64_t{span.target_end} * span.query_end
+                                       : std::uint64_t{span.query_end} * span.target_end;
+    }
+    timings.pack += seconds_since(clock);
+    timings.upload += elapsed_seconds(ev.upload_begin, ev.upload_end);
+    timings.forward += elapsed_seconds(ev.forward_begin, ev.forward_end);
+    timings.reverse += elapsed_seconds(ev.forward_end, ev.reverse_end);
+  }
+  timings.passes += elapsed_seconds(events[0]->forward_begin, events[sub_batches - 1]->reverse_end);
+}
 
 GpuPairAligner::GpuPairAligner(int device, const ScoringScheme& scoring) {
   const cudaDeviceProp properties = detail::device_properties(device);
@@ -420,7 +716,9 @@ GpuPairAligner::~GpuPairAligner() {
   if (impl_) {
     // Buffers free themselves on their device; make sure no work still uses them (errors ignored: a
     // destructor never throws).
-    for (const auto& stream : impl_->streams) cudaStreamSynchronize(stream.get());
+    cudaStreamSynchronize(impl_->copy_stream.get());
+    for (const auto& stream : impl_->forward_streams) cudaStreamSynchronize(stream.get());
+    for (const auto& stream : impl_->reverse_streams) cudaStreamSynchronize(stream.get());
   }
 }
 GpuPairAligner::GpuPairAligner(GpuPairAligner&&) noexcept = default;
@@ -434,32 +732,23 @@ void GpuPairAligner::align(const std::vector<PairTask>& pairs, AlignmentMode mod
   ScopedDevice scoped(s.device);
   s.timings = Timings{};
   const auto clock = std::chrono::steady_clock::now();
-  // Checked in parallel; the first bad pair is then checked again alone, for its message.
-  std::uint64_t all_residues = 0;
-  for (const PairTask& task : pairs) all_residues += task.query.size() + task.target.size();
-  std::atomic<std::size_t> first_bad{pairs.size()};
-  parallel_ranges(pairs.size(), all_residues, [&](std::size_t begin, std::size_t end) {
-    for (std::size_t k = begin; k < end && k < first_bad.load(); ++k) {
-      try {
-        s.check_codes(pairs[k].query, k, "query");
-        s.check_codes(pairs[k].target, k, "target");
-      } catch (const std::invalid_argument&) {
-        std::size_t seen = first_bad.load();
-        while (k < seen && !first_bad.compare_exchange_weak(seen, k)) {
-        }
-        return;
-      }
+  // Codes are checked while packing (the first bad pair is then checked again alone, for its message);
+  // lengths here. A too long sequence is rare: then every pair is checked in order, so that the first
+  // bad pair is named whatever is wrong with it.
+  bool too_long = false;
+  for (const PairTask& task : pairs)
+    too_long = too_long || task.query.size() > kMaxSequenceLength || task.target.size() > kMaxSequenceLength;
+  if (too_long)
+    for (std::size_t k = 0; k < pairs.size(); ++k) {
+      s.check_codes(pairs[k].query, k, "query");
+      s.check_codes(pairs[k].target, k, "target");
     }
-  });
-  if (first_bad.load() < pairs.size()) {
-    s.check_codes(pairs[first_bad].query, first_bad, "query");
-    s.check_codes(pairs[first_bad].target, first_bad, "target");
-  }
   out.assign(pairs.size(), PairSpan{});
 
   // Empty sequences are settled here (kernels/reference.hpp): local 0; semi-global with an empty
   // query 0, with an empty target the query against one gap; global one gap of the other's length.
-  std::vector<std::size_t> work;
+  std::vector<std::size_t>& work = s.work;
+  work.clear();
   work.reserve(pairs.size());
   for (std::size_t k = 0; k < pairs.size(); ++k) {
     const auto m = static_cast<std::uint32_t>(pairs[k].query.size());
@@ -476,26 +765,23 @@ void GpuPairAligner::align(const std::vector<PairTask>& pairs, AlignmentMode mod
     span.target_end = mode == AlignmentMode::global ? n : 0;
   }
   s.timings.pack += seconds_since(clock);
+  if (work.empty()) return;
 
   std::size_t free_bytes = 0;
   std::size_t total_bytes = 0;
   WARPSEARCH_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
   const std::uint64_t batch_residues = std::max<std::uint64_t>(1, std::min<std::uint64_t>(kBatchResidues, free_bytes / 4));
-  std::vector<std::size_t> members;
+  std::size_t first = 0;
   std::uint64_t residues = 0;
   for (std::size_t i = 0; i <= work.size(); ++i) {
     const std::uint64_t size = i < work.size() ? pairs[work[i]].query.size() + pairs[work[i]].target.size() : 0;
-    const bool flush = i == work.size() || (!members.empty() && (residues + size > batch_residues ||
-                                                                  members.size() >= kBatchPairs));
-    if (flush && !members.empty()) {
-      s.align_batch(pairs, members, mode, out);
-      members.clear();
+    const bool flush = i == work.size() || (i > first && (residues + size > batch_residues || i - first >= kBatchPairs));
+    if (flush && i > first) {
+      s.align_batch(pairs, work.data() + first, i - first, mode, out);
+      first = i;
       residues = 0;
     }
-    if (i < work.size()) {
-      members.push_back(work[i]);
-      residues += size;
-    }
+    residues += size;
   }
 }
 

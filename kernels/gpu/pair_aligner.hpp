@@ -59,20 +59,33 @@ class GpuPairAligner {
 
   // out[k] = the span of pairs[k] (out is resized). Pairs may have any lengths up to
   // kMaxSequenceLength (empty ones too: see kernels/reference.hpp); they are batched to fit device
-  // memory. Blocks until done. Throws std::invalid_argument naming the pair (0-based index) and
-  // position for a residue code outside the alphabet or a sequence that is too long.
+  // memory. Blocks until done. Throws std::invalid_argument naming the first bad pair (0-based index)
+  // and position for a residue code outside the alphabet or a sequence that is too long; `out` is then
+  // unspecified (codes are checked while packing, after earlier pairs may have been aligned).
   void align(const std::vector<PairTask>& pairs, AlignmentMode mode, std::vector<PairSpan>& out);
 
   std::string device_name() const;
 
-  // Where the last align() call spent its time (wall clock on the host, seconds), for benchmarks.
+  // Where the last align() call spent its time, for benchmarks. The call pipelines sub-batches (the
+  // host packs one while the device aligns the previous ones), so the parts overlap and add up to
+  // more than the call. Seconds:
+  //   pack:    host work on the calling thread (validation, packing into pinned memory, job lists,
+  //            writing the spans out); only the first sub-batch's packing is not hidden by device work;
+  //   upload:  device time of the copies up and the code conversion (CUDA events, summed over sub-batches);
+  //   forward: device time from a sub-batch's forward start to its last forward kernel's end, summed;
+  //   reverse: device time from there to the sub-batch's spans back on the host (building the reverse
+  //            jobs, reverse kernels, starts), summed;
+  //   passes:  device time from the first forward start to the last spans back (all passes, the
+  //            copies and packing they overlap with included): the call minus the exposed host parts.
   struct Timings {
-    double pack = 0;     // validating and packing residues into pinned memory
-    double upload = 0;   // host -> device copies
-    double forward = 0;  // forward passes (score and end), results back on the host
-    double reverse = 0;  // reverse passes (start), results back on the host
+    double pack = 0;
+    double upload = 0;
+    double forward = 0;
+    double reverse = 0;
+    double passes = 0;
     std::uint64_t forward_cells = 0;  // sum of query length x target length
     std::uint64_t reverse_cells = 0;  // cells of the reverse passes
+    std::uint32_t sub_batches = 0;    // summed over the call's batches
   };
   const Timings& last_timings() const;
 

@@ -1,14 +1,25 @@
-// The pair kernels' parameters, their one table of shapes and the entry points that pair_bins_*.cu
-// instantiate (kernels/gpu/pair_kernel.cuh defines them). Private to kernels/gpu.
+// The pair kernels' parameters, their one table of shapes, the entry points that pair_bins_*.cu
+// instantiate (kernels/gpu/pair_kernel.cuh defines them), and the plain functions of the host's plan
+// (job order, sub-batches) and of the pass-to-pass bookkeeping that host and device share (reverse job
+// of a forward end, span from the ends). Private to kernels/gpu. Without nvcc (a CPU test) only the
+// plain parts are visible.
 #pragma once
 
+#if defined(__CUDACC__)
 #include <cuda_runtime.h>
+#define WARPSEARCH_HOST_DEVICE __host__ __device__
+#else
+#define WARPSEARCH_HOST_DEVICE
+#endif
 
+#include <algorithm>
 #include <climits>
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "kernels/alignment_mode.hpp"
+#include "kernels/gpu/pair_aligner.hpp"
 
 namespace warpsearch::gpu::detail {
 
@@ -34,6 +45,9 @@ struct PairKernelParams {
   const PairJob* jobs = nullptr;
   int num_jobs = 0;
   PairEnd* ends = nullptr;      // ends[k] for jobs[k]
+  // When set, the launch's jobs are known on the device only (reverse jobs built there): jobs and ends
+  // start at job_range[0] and there are min(num_jobs, job_range[1]) of them.
+  const std::uint32_t* job_range = nullptr;
   const void* table = nullptr;  // Element[alphabet_rows^2]: [row code][column code] = s + o
   int alphabet_rows = 0;        // A: compact codes (codes scored alike share one), padding last
   int gap_open = 0;
@@ -88,15 +102,27 @@ constexpr bool pair_shapes_are_valid() {
 static_assert(pair_shapes_are_valid(), "kPairShapes: single-pass shapes (G < 32) by ascending width, then the "
                                        "tiled G = 32 shapes; R a multiple of 4 up to 32");
 
+// Columns per tile of each shape (G * R): a value type, so that device code (which cannot read the
+// host's kPairShapes) chooses shapes with the same function.
+struct PairShapeWidths {
+  std::uint32_t width[kPairShapeCount];
+};
+constexpr PairShapeWidths pair_shape_widths() {
+  PairShapeWidths widths{};
+  for (int s = 0; s < kPairShapeCount; ++s)
+    widths.width[s] = static_cast<std::uint32_t>(kPairShapes[s].group * kPairShapes[s].regs);
+  return widths;
+}
+
 // The shape of a pass with `cols` columns: the narrowest single-pass shape that holds them, else the
 // tiled shape computing the fewest padded columns (ties: fewer, wider tiles).
-constexpr int pair_shape_for(std::uint32_t cols) {
+WARPSEARCH_HOST_DEVICE constexpr int pair_shape_for(std::uint32_t cols, const PairShapeWidths& widths) {
   for (int s = 0; s < kFirstTiledShape; ++s)
-    if (cols <= static_cast<std::uint32_t>(kPairShapes[s].group * kPairShapes[s].regs)) return s;
+    if (cols <= widths.width[s]) return s;
   int chosen = kFirstTiledShape;
   std::uint64_t chosen_columns = ~std::uint64_t{0};
   for (int s = kFirstTiledShape; s < kPairShapeCount; ++s) {
-    const std::uint64_t width = static_cast<std::uint64_t>(kPairShapes[s].group) * kPairShapes[s].regs;
+    const std::uint64_t width = widths.width[s];
     const std::uint64_t columns = (cols + width - 1) / width * width;
     if (columns <= chosen_columns) {
       chosen = s;
@@ -105,10 +131,146 @@ constexpr int pair_shape_for(std::uint32_t cols) {
   }
   return chosen;
 }
+constexpr int pair_shape_for(std::uint32_t cols) { return pair_shape_for(cols, pair_shape_widths()); }
 
+// ---- Pass-to-pass bookkeeping (the device runs these between the passes; CPU tests check them).
+
+// The span known from the forward pass of a pair (kernels/reference.hpp's conventions): local rows =
+// target, columns = query, score 0 -> all zero; semi-global and global rows = query, columns = target,
+// the span covers the whole query (semi-global: the target part ends at the end's column; global: the
+// whole pair). Starts not yet known stay at the ends (set by apply_reverse_end).
+WARPSEARCH_HOST_DEVICE inline PairSpan forward_span(AlignmentMode mode, const PairJob& forward, const PairEnd& end) {
+  PairSpan span{};
+  if (mode == AlignmentMode::local) {
+    if (end.score <= 0) return span;
+    span.score = end.score;
+    span.query_end = end.col_end;
+    span.target_end = end.row_end;
+    span.query_begin = span.query_end;
+    span.target_begin = span.target_end;
+  } else if (mode == AlignmentMode::semiglobal) {
+    span.score = end.score;
+    span.query_end = forward.rows;
+    span.target_end = end.col_end;
+    span.target_begin = span.target_end;
+  } else {
+    span.score = end.score;
+    span.query_end = forward.rows;
+    span.target_end = forward.cols;
+  }
+  return span;
+}
+
+// The reverse pass of a pair (both sequences read backwards from the end cell): false when there is
+// none (local score 0, semi-global with an empty target part, global). Its columns are at most the
+// forward pass's.
+WARPSEARCH_HOST_DEVICE inline bool reverse_job_of(AlignmentMode mode, const PairJob& forward, const PairEnd& end,
+                                                  PairJob& reverse) {
+  if (mode == AlignmentMode::local) {
+    if (end.score <= 0) return false;
+    reverse = PairJob{forward.row_offset, forward.col_offset, end.row_end, end.col_end};
+    return true;
+  }
+  if (mode == AlignmentMode::semiglobal) {
+    if (end.col_end == 0) return false;
+    reverse = PairJob{forward.row_offset, forward.col_offset, forward.rows, end.col_end};
+    return true;
+  }
+  return false;
+}
+
+// The start from the reverse pass's end (its end cell counted from the forward end, backwards).
+WARPSEARCH_HOST_DEVICE inline void apply_reverse_end(AlignmentMode mode, const PairEnd& reverse, PairSpan& span) {
+  if (mode == AlignmentMode::local) {
+    span.target_begin = span.target_end - reverse.row_end;
+    span.query_begin = span.query_end - reverse.col_end;
+  } else {
+    span.target_begin = span.target_end - reverse.col_end;
+  }
+}
+
+// ---- The host's plan (plain functions, tests/test_pair_plan.cpp).
+
+// Launch order of a pass's jobs: by shape, widest shapes first, then by cells, largest first (grid-
+// stride loops then end with short jobs), then by index. A stable LSD radix sort on a 45-bit key
+// (shape, 2^42 - 1 - cells; cells below 2^42 for sequences of at most 2^21 residues), skipping the
+// byte positions where all keys agree: O(n), no comparator. `order` receives the permutation; the
+// other vectors are scratch space, kept by the caller so that warm calls allocate nothing.
+struct JobOrderScratch {
+  std::vector<std::uint64_t> keys, keys_tmp;
+  std::vector<std::uint32_t> index_tmp;
+};
+inline void order_pair_jobs(const PairJob* jobs, std::size_t count, std::vector<std::uint32_t>& order,
+                            JobOrderScratch& scratch) {
+  constexpr std::uint64_t kCellMask = (std::uint64_t{1} << 42) - 1;
+  order.resize(count);
+  scratch.keys.resize(count);
+  scratch.keys_tmp.resize(count);
+  scratch.index_tmp.resize(count);
+  std::uint64_t* keys = scratch.keys.data();
+  std::uint64_t* keys_tmp = scratch.keys_tmp.data();
+  std::uint32_t* index = order.data();
+  std::uint32_t* index_tmp = scratch.index_tmp.data();
+  constexpr PairShapeWidths widths = pair_shape_widths();
+  std::uint64_t differ = 0;
+  for (std::size_t k = 0; k < count; ++k) {
+    const std::uint64_t cells = std::min(kCellMask, std::uint64_t{jobs[k].rows} * jobs[k].cols);
+    const auto shape = static_cast<std::uint64_t>(kPairShapeCount - 1 - pair_shape_for(jobs[k].cols, widths));
+    keys[k] = (shape << 42) | (kCellMask - cells);
+    index[k] = static_cast<std::uint32_t>(k);
+    differ |= keys[k] ^ keys[0];
+  }
+  for (int shift = 0; shift < 48; shift += 8) {
+    if (((differ >> shift) & 0xFF) == 0) continue;
+    std::size_t start[257] = {};
+    for (std::size_t k = 0; k < count; ++k) ++start[((keys[k] >> shift) & 0xFF) + 1];
+    for (int d = 0; d < 256; ++d) start[d + 1] += start[d];
+    for (std::size_t k = 0; k < count; ++k) {
+      const std::size_t to = start[(keys[k] >> shift) & 0xFF]++;
+      keys_tmp[to] = keys[k];
+      index_tmp[to] = index[k];
+    }
+    std::swap(keys, keys_tmp);
+    std::swap(index, index_tmp);
+  }
+  if (index != order.data()) std::copy(index, index + count, order.data());
+}
+
+// Contiguous parts of about equal weight: bounds[i], bounds[i + 1] delimit part i, from 0 to n; at
+// most `parts` parts, none empty (fewer when there are fewer items). prefix[k] = the weight of items
+// 0..k-1 (n + 1 values, non-decreasing).
+inline void split_by_weight(const std::vector<std::uint64_t>& prefix, std::size_t parts, std::vector<std::size_t>& bounds) {
+  bounds.assign(1, 0);
+  const std::size_t n = prefix.empty() ? 0 : prefix.size() - 1;
+  if (n == 0) return;
+  parts = std::max<std::size_t>(1, std::min(parts, n));
+  const std::uint64_t total = prefix[n] - prefix[0];
+  for (std::size_t i = 1; i < parts; ++i) {
+    const std::uint64_t goal = prefix[0] + total / parts * i + total % parts * i / parts;  // total * i / parts
+    auto k = static_cast<std::size_t>(std::lower_bound(prefix.begin(), prefix.end(), goal) - prefix.begin());
+    k = std::min(k, n - (parts - i));  // leave at least one item to each later part
+    if (k > bounds.back()) bounds.push_back(k);
+  }
+  bounds.push_back(n);
+}
+
+// Shapes that a pass with 1..max_cols columns can take: bit s for shape s. The tiled shapes' choice
+// repeats with the least common multiple of their widths (1,536 for the table's), so column counts up
+// to 4,096 show every tiled shape that can be chosen.
+inline unsigned pair_shapes_up_to(std::uint32_t max_cols) {
+  constexpr PairShapeWidths widths = pair_shape_widths();
+  unsigned shapes = 0;
+  for (std::uint32_t c = 1; c <= std::min<std::uint32_t>(max_cols, 4096); ++c) shapes |= 1u << pair_shape_for(c, widths);
+  if (max_cols > 4096)
+    for (int s = kFirstTiledShape; s < kPairShapeCount; ++s) shapes |= 1u << s;
+  return shapes;
+}
+
+#if defined(__CUDACC__)
 template <int G, int R, typename Element>
 void prepare_pair_kernel(int alphabet_rows, int* blocks_per_sm);
 template <int G, int R, typename Element>
 void launch_pair_kernel(const PairKernelParams& params, int grid, cudaStream_t stream);
+#endif
 
 }  // namespace warpsearch::gpu::detail

@@ -119,7 +119,16 @@ __global__ void __launch_bounds__(kPairBlockThreads<Element>, 2) pair_kernel(con
   static_assert(R % kPerWord == 0 && R >= 4 && R <= 32, "a lane holds whole profile words");
   constexpr bool kTiled = G == 32;  // only whole warps prefetch tile edges (one row per lane)
 
-  if (static_cast<long long>(blockIdx.x) * kGroups >= p.num_jobs) return;  // whole block idle
+  // The launch's jobs: given by the host, or (reverse jobs built on the device) a range read here.
+  const PairJob* jobs = p.jobs;
+  PairEnd* ends = p.ends;
+  int num_jobs = p.num_jobs;
+  if (p.job_range != nullptr) {
+    jobs += p.job_range[0];
+    ends += p.job_range[0];
+    num_jobs = ::min(num_jobs, static_cast<int>(p.job_range[1]));
+  }
+  if (static_cast<long long>(blockIdx.x) * kGroups >= num_jobs) return;  // whole block idle
 
   const int A = p.alphabet_rows;
   extern __shared__ uint4 shared_words[];
@@ -143,8 +152,8 @@ __global__ void __launch_bounds__(kPairBlockThreads<Element>, 2) pair_kernel(con
   const int pad = A - 1;
   std::uint64_t* edges = kTiled ? p.edges + static_cast<std::size_t>(slot) * p.edge_stride : nullptr;
 
-  for (int job = slot; job < p.num_jobs; job += slots) {
-    const PairJob pj = p.jobs[job];
+  for (int job = slot; job < num_jobs; job += slots) {
+    const PairJob pj = jobs[job];
     const int rows = static_cast<int>(pj.rows);
     const int cols = static_cast<int>(pj.cols);
     // Element r of a pass sequence of length n: forward, or backwards from its end.
@@ -301,7 +310,7 @@ __global__ void __launch_bounds__(kPairBlockThreads<Element>, 2) pair_kernel(con
       end.score = best;
       end.row_end = best_row > 0 ? static_cast<std::uint32_t>(best_row) : 0u;
       end.col_end = best_row > 0 ? static_cast<std::uint32_t>(best_col) : 0u;
-      p.ends[job] = end;
+      ends[job] = end;
     }
   }
 }
