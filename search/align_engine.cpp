@@ -98,7 +98,8 @@ class CpuPairBackend final : public PairBackend {
       for (unsigned w = 0; w < workers; ++w) xdrop_aligners.emplace_back(scoring_, options_.xdrop);
     std::vector<double> cells(workers, 0.0);
     parallel_for(pairs.size(), workers, [&](std::size_t k, unsigned worker) {
-      if ((k & 255) == 0) throw_if_interrupted();
+      // Before every pair (one relaxed atomic load): a signal then stops each thread within one pair.
+      throw_if_interrupted();
       const std::size_t p = order[k];
       const SequencePair& pair = pairs[p];
       PairAlignment& result = results[p];

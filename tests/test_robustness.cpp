@@ -1,9 +1,9 @@
 // Robustness of the command-line tool (issue #7): bad input of every kind through makedb, dbinfo and
-// search; corrupt databases; interruption by SIGINT / SIGTERM; the same output across runs, thread
-// counts and chunkings. Each failure must exit with status 1 (2 for a bad command line), never by a
-// signal; its one-line message must name the file and the record or line and say what was expected;
-// and it must leave no output file, database or temporary file behind. docs/robustness.md lists each
-// case of the issue with the test that covers it.
+// search; corrupt databases; interruption of makedb, search and align by SIGINT / SIGTERM; the same
+// output across runs, thread counts and chunkings. Each failure must exit with status 1 (2 for a bad
+// command line), never by a signal; its one-line message must name the file and the record or line and
+// say what was expected; and it must leave no output file, database or temporary file behind.
+// docs/robustness.md lists each case of the issue with the test that covers it.
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/resource.h>
@@ -994,6 +994,22 @@ void interrupt_makedb(int signal_number) {
   CHECK(entries(dir.path()) == std::vector<std::string>{"makedb.stderr", "makedb.stdout"});
 }
 
+// Sends the signal to a running process and checks that it stops, within 20 s, as main() ends an
+// interrupted command: exit status 128 + signal and a line naming the signal on stderr.
+void signal_and_check_exit(Process& process, int signal_number) {
+  CHECK(process.running());
+  const auto signalled = std::chrono::steady_clock::now();
+  ::kill(process.pid(), signal_number);
+  process.wait();
+  const double seconds_to_stop = std::chrono::duration<double>(std::chrono::steady_clock::now() - signalled).count();
+  INFO(process.err());
+  CHECK(process.exited());
+  CHECK(process.exit_status() == 128 + signal_number);
+  CHECK(contains(process.err(), "interrupted by signal " + std::to_string(signal_number)));
+  // search checks for the signal between scan tasks of a fraction of a second, align before every pair.
+  CHECK(seconds_to_stop < 20.0);
+}
+
 // search with enough work (about 3e11 cells on two threads) to be in its scan when the signal comes.
 void interrupt_search(int signal_number) {
   TempDir dir;
@@ -1012,18 +1028,66 @@ void interrupt_search(int signal_number) {
   const bool started = wait_for_entry(dir.path(), ".hits.tsv.tmp-", search);
   CHECK(started);
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
-  CHECK(search.running());
-  const auto signalled = std::chrono::steady_clock::now();
-  ::kill(search.pid(), signal_number);
-  search.wait();
-  const double seconds_to_stop = std::chrono::duration<double>(std::chrono::steady_clock::now() - signalled).count();
-  INFO(search.err());
-  CHECK(search.exited());
-  CHECK(search.exit_status() == 128 + signal_number);
-  CHECK(contains(search.err(), "interrupted by signal " + std::to_string(signal_number)));
-  CHECK(seconds_to_stop < 20.0);  // the scan checks for the signal between tasks of a fraction of a second
+  signal_and_check_exit(search, signal_number);
   CHECK(entries(dir.path()) ==
         std::vector<std::string>{"db", "queries.fa", "search.stderr", "search.stdout", "subjects.fa"});
+}
+
+// The CPU time (user + system, all threads) a running process has used so far, from /proc/PID/stat;
+// -1 where it cannot be read.
+double cpu_seconds(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat;
+  if (!std::getline(in, stat)) return -1;
+  // Fields after the command name (which may hold spaces and parentheses): state is field 3, utime and
+  // stime fields 14 and 15, in clock ticks.
+  const std::size_t name_end = stat.rfind(')');
+  if (name_end == std::string::npos) return -1;
+  std::istringstream fields(stat.substr(name_end + 1));
+  std::string field;
+  unsigned long long utime = 0, stime = 0;
+  for (int number = 3; number <= 15 && fields >> field; ++number) {
+    if (number == 14) utime = std::stoull(field);
+    if (number == 15) stime = std::stoull(field);
+  }
+  return static_cast<double>(utime + stime) / static_cast<double>(::sysconf(_SC_CLK_TCK));
+}
+
+// Waits (up to two minutes) until the process has used `seconds` of CPU time.
+bool wait_for_cpu_time(Process& process, double seconds) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  while (std::chrono::steady_clock::now() < deadline && process.running()) {
+    if (cpu_seconds(process.pid()) >= seconds) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return false;
+}
+
+// align with enough work to be in the middle of aligning when the signal comes: 2,000 global pairs of
+// 3,000 residues with their CIGARs (tens of milliseconds each; about a minute on two shared cores). The
+// output's temporary file exists from before the first pair is read; a second of CPU time later the
+// inputs are read and the pairs are being aligned (reading them takes a fraction of that).
+void interrupt_align(int signal_number) {
+  TempDir dir;
+  std::mt19937_64 rng(41);
+  std::string queries, targets;
+  for (int i = 0; i < 2000; ++i) {
+    queries += fasta_record("q" + std::to_string(i), random_protein(rng, 3000));
+    targets += fasta_record("t" + std::to_string(i), random_protein(rng, 3000));
+  }
+  write_file(dir.file("queries.fa"), queries);
+  write_file(dir.file("targets.fa"), targets);
+  Process align({"align", "--quiet", "--device", "cpu", "--threads", "2", "--mode", "global", "--cigar", "-q",
+                 dir.file("queries.fa"), "-t", dir.file("targets.fa"), "-o", dir.file("pairs.tsv")},
+                dir.file("align"));
+  const bool started = wait_for_entry(dir.path(), ".pairs.tsv.tmp-", align);
+  CHECK(started);
+  const bool working = wait_for_cpu_time(align, 1.0);
+  CHECK(working);
+  signal_and_check_exit(align, signal_number);
+  // No output file, no temporary file.
+  CHECK(entries(dir.path()) ==
+        std::vector<std::string>{"align.stderr", "align.stdout", "queries.fa", "targets.fa"});
 }
 
 }  // namespace
@@ -1039,6 +1103,12 @@ TEST_CASE("robustness: SIGINT during search leaves no output and exits 130", "[r
 }
 TEST_CASE("robustness: SIGTERM during search leaves no output and exits 143", "[robustness][cli][signal]") {
   interrupt_search(SIGTERM);
+}
+TEST_CASE("robustness: SIGINT during align leaves no output and exits 130", "[robustness][cli][signal]") {
+  interrupt_align(SIGINT);
+}
+TEST_CASE("robustness: SIGTERM during align leaves no output and exits 143", "[robustness][cli][signal]") {
+  interrupt_align(SIGTERM);
 }
 
 // ------------------------------------------------------------------------------------------------

@@ -4,9 +4,7 @@
 #include <charconv>
 #include <chrono>
 #include <cstdio>
-#include <filesystem>
 #include <fstream>
-#include <iostream>
 #include <optional>
 #include <unordered_map>
 
@@ -16,6 +14,7 @@
 #include "search/align_engine.hpp"
 #include "search/align_output.hpp"
 #include "tools/commands.hpp"
+#include "tools/common_options.hpp"
 
 namespace po = boost::program_options;
 
@@ -106,12 +105,13 @@ std::string command_line(int argc, char** argv) {
 }  // namespace
 
 int run_align(int argc, char** argv) {
-  std::string query_path, target_path, pairs_path, output_path = "-", matrix = "BLOSUM62", outfmt = "tsv",
-              mode_name = "local", device = "auto", dbtype = "auto";
-  int gap_open = -1, gap_extend = -1, match = 2, mismatch = -3, xdrop = kDefaultXdrop;
+  std::string query_path, target_path, pairs_path, output_path = "-", outfmt = "tsv", mode_name = "local",
+              dbtype = "auto";
+  int xdrop = kDefaultXdrop;
   std::uint32_t seed_length = 1;
-  unsigned threads = 0;
   BatchLimits limits;
+  ScoringOptions scoring_options;
+  ComputeOptions compute_options;
   po::options_description options("options");
   options.add_options()
       ("help,h", "show this help")
@@ -126,32 +126,18 @@ int run_align(int argc, char** argv) {
       ("seed-length", po::value(&seed_length)->value_name("N"),
        "xdrop mode: seed length for pairs rows with positions but no length (default 1)")
       ("dbtype", po::value(&dbtype)->value_name("TYPE"),
-       "auto (guessed from the query file), protein or nucleotide (default auto)")
-      ("matrix", po::value(&matrix)->value_name("NAME|FILE"),
-       "protein scoring matrix: BLOSUM45/50/62/80/90, PAM30/70/250, or an NCBI matrix file (default BLOSUM62)")
-      ("gapopen", po::value(&gap_open)->value_name("N"), "gap open cost (default 11 protein, 5 nucleotide)")
-      ("gapextend", po::value(&gap_extend)->value_name("N"),
-       "gap extend cost (default 1 protein, 2 nucleotide); a gap of length k costs open + k * extend")
-      ("match", po::value(&match)->value_name("N"), "nucleotide match score (default 2)")
-      ("mismatch", po::value(&mismatch)->value_name("N"), "nucleotide mismatch score (default -3)")
+       "auto (guessed from the query file), protein or nucleotide (default auto)");
+  scoring_options.add_to(options);
+  options.add_options()
       ("cigar", "TSV: add a CIGAR column")
       ("aligned", "TSV: add the aligned query and target, with '-' for gaps")
-      ("outfmt", po::value(&outfmt)->value_name("tsv|sam"), "tsv (default) or sam (nucleotides)")
-      ("threads", po::value(&threads)->value_name("N"), "CPU threads (default: every core)")
-      ("device", po::value(&device)->value_name("auto|cpu|gpu"), "where to align (default auto: GPU when usable)")
+      ("outfmt", po::value(&outfmt)->value_name("tsv|sam"), "tsv (default) or sam (nucleotides)");
+  compute_options.add_to(options, "align");
+  options.add_options()
       ("batch", po::value(&limits.pairs)->value_name("N"), "pairs aligned per batch (default 100000)")
       ("quiet", "no summary on stderr");
   po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(argc, argv).options(options).run(), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    throw UsageError{e.what()};
-  }
-  if (vm.count("help")) {
-    std::cout << kAlignUsage << "\n" << options;
-    return 0;
-  }
+  if (!parse_command_line(argc, argv, options, kAlignUsage, vm)) return 0;  // --help
   if (query_path.empty()) throw UsageError{"the query file is missing (--query FILE)"};
   if (target_path.empty()) throw UsageError{"the target file is missing (--target FILE)"};
   if (query_path == "-" && target_path == "-") throw UsageError{"the query and the target cannot both be standard input"};
@@ -167,11 +153,8 @@ int run_align(int argc, char** argv) {
   if (vm.count("xdrop") && align_options.mode != PairMode::xdrop) throw UsageError{"--xdrop is for --mode xdrop"};
   if (xdrop < 0) throw UsageError{"--xdrop must be at least 0"};
   align_options.xdrop = XDrop{xdrop};
-  align_options.threads = threads;
-  if (device == "auto") align_options.device = Device::automatic;
-  else if (device == "cpu") align_options.device = Device::cpu;
-  else if (device == "gpu") align_options.device = Device::gpu;
-  else throw UsageError{"--device takes auto, cpu or gpu, not '" + device + "'"};
+  align_options.threads = compute_options.threads();
+  align_options.device = compute_options.device();
 
   AlignOutputOptions output_options;
   if (outfmt == "tsv") output_options.format = AlignFormat::tsv;
@@ -196,17 +179,7 @@ int run_align(int argc, char** argv) {
   const SequenceType sequence_type = query_reader->type();
   const bool nucleotide = sequence_type == SequenceType::nucleotide;
 
-  SubstitutionMatrix substitution = SubstitutionMatrix::builtin("BLOSUM62");
-  if (nucleotide) {
-    if (vm.count("matrix")) throw UsageError{"--matrix is for protein sequences; use --match and --mismatch"};
-    substitution = SubstitutionMatrix::nucleotide(match, mismatch);
-  } else {
-    if (vm.count("match") || vm.count("mismatch")) throw UsageError{"--match and --mismatch are for nucleotide sequences"};
-    substitution = std::filesystem::exists(matrix) ? SubstitutionMatrix::from_file(matrix) : SubstitutionMatrix::builtin(matrix);
-  }
-  if (gap_open < 0 && !vm.count("gapopen")) gap_open = nucleotide ? 5 : 11;
-  if (gap_extend < 0 && !vm.count("gapextend")) gap_extend = nucleotide ? 2 : 1;
-  ScoringScheme scoring(std::move(substitution), GapOpen{gap_open}, GapExtend{gap_extend});
+  ScoringScheme scoring = scoring_options.scheme(nucleotide, vm, "sequences");
   const Alphabet& alphabet = Alphabet::of(sequence_type);
 
   AtomicFile output(output_path);

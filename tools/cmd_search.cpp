@@ -4,8 +4,6 @@
 #include <boost/program_options.hpp>
 #include <chrono>
 #include <cstdio>
-#include <filesystem>
-#include <iostream>
 #include <sstream>
 
 #include "db/atomic_file.hpp"
@@ -18,6 +16,7 @@
 #include "search/distributed.hpp"
 #endif
 #include "tools/commands.hpp"
+#include "tools/common_options.hpp"
 
 namespace po = boost::program_options;
 
@@ -80,25 +79,20 @@ std::vector<int> parse_gpu_list(const std::string& text) {
 }  // namespace
 
 int run_search(int argc, char** argv) {
-  std::string query_path, database_path, output_path = "-", matrix = "BLOSUM62", outfmt = "6", strand = "both",
-              device = "auto", gpus, gpu_memory;
-  int gap_open = -1, gap_extend = -1, match = 2, mismatch = -3, min_score = 1;
+  std::string query_path, database_path, output_path = "-", outfmt = "6", strand = "both", gpus, gpu_memory;
+  int min_score = 1;
   std::size_t max_target_seqs = 500, query_batch = SearchOptions{}.query_batch;
   double evalue = 10.0;
-  unsigned threads = 0;
+  ScoringOptions scoring_options;
+  ComputeOptions compute_options;
   po::options_description options("options");
   options.add_options()
       ("help,h", "show this help")
       ("query,q", po::value(&query_path)->value_name("FILE"), "query FASTA (plain or gzip; '-' for stdin)")
       ("db,d", po::value(&database_path)->value_name("DB"), "database directory made by 'warpsearch makedb'")
-      ("out,o", po::value(&output_path)->value_name("FILE"), "output file, written atomically (default: stdout)")
-      ("matrix", po::value(&matrix)->value_name("NAME|FILE"),
-       "protein scoring matrix: BLOSUM45/50/62/80/90, PAM30/70/250, or an NCBI matrix file (default BLOSUM62)")
-      ("gapopen", po::value(&gap_open)->value_name("N"), "gap open cost (default 11 protein, 5 nucleotide)")
-      ("gapextend", po::value(&gap_extend)->value_name("N"),
-       "gap extend cost (default 1 protein, 2 nucleotide); a gap of length k costs open + k * extend")
-      ("match", po::value(&match)->value_name("N"), "nucleotide match score (default 2)")
-      ("mismatch", po::value(&mismatch)->value_name("N"), "nucleotide mismatch score (default -3)")
+      ("out,o", po::value(&output_path)->value_name("FILE"), "output file, written atomically (default: stdout)");
+  scoring_options.add_to(options);
+  options.add_options()
       ("max-target-seqs", po::value(&max_target_seqs)->value_name("N"), "hits kept per query (default 500)")
       ("evalue", po::value(&evalue)->value_name("E"), "report hits with an E-value up to E (default 10)")
       ("min-score", po::value(&min_score)->value_name("S"), "report hits with a raw score of at least S (default 1)")
@@ -106,9 +100,9 @@ int run_search(int argc, char** argv) {
       ("outfmt", po::value(&outfmt)->value_name("FMT"),
        "6 (BLAST tabular), \"6 COLUMN ...\" (columns by BLAST's names, plus score qlen slen cigar qseq sseq "
        "qcovhsp stitle sstrand nident gaps) or json (JSON Lines)")
-      ("strand", po::value(&strand)->value_name("both|plus|minus"), "query strands searched (nucleotide; default both)")
-      ("threads", po::value(&threads)->value_name("N"), "CPU threads (default: every core)")
-      ("device", po::value(&device)->value_name("auto|cpu|gpu"), "where to search (default auto: GPU when usable)")
+      ("strand", po::value(&strand)->value_name("both|plus|minus"), "query strands searched (nucleotide; default both)");
+  compute_options.add_to(options, "search");
+  options.add_options()
       ("gpus", po::value(&gpus)->value_name("LIST"), "GPUs to use, e.g. 0,1 (default: every usable GPU)")
       ("gpu-memory", po::value(&gpu_memory)->value_name("BYTES"),
        "device memory each GPU may use, e.g. 8G (default: what it has free); larger databases are scanned in "
@@ -118,16 +112,7 @@ int run_search(int argc, char** argv) {
       ("skip-invalid", "skip (and count) queries with letters that are not residues, instead of stopping")
       ("quiet", "no progress or summary on stderr");
   po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(argc, argv).options(options).run(), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    throw UsageError{e.what()};
-  }
-  if (vm.count("help")) {
-    std::cout << kSearchUsage << "\n" << options;
-    return 0;
-  }
+  if (!parse_command_line(argc, argv, options, kSearchUsage, vm)) return 0;  // --help
   if (query_path.empty()) throw UsageError{"the query file is missing (-q FILE)"};
   if (database_path.empty()) throw UsageError{"the database is missing (-d DB)"};
   const bool quiet = vm.count("quiet") > 0;
@@ -137,24 +122,14 @@ int run_search(int argc, char** argv) {
   const Database database = Database::open(database_path);
   const bool nucleotide = database.info().type == SequenceType::nucleotide;
 
-  SubstitutionMatrix substitution = SubstitutionMatrix::builtin("BLOSUM62");
-  if (nucleotide) {
-    if (vm.count("matrix")) throw UsageError{"--matrix is for protein databases; use --match and --mismatch"};
-    substitution = SubstitutionMatrix::nucleotide(match, mismatch);
-  } else {
-    if (vm.count("match") || vm.count("mismatch")) throw UsageError{"--match and --mismatch are for nucleotide databases"};
-    substitution = std::filesystem::exists(matrix) ? SubstitutionMatrix::from_file(matrix) : SubstitutionMatrix::builtin(matrix);
-  }
-  if (gap_open < 0 && !vm.count("gapopen")) gap_open = nucleotide ? 5 : 11;
-  if (gap_extend < 0 && !vm.count("gapextend")) gap_extend = nucleotide ? 2 : 1;
-  ScoringScheme scoring(std::move(substitution), GapOpen{gap_open}, GapExtend{gap_extend});
+  ScoringScheme scoring = scoring_options.scheme(nucleotide, vm, "databases");
 
   SearchOptions search_options;
   search_options.max_target_seqs = max_target_seqs;
   search_options.max_evalue = evalue;
   search_options.min_score = min_score;
   search_options.raw_scores_only = vm.count("raw-scores") > 0;
-  search_options.threads = threads;
+  search_options.threads = compute_options.threads();
   if (query_batch == 0 || query_batch > (std::size_t{1} << 24))
     throw UsageError{"--query-batch takes a number of queries from 1 to 16777216"};
   search_options.query_batch = query_batch;
@@ -162,17 +137,14 @@ int run_search(int argc, char** argv) {
   else if (strand == "plus") search_options.strand = Strand::plus;
   else if (strand == "minus") search_options.strand = Strand::minus;
   else throw UsageError{"--strand takes both, plus or minus, not '" + strand + "'"};
-  if (device == "auto") search_options.device = Device::automatic;
-  else if (device == "cpu") search_options.device = Device::cpu;
-  else if (device == "gpu") search_options.device = Device::gpu;
-  else throw UsageError{"--device takes auto, cpu or gpu, not '" + device + "'"};
+  search_options.device = compute_options.device();
   if (!gpus.empty()) search_options.gpus = parse_gpu_list(gpus);
   if (!gpu_memory.empty()) search_options.gpu_memory_limit = parse_size("--gpu-memory", "bytes", gpu_memory);
   if (evalue <= 0) throw UsageError{"--evalue must be positive"};
   // Boost reads "-1" into an unsigned option as its largest value: bounds catch that too.
   if (max_target_seqs == 0 || max_target_seqs > (std::size_t{1} << 30))
     throw UsageError{"--max-target-seqs takes a number of hits from 1 to 1073741824"};
-  if (threads > 4096) throw UsageError{"--threads takes a number from 0 (every core) to 4096"};
+  if (compute_options.threads() > 4096) throw UsageError{"--threads takes a number from 0 (every core) to 4096"};
   const OutputFormat format = OutputFormat::parse(outfmt);
 #ifdef WARPSEARCH_HAVE_MPI
   // Under mpirun / srun this process is one rank of a distributed search (search/distributed.hpp).

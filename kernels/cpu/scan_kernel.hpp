@@ -1,6 +1,8 @@
 // Private to kernels/cpu: the inter-sequence Smith-Waterman scan kernel, one template for every
-// instruction set and element width. Include it only from a per-instruction-set source file, inside
-// an anonymous namespace's reach: everything here is internal to that file.
+// instruction set and element width. Include it only from a per-instruction-set source file, which
+// defines that instruction set's traits (the x86 ones share the lookups of scan_x86.hpp) and
+// instantiates the kernel with make_scan_table: everything here has internal linkage, so code
+// compiled with one file's -m flags never serves another.
 //
 // Layout. Each of the Traits::lanes SIMD lanes scores one subject. The subject axis is walked in
 // blocks of four columns (one packed 32-bit word of every lane's subject); within a block, the query
@@ -19,6 +21,13 @@
 // Per cell and vector: adds, subs (bias), 2x subs + max (E), subs + max (F), max (E), max (F),
 // max (running maximum), subs (H - open - extend, shared by E and F): 10 operations; per row of four
 // cells also 2 loads, 2 stores and one profile address.
+//
+// Traits. A traits type T (ScalarTraits below is the plainest) gives: V, the vector; Elem, its unsigned
+// element; lanes, elements per vector; cap, the element's largest value (kCap8, kCap16, kCap32);
+// zero, splat, adds, subs, max, and_ (saturating unsigned lane arithmetic), load and store (aligned V);
+// load_lanes and store_lanes (unaligned V from / to an array of Elem); and the score lookup:
+// codes(lane_codes) (one subject code per lane, one byte each), row(biased_row) (one query letter's 32
+// biased scores, one per subject code) and lookup(row, codes), each lane's score widened to Elem.
 #pragma once
 
 #include <cstddef>
@@ -244,6 +253,13 @@ struct ScalarTraits {
   static Row row(const std::uint8_t* biased_row) { return biased_row; }
   static V lookup(Row row, Codes code) { return row[code & 31u]; }
 };
+
+// An instruction set's table: its 8- and 16-bit traits, and plain 32-bit lanes (compiled, like the
+// rest of the including file, with that instruction set's flags).
+template <class U8, class U16>
+constexpr ScanTable make_scan_table() {
+  return {{&scan_subjects<U8>, &scan_subjects<U16>, &scan_subjects<ScalarTraits<std::uint32_t, kCap32>>}};
+}
 
 }  // namespace
 }  // namespace warpsearch::cpu::detail

@@ -4,10 +4,7 @@
 
 namespace warpsearch::cpu::detail {
 
-const ScanTable kScanScalar = {{
-    &scan_subjects<ScalarTraits<std::uint8_t, kCap8>>,
-    &scan_subjects<ScalarTraits<std::uint16_t, kCap16>>,
-    &scan_subjects<ScalarTraits<std::uint32_t, kCap32>>,
-}};
+const ScanTable kScanScalar =
+    make_scan_table<ScalarTraits<std::uint8_t, kCap8>, ScalarTraits<std::uint16_t, kCap16>>();
 
 }  // namespace warpsearch::cpu::detail

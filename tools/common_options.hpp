@@ -1,0 +1,52 @@
+// What several subcommands share (search and align) in their command lines: the parsing and --help,
+// and the options of the scoring scheme and of where to run. Each command adds a group to its own
+// options_description at the place it takes in its --help, lets Boost fill it, then asks it for the
+// value, so that names, defaults, help texts and messages are written once.
+#pragma once
+
+#include <boost/program_options.hpp>
+#include <string>
+
+#include "profile/scoring.hpp"
+#include "search/warpsearch.hpp"
+
+namespace warpsearch::tools {
+
+// Parses argv (argv[0] is the command's name) into vm; Boost's errors become a UsageError. With --help,
+// prints usage, a blank line and the options on stdout and returns false: the command then exits 0.
+bool parse_command_line(int argc, char** argv, const boost::program_options::options_description& options,
+                        const char* usage, boost::program_options::variables_map& vm);
+
+// --matrix, --gapopen, --gapextend, --match, --mismatch.
+class ScoringOptions {
+ public:
+  void add_to(boost::program_options::options_description& options);
+
+  // The scheme for protein (the matrix: a built-in name, or an existing file) or nucleotide (match and
+  // mismatch) sequences, with the gap defaults of its type (11/1 protein, 5/2 nucleotide). Options of
+  // the other type are a UsageError; `sequences` names what is aligned in it ("databases",
+  // "sequences"). Bad values throw std::invalid_argument, as ScoringScheme does.
+  ScoringScheme scheme(bool nucleotide, const boost::program_options::variables_map& given,
+                       const std::string& sequences) const;
+
+ private:
+  std::string matrix_ = "BLOSUM62";
+  int gap_open_ = -1, gap_extend_ = -1, match_ = 2, mismatch_ = -3;
+};
+
+// --threads and --device.
+class ComputeOptions {
+ public:
+  // verb: what the command does there ("search", "align"), for --device's help.
+  void add_to(boost::program_options::options_description& options, const std::string& verb);
+
+  unsigned threads() const { return threads_; }
+  // --device's value; another name than auto, cpu or gpu is a UsageError.
+  Device device() const;
+
+ private:
+  unsigned threads_ = 0;
+  std::string device_ = "auto";
+};
+
+}  // namespace warpsearch::tools
