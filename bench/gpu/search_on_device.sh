@@ -2,7 +2,7 @@
 # On the GPU machine: the whole test suite, then `warpsearch search` end to end on the real protein set,
 # GPU against CPU: the outputs must be byte-identical; times and GCUPS of both go to $OUT/search.tsv.
 # Needs carry/bin/{warpsearch,warpsearch_tests} (built here with -DWARPSEARCH_STATIC_BOOST=ON for sm_90),
-# carry/lib (libparasail for the tests) and carry/data/{protdb.fa.gz,cudasw_20.fa}.
+# carry/lib (libparasail for the tests) and carry/data/{proteins.fa.gz,cudasw_20.fa} (DB_FASTA overrides).
 set -u
 OUT=${OUT:-/tmp/warpsearch-out}
 mkdir -p "$OUT"
@@ -17,7 +17,7 @@ if [ -z "${SKIP_TESTS:-}" ]; then
   echo "all tests: rc=$? $(tail -1 "$OUT/all_tests.log")"
 fi
 
-gunzip -c carry/data/protdb.fa.gz > "$work/db.fa"
+gunzip -c "${DB_FASTA:-carry/data/proteins.fa.gz}" > "$work/db.fa"
 $ws makedb --quiet "$work/db.fa" "$work/db.wsdb"
 residues=$($ws dbinfo "$work/db.wsdb" | awk '/^residues/ {gsub(",", "", $2); print $2}')
 qres=$(grep -v '>' carry/data/cudasw_20.fa | tr -d '\n' | wc -c)
