@@ -134,7 +134,7 @@ with open(out, "w") as o:
         o.write("x%d_%s_%s\t%s\t%d\t%s\t%.4f\t%s\t%s\t%.1f\t%s\t%d\t%s\n" % (x, engine, timing, engine, x, pairs,
                 seconds, cells, gcups, int(pairs) / seconds if seconds > 0 else 0.0, timing, len(runs), note))
 EOF
-column -t -s $'\t' "$FINAL_OUT/logan_side_by_side.tsv" | tee "$LOGS/table.txt"
+tee "$LOGS/table.txt" < "$FINAL_OUT/logan_side_by_side.tsv"  # (no column(1) on the device)
 printf '%s\n' "${summary[@]}" > "$LOGS/summary.txt"
 tar -czf "$FINAL_OUT/logan_logs.tgz" -C "$LOGS" .
 cp "$LOGS/summary.txt" "$FINAL_OUT/logan_summary.txt"
