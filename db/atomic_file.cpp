@@ -5,7 +5,9 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -18,6 +20,7 @@ namespace warpsearch {
 namespace {
 
 constexpr std::size_t kWriteBuffer = 1 << 20;
+constexpr std::size_t kDirectWriteBuffer = 4 << 20;  // larger: each O_DIRECT write waits for the disk
 
 std::string system_error(const std::string& what, const std::string& path, int error) {
   return what + " '" + path + "': " + std::strerror(error);
@@ -74,24 +77,38 @@ std::string parent_directory(const std::string& path) {
 // ---------------------------------------------------------------------------------------------
 // FileWriter
 
+namespace {
+char* allocate_buffer(std::size_t size) {
+  void* memory = nullptr;
+  if (::posix_memalign(&memory, FileWriter::kDirectBlock, size) != 0) throw std::bad_alloc();
+  return static_cast<char*>(memory);
+}
+}  // namespace
+
+void FileWriter::FreeMemory::operator()(char* memory) const noexcept { std::free(memory); }
+
 FileWriter::FileWriter(const std::string& path, bool exclusive, Checksum checksum)
     : owns_fd_(true), path_(path), checksummed_(checksum == Checksum::on) {
+  buffer_.reset(allocate_buffer(kWriteBuffer));
+  capacity_ = kWriteBuffer;
   const int flags = O_WRONLY | O_CREAT | O_CLOEXEC | (exclusive ? O_EXCL : O_TRUNC);
   fd_ = ::open(path.c_str(), flags, 0666);
   if (fd_ < 0) throw std::runtime_error(system_error("cannot create", path, errno));
-  buffer_.resize(kWriteBuffer);
 }
 
 FileWriter::FileWriter(int borrowed_fd, std::string name)
     : fd_(borrowed_fd), owns_fd_(false), path_(std::move(name)) {
-  buffer_.resize(kWriteBuffer);
+  buffer_.reset(allocate_buffer(kWriteBuffer));
+  capacity_ = kWriteBuffer;
 }
 
 FileWriter::FileWriter(FileWriter&& other) noexcept
     : fd_(std::exchange(other.fd_, -1)),
       owns_fd_(std::exchange(other.owns_fd_, false)),
+      direct_(std::exchange(other.direct_, false)),
       path_(std::move(other.path_)),
       buffer_(std::move(other.buffer_)),
+      capacity_(std::exchange(other.capacity_, 0)),
       used_(std::exchange(other.used_, 0)),
       written_(other.written_),
       crc_(other.crc_),
@@ -102,8 +119,10 @@ FileWriter& FileWriter::operator=(FileWriter&& other) noexcept {
     release();
     fd_ = std::exchange(other.fd_, -1);
     owns_fd_ = std::exchange(other.owns_fd_, false);
+    direct_ = std::exchange(other.direct_, false);
     path_ = std::move(other.path_);
     buffer_ = std::move(other.buffer_);
+    capacity_ = std::exchange(other.capacity_, 0);
     used_ = std::exchange(other.used_, 0);
     written_ = other.written_;
     crc_ = other.crc_;
@@ -119,45 +138,96 @@ void FileWriter::release() noexcept {
   fd_ = -1;
 }
 
-void FileWriter::write(const void* data, std::size_t size) {
+void FileWriter::bypass_page_cache() {
+  if (fd_ < 0 || written_ != 0)
+    throw std::logic_error("bypass_page_cache after writing '" + path_ + "'");
+  if (direct_) return;
+  const int flags = ::fcntl(fd_, F_GETFL);
+  // Refused (EINVAL) where the filesystem has no direct I/O, e.g. tmpfs: then stay buffered.
+  if (flags < 0 || ::fcntl(fd_, F_SETFL, flags | O_DIRECT) != 0) return;
+  direct_ = true;
+  buffer_.reset(allocate_buffer(kDirectWriteBuffer));
+  capacity_ = kDirectWriteBuffer;
+}
+
+void FileWriter::write_large(const void* data, std::size_t size) {
   if (fd_ < 0) throw std::logic_error("write to closed file '" + path_ + "'");
-  // Also because zlib's crc32 of a null pointer is its initial value, not the running one.
   if (size == 0) return;
   const auto* bytes = static_cast<const char*>(data);
-  if (checksummed_)
-    crc_ = static_cast<std::uint32_t>(
-        ::crc32_z(crc_, reinterpret_cast<const Bytef*>(bytes), static_cast<z_size_t>(size)));
   written_ += size;
-  if (size >= buffer_.size()) {
+  if (size >= capacity_ && !direct_) {  // O_DIRECT writes only from the aligned buffer
     flush();
     write_through(bytes, size);
     return;
   }
-  if (used_ + size > buffer_.size()) flush();
-  std::memcpy(buffer_.data() + used_, bytes, size);
-  used_ += size;
+  while (size > 0) {
+    if (used_ == capacity_) flush();
+    const std::size_t piece = std::min(size, capacity_ - used_);
+    std::memcpy(buffer_.get() + used_, bytes, piece);
+    used_ += piece;
+    bytes += piece;
+    size -= piece;
+  }
 }
 
 void FileWriter::flush() {
-  write_through(buffer_.data(), used_);
-  used_ = 0;
+  const std::size_t whole = direct_ ? used_ / kDirectBlock * kDirectBlock : used_;
+  write_through(buffer_.get(), whole);
+  used_ -= whole;
+  if (used_ > 0) std::memmove(buffer_.get(), buffer_.get() + whole, used_);
+}
+
+std::uint32_t FileWriter::crc32() const {
+  if (!checksummed_ || used_ == 0) return crc_;
+  return static_cast<std::uint32_t>(
+      ::crc32_z(crc_, reinterpret_cast<const Bytef*>(buffer_.get()), static_cast<z_size_t>(used_)));
 }
 
 void FileWriter::write_through(const char* data, std::size_t size) {
+  // size 0 also because zlib's crc32 of a null pointer is its initial value, not the running one.
+  if (checksummed_ && size > 0)
+    crc_ = static_cast<std::uint32_t>(
+        ::crc32_z(crc_, reinterpret_cast<const Bytef*>(data), static_cast<z_size_t>(size)));
+  write_all(data, size);
+}
+
+void FileWriter::write_all(const char* data, std::size_t size) {
   while (size > 0) {
     const ssize_t done = ::write(fd_, data, size);
     if (done < 0) {
       if (errno == EINTR) continue;
-      throw std::runtime_error(system_error("cannot write", path_, errno));
+      const int error = errno;
+      // A filesystem that took the O_DIRECT flag but refuses the transfer: write it buffered.
+      if (direct_ && error == EINVAL &&
+          ::fcntl(fd_, F_SETFL, ::fcntl(fd_, F_GETFL) & ~O_DIRECT) == 0) {
+        direct_ = false;
+        continue;
+      }
+      throw std::runtime_error(system_error("cannot write", path_, error));
     }
     data += done;
     size -= static_cast<std::size_t>(done);
   }
 }
 
+// The last partial block of an O_DIRECT file: padded with zeros to a whole block, written, and cut
+// off again.
+void FileWriter::write_direct_tail() {
+  if (checksummed_)
+    crc_ = static_cast<std::uint32_t>(
+        ::crc32_z(crc_, reinterpret_cast<const Bytef*>(buffer_.get()), static_cast<z_size_t>(used_)));
+  const std::size_t padded = (used_ + kDirectBlock - 1) / kDirectBlock * kDirectBlock;
+  std::memset(buffer_.get() + used_, 0, padded - used_);
+  write_all(buffer_.get(), padded);
+  used_ = 0;
+  if (::ftruncate(fd_, static_cast<off_t>(written_)) != 0)
+    throw std::runtime_error(system_error("cannot truncate", path_, errno));
+}
+
 void FileWriter::close(bool sync) {
   if (fd_ < 0) return;
   flush();
+  if (used_ > 0) write_direct_tail();
   if (sync && ::fsync(fd_) != 0 && errno != EINVAL)
     throw std::runtime_error(system_error("cannot sync", path_, errno));
   if (owns_fd_) {

@@ -1,7 +1,8 @@
 // Output files that either appear complete or not at all.
 //
 //   FileWriter       a buffered writer on a file descriptor: every write and the close are checked
-//                    (a full disk is an error naming the path), and a running CRC-32 is kept.
+//                    (a full disk is an error naming the path), and a running CRC-32 is kept;
+//                    optionally past the page cache (bypass_page_cache).
 //   AtomicFile       writes a temporary file beside the target; commit() fsyncs it and renames it
 //                    over the target. Without commit() (an exception, an interruption) the temporary
 //                    file is removed and the target is untouched. The path "-" writes to stdout; an
@@ -16,6 +17,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <ostream>
 #include <string>
@@ -40,27 +42,54 @@ class FileWriter {
   // Closes an owned descriptor without reporting errors: call close() to learn of them.
   ~FileWriter();
 
-  void write(const void* data, std::size_t size);
+  // From now on, writes the file with O_DIRECT where the filesystem allows it (else nothing changes):
+  // the data go to the disk without passing through, and filling, the page cache. For large files
+  // written once and not read back soon (a database being built). The buffer then goes out in whole
+  // blocks of kDirectBlock bytes: flush() keeps a partial block back, and close() writes it padded
+  // with zeros and truncates the file to size(). Call before the first write.
+  void bypass_page_cache();
+  static constexpr std::size_t kDirectBlock = 4096;  // O_DIRECT alignment of memory, offset, size
+
+  // Small writes are copied into the buffer inline (makedb writes a few bytes per subject to
+  // several files); the CRC-32 is computed a buffer at a time.
+  void write(const void* data, std::size_t size) {
+    if (fd_ >= 0 && size < capacity_ - used_) {
+      if (size != 0) std::memcpy(buffer_.get() + used_, data, size);  // data may be null then
+      used_ += size;
+      written_ += size;
+      return;
+    }
+    write_large(data, size);
+  }
   void write(std::string_view text) { write(text.data(), text.size()); }
+  // Writes out the buffer (with bypass_page_cache: its whole blocks).
   void flush();
   // Flushes, optionally fsyncs, and closes an owned descriptor; throws on any failure.
   void close(bool sync);
 
   std::uint64_t size() const { return written_; }  // bytes written so far
-  std::uint32_t crc32() const { return crc_; }     // zlib CRC-32 of those bytes (0 if off)
+  std::uint32_t crc32() const;                     // zlib CRC-32 of those bytes (0 if off)
   const std::string& path() const { return path_; }
 
  private:
-  void write_through(const char* data, std::size_t size);
+  struct FreeMemory {
+    void operator()(char* memory) const noexcept;
+  };
+  void write_large(const void* data, std::size_t size);
+  void write_through(const char* data, std::size_t size);  // adds data to the CRC-32
+  void write_all(const char* data, std::size_t size);
+  void write_direct_tail();
   void release() noexcept;
 
   int fd_ = -1;
   bool owns_fd_ = false;
+  bool direct_ = false;  // O_DIRECT set on fd_
   std::string path_;
-  std::vector<char> buffer_;
+  std::unique_ptr<char[], FreeMemory> buffer_;  // kDirectBlock-aligned
+  std::size_t capacity_ = 0;
   std::size_t used_ = 0;
   std::uint64_t written_ = 0;
-  std::uint32_t crc_ = 0;
+  std::uint32_t crc_ = 0;  // of the bytes written through, not of those still in the buffer
   bool checksummed_ = true;
 };
 

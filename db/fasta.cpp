@@ -1,6 +1,7 @@
 #include "db/fasta.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -23,10 +24,12 @@ constexpr std::size_t kTypeSampleLetters = 256 << 10;  // residue letters the ty
 constexpr std::size_t kTypeScanLimit = 16 << 20;       // input bytes buffered for that guess, at most
 constexpr std::size_t kMaxHeaderBytes = 16 << 20;      // longer "headers" are binary data
 
-// Classes of input bytes in sequence lines, beside the residue codes (< kMaxCodes).
+// Classes of input bytes in sequence lines, beside the residue codes (< kMaxCodes). OR-ing the
+// classes of a run of bytes tells at once whether it holds blanks (bit 0x80) or bad bytes (0x40).
 constexpr std::uint8_t kBlankByte = 0x80;  // space, tab, CR: ignored
 constexpr std::uint8_t kBadByte = 0xFF;    // anything else that is not a residue
-static_assert(kMaxCodes <= kBlankByte, "residue codes and byte classes must not overlap");
+constexpr std::uint8_t kBadBit = 0x40;     // set in kBadByte only
+static_assert(kMaxCodes <= kBadBit, "residue codes and byte classes must not overlap");
 
 std::string display_name(const std::string& path) {
   return path == "-" ? std::string("standard input") : path;
@@ -43,6 +46,37 @@ std::string describe_byte(unsigned char c) {
 
 bool is_blank(char c) { return c == ' ' || c == '\t'; }
 
+using ByteTable = std::array<std::uint8_t, 256>;
+
+// The codes (or classes) of n bytes by table, stored to out if kStore; returns the OR of them all.
+// Four accumulators, so that the ORs do not wait for each other.
+template <bool kStore>
+std::uint8_t translate_run(const ByteTable& table, const unsigned char* in, std::size_t n,
+                           std::uint8_t* out) {
+  std::uint8_t a = 0, b = 0, c = 0, d = 0;
+  std::size_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    const std::uint8_t w = table[in[i]], x = table[in[i + 1]], y = table[in[i + 2]],
+                       z = table[in[i + 3]];
+    if constexpr (kStore) {
+      out[i] = w;
+      out[i + 1] = x;
+      out[i + 2] = y;
+      out[i + 3] = z;
+    }
+    a |= w;
+    b |= x;
+    c |= y;
+    d |= z;
+  }
+  for (; i < n; ++i) {
+    const std::uint8_t w = table[in[i]];
+    if constexpr (kStore) out[i] = w;
+    a |= w;
+  }
+  return static_cast<std::uint8_t>(a | b | c | d);
+}
+
 // Raw input bytes from a file or stdin, inflated when they start with gzip's magic bytes.
 // Not movable: zlib's state points back at its z_stream.
 class ByteSource {
@@ -55,6 +89,7 @@ class ByteSource {
       if (fd_ < 0) throw std::runtime_error("cannot open '" + path + "': " + std::strerror(errno));
       owns_fd_ = true;
       ::posix_fadvise(fd_, 0, 0, POSIX_FADV_SEQUENTIAL);
+      regular_ = ::fstat(fd_, &opened_) == 0 && S_ISREG(opened_.st_mode);
     }
     while (raw_end_ < 2 && !raw_eof_) read_raw_more();
     gzip_ = raw_end_ >= 2 && raw_[0] == 0x1F && raw_[1] == 0x8B;
@@ -76,6 +111,26 @@ class ByteSource {
   std::size_t read(char* out, std::size_t capacity) {
     return gzip_ ? inflate_some(reinterpret_cast<unsigned char*>(out), capacity)
                  : read_plain(out, capacity);
+  }
+
+  bool rereadable() const { return regular_ && !gzip_; }
+
+  // Up to capacity bytes at a file offset (rereadable sources); 0 at the end of the file.
+  std::size_t read_at(std::uint64_t offset, char* out, std::size_t capacity) const {
+    for (;;) {
+      const ssize_t n = ::pread(fd_, out, capacity, static_cast<off_t>(offset));
+      if (n >= 0) return static_cast<std::size_t>(n);
+      if (errno != EINTR)
+        throw std::runtime_error("cannot read '" + path_ + "': " + std::strerror(errno));
+      throw_if_interrupted();
+    }
+  }
+
+  bool unchanged() const {
+    struct stat now;
+    return ::fstat(fd_, &now) == 0 && now.st_size == opened_.st_size &&
+           now.st_mtim.tv_sec == opened_.st_mtim.tv_sec &&
+           now.st_mtim.tv_nsec == opened_.st_mtim.tv_nsec;
   }
 
  private:
@@ -153,6 +208,8 @@ class ByteSource {
   std::string path_;
   int fd_ = -1;
   bool owns_fd_ = false;
+  bool regular_ = false;  // a regular file opened by path
+  struct stat opened_ {};  // its size and modification time when opened
   std::vector<unsigned char> raw_;
   std::size_t raw_pos_ = 0;
   std::size_t raw_end_ = 0;
@@ -286,25 +343,26 @@ struct FastaReader::Impl {
     while (!text.empty() && (text.back() == '\r' || is_blank(text.back()))) text.pop_back();
   }
 
-  // Appends the residue codes of bytes (part of one sequence line) to codes.
+  // Checks bytes (part of one sequence line) and counts their residues; when codes are kept, appends
+  // their codes to codes.
   void translate(const char* bytes, std::size_t n, std::string& codes) {
     // Through a scratch buffer and append(): resizing codes first would zero-fill it.
-    if (translated.size() < n) translated.resize(std::max(n, kBlockSize));
+    if (keep && translated.size() < n) translated.resize(std::max(n, kBlockSize));
     auto* out = reinterpret_cast<std::uint8_t*>(translated.data());
     const auto* in = reinterpret_cast<const unsigned char*>(bytes);
-    std::uint8_t classes = 0;
-    for (std::size_t i = 0; i < n; ++i) {
-      const std::uint8_t code = table[in[i]];
-      out[i] = code;
-      classes |= code;
-    }
+    const std::uint8_t classes =
+        keep ? translate_run<true>(table, in, n, out) : translate_run<false>(table, in, n, nullptr);
     std::size_t kept = n;
-    if ((classes & kBlankByte) != 0) {
+    if ((classes & kBlankByte) == 0) {
+      if (n > 0) last_code = table[in[n - 1]];
+    } else {
       kept = 0;
       for (std::size_t i = 0; i < n; ++i) {
         const std::uint8_t code = table[in[i]];
         if (code < kBlankByte) {
-          out[kept++] = code;
+          if (keep) out[kept] = code;
+          ++kept;
+          last_code = code;
         } else if (code == kBadByte) {
           const auto at = buffer_offset + static_cast<std::uint64_t>(bytes - buffer.data()) + i;
           record_problem("invalid character " + describe_byte(in[i]) + " in a " +
@@ -316,7 +374,8 @@ struct FastaReader::Impl {
         }
       }
     }
-    codes.append(translated.data(), kept);
+    if (keep) codes.append(translated.data(), kept);
+    residues += kept;
   }
 
   // Sequence lines up to the next '>' line (or the end); one line in FASTQ.
@@ -381,20 +440,25 @@ struct FastaReader::Impl {
       ++records_started;
       record_bad = false;
       record.codes.clear();
+      residues = 0;
+      last_code = Alphabet::kInvalid;
       const std::uint64_t header_line = line, header_at = offset();
       ++pos;
       read_line(scratch, "header line");
+      record.sequence_offset = offset();
       split_header(record);
       current_id = record.id;
       if (record.id.empty()) record_problem("the header has no ID; expected '>ID description'",
                                             header_line, header_at);
       check_header_bytes(header_line, header_at);
       read_sequence_lines(record.codes);
-      if (fastq) read_fastq_tail(record.codes.size());
-      if (!record_bad && !record.codes.empty() &&
-          static_cast<std::uint8_t>(record.codes.back()) == stop_code)
-        record.codes.pop_back();
-      if (!record_bad && record.codes.empty())
+      if (fastq) read_fastq_tail(residues);
+      if (!record_bad && residues > 0 && last_code == stop_code) {
+        --residues;
+        if (keep) record.codes.pop_back();
+      }
+      record.length = residues;
+      if (!record_bad && residues == 0)
         record_problem("the record has no residues; expected sequence lines after the header",
                        header_line, header_at);
       if (record_bad) {
@@ -429,12 +493,58 @@ struct FastaReader::Impl {
     }
   }
 
+  // Reads the codes again (read_residues_again), through reread_buffer.
+  void read_residues_again(std::uint64_t* offset_in_input, char* out, std::size_t count) {
+    if (!source->rereadable())
+      throw std::logic_error(display_name(path) + " cannot be read again (compressed or not a file)");
+    if (reread_buffer.empty()) reread_buffer.resize(kBlockSize);
+    const auto changed = [&](const std::string& what) {
+      return std::runtime_error(display_name(path) + ": " + what + " near byte " +
+                                std::to_string(*offset_in_input) +
+                                " when reading the residues again; the file changed while it was "
+                                "being read: run the command again");
+    };
+    std::size_t done = 0;
+    while (done < count) {
+      // Residues and line ends: a little more than the residues still wanted, so that wrapped lines
+      // usually take one read.
+      const std::size_t wanted = count - done;
+      const std::size_t n = source->read_at(
+          *offset_in_input, reread_buffer.data(),
+          static_cast<std::size_t>(std::min<std::uint64_t>(
+              reread_buffer.size(), std::uint64_t{wanted} + wanted / 16 + 64)));
+      if (n == 0) throw changed("end of the file");
+      const auto* in = reinterpret_cast<const unsigned char*>(reread_buffer.data());
+      std::size_t i = 0;
+      // A line (or what is left of the residues wanted) at a time; blanks are rare.
+      while (i < n && done < count) {
+        const std::size_t run = std::min(n - i, count - done);
+        const auto* newline = static_cast<const unsigned char*>(std::memchr(in + i, '\n', run));
+        const std::size_t length =
+            newline != nullptr ? static_cast<std::size_t>(newline - (in + i)) : run;
+        auto* codes = reinterpret_cast<std::uint8_t*>(out + done);
+        const std::uint8_t classes = translate_run<true>(table, in + i, length, codes);
+        if ((classes & kBadBit) != 0) throw changed("a byte that is not a residue");
+        if ((classes & kBlankByte) == 0) {
+          done += length;
+        } else {
+          for (std::size_t j = 0; j < length; ++j)
+            if (codes[j] < kBlankByte) out[done++] = static_cast<char>(codes[j]);
+        }
+        i += length + (newline != nullptr ? 1 : 0);
+      }
+      *offset_in_input += i;
+    }
+  }
+
   std::string path;
   std::unique_ptr<ByteSource> source;
   bool skip_invalid;
   SequenceType type = SequenceType::protein;
-  std::array<std::uint8_t, 256> table{};
+  ByteTable table{};  // byte in a sequence line (LF excluded) -> code or class
   std::uint8_t stop_code = Alphabet::kInvalid;
+  bool keep = true;                // keep residue codes in the records
+  std::vector<char> reread_buffer;  // for read_residues_again
 
   std::vector<char> buffer;
   std::size_t pos = 0, end = 0;
@@ -448,6 +558,8 @@ struct FastaReader::Impl {
   std::string scratch;     // header, '+' and quality lines
   std::string translated;  // one line's codes, before they are appended to the record
   bool record_bad = false;
+  std::uint64_t residues = 0;                     // of the current record so far
+  std::uint8_t last_code = Alphabet::kInvalid;    // its last residue so far
 };
 
 FastaReader::FastaReader(const std::string& path, std::optional<SequenceType> type,
@@ -462,5 +574,16 @@ bool FastaReader::next(SequenceRecord& record) { return impl_->next(record); }
 std::uint64_t FastaReader::skipped() const { return impl_->skipped; }
 std::uint64_t FastaReader::bytes_consumed() const { return impl_->offset(); }
 const std::string& FastaReader::path() const { return impl_->path; }
+void FastaReader::keep_codes(bool keep) { impl_->keep = keep; }
+bool FastaReader::rereadable() const { return impl_->source->rereadable(); }
+void FastaReader::read_residues_again(std::uint64_t* offset, char* out, std::size_t count) {
+  impl_->read_residues_again(offset, out, count);
+}
+void FastaReader::check_unchanged() const {
+  if (impl_->source->rereadable() && !impl_->source->unchanged())
+    throw std::runtime_error(display_name(impl_->path) +
+                             " changed (size or modification time) while it was being read; run "
+                             "the command again");
+}
 
 }  // namespace warpsearch

@@ -34,8 +34,11 @@ namespace warpsearch {
 struct SequenceRecord {
   std::string id;
   std::string description;
-  std::string codes;        // residue codes of the reader's alphabet (db/alphabet.hpp)
-  std::uint64_t index = 0;  // 0-based number among the records delivered (skipped ones not counted)
+  std::string codes;        // residue codes of the reader's alphabet (db/alphabet.hpp); left empty
+                            // by a reader that does not keep codes (FastaReader::keep_codes)
+  std::uint64_t length = 0;  // residues (codes.size() when codes are kept)
+  std::uint64_t index = 0;   // 0-based number among the records delivered (skipped ones not counted)
+  std::uint64_t sequence_offset = 0;  // input offset (uncompressed) of the byte after the header line
 };
 
 class FastaReader {
@@ -56,6 +59,20 @@ class FastaReader {
   std::uint64_t skipped() const;          // records skipped as invalid
   std::uint64_t bytes_consumed() const;   // uncompressed input bytes parsed so far
   const std::string& path() const;
+
+  // With false, next() checks every residue and sets record.length but leaves record.codes empty,
+  // for a caller that reads the codes again later (read_residues_again). Default true.
+  void keep_codes(bool keep);
+  // Whether the input can be read again at an offset: an uncompressed regular file named by its path.
+  bool rereadable() const;
+  // Reads the codes of the next count residues of a valid record into out, from input offset *offset
+  // (first its SequenceRecord::sequence_offset), and moves *offset past the bytes used: a long record
+  // can be read in pieces. Only for rereadable() inputs. Throws std::runtime_error when the bytes
+  // there are not residues as next() found them (the input changed since).
+  void read_residues_again(std::uint64_t* offset, char* out, std::size_t count);
+  // Throws std::runtime_error when the input file's size or modification time differ from those it
+  // had when it was opened (rereadable() inputs only).
+  void check_unchanged() const;
 
  private:
   struct Impl;

@@ -11,6 +11,8 @@
 #include <ctime>
 #include <filesystem>
 #include <limits>
+#include <memory>
+#include <optional>
 #include <stdexcept>
 #include <vector>
 
@@ -23,7 +25,7 @@ namespace warpsearch {
 namespace {
 
 constexpr const char* kSpoolName = ".residues.spool";
-constexpr std::size_t kGatherBytes = 16 << 20;
+constexpr std::size_t kWindowBytes = 16 << 20;  // residue codes gathered at a time (Window)
 
 std::string utc_now() {
   const std::time_t now = std::time(nullptr);
@@ -60,91 +62,141 @@ unsigned floor_log2(std::uint64_t value) {
   return bits;
 }
 
-// What pass 1 keeps per sequence: the sort key (length << 32 | FASTA index, so that plain sorting
-// keeps FASTA order among equal lengths) and where its packed residues start in the spool.
-struct SpooledSequences {
-  std::vector<std::uint64_t> keys;
-  std::vector<std::uint64_t> spool_offsets;  // bytes
+// What pass 1 keeps per sequence (16 bytes): the sort key (length << 32 | FASTA index, so that plain
+// sorting keeps FASTA order among equal lengths) and where pass 2 finds its residues
+// (ResidueSource). Sorted together, so that pass 2 reads both in order.
+struct Subject {
+  std::uint64_t key;
+  std::uint64_t position;
+  bool operator<(const Subject& other) const { return key < other.key; }
 };
 
 std::uint32_t key_length(std::uint64_t key) { return static_cast<std::uint32_t>(key >> 32); }
 std::uint64_t key_index(std::uint64_t key) { return key & 0xFFFFFFFFu; }
 
-class SpoolReader {
+// Where pass 2 finds the residue codes of a subject, from the position pass 1 noted: in the input
+// itself (an uncompressed file, read again: nothing is written twice), or else (gzip, stdin, a pipe)
+// in the spool file where pass 1 wrote every record's codes.
+class ResidueSource {
  public:
-  explicit SpoolReader(const std::string& path) : path_(path) {
-    fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd_ < 0) throw std::runtime_error("cannot open '" + path + "': " + std::strerror(errno));
+  // spool_path empty: the input.
+  ResidueSource(FastaReader& reader, const std::string& spool_path)
+      : reader_(reader), path_(spool_path) {
+    if (path_.empty()) return;
+    fd_ = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd_ < 0) throw std::runtime_error("cannot open '" + path_ + "': " + std::strerror(errno));
   }
-  SpoolReader(const SpoolReader&) = delete;
-  SpoolReader& operator=(const SpoolReader&) = delete;
-  ~SpoolReader() { ::close(fd_); }
+  ResidueSource(const ResidueSource&) = delete;
+  ResidueSource& operator=(const ResidueSource&) = delete;
+  ~ResidueSource() {
+    if (fd_ >= 0) ::close(fd_);
+  }
 
-  void read(char* out, std::size_t size, std::uint64_t offset) const {
-    while (size > 0) {
-      const ssize_t n = ::pread(fd_, out, size, static_cast<off_t>(offset));
+  // The codes of the next count residues of a subject at *position; moves *position past them.
+  void read(std::uint64_t* position, char* out, std::size_t count) {
+    if (fd_ < 0) {
+      reader_.read_residues_again(position, out, count);
+      return;
+    }
+    while (count > 0) {
+      const ssize_t n = ::pread(fd_, out, count, static_cast<off_t>(*position));
       if (n < 0 && errno == EINTR) continue;
       if (n <= 0)
         throw std::runtime_error("cannot read '" + path_ + "': " +
                                  (n < 0 ? std::strerror(errno) : "unexpected end of file"));
       out += n;
-      size -= static_cast<std::size_t>(n);
-      offset += static_cast<std::uint64_t>(n);
+      count -= static_cast<std::size_t>(n);
+      *position += static_cast<std::uint64_t>(n);
     }
   }
 
  private:
+  FastaReader& reader_;
   std::string path_;
   int fd_ = -1;
 };
 
-// Writes the four files of one chunk: subjects keys[begin, end) in sorted order.
+// Pass 2 gathers the residues of a window of consecutive subjects (in sorted order) at a time, and
+// reads them in input order: consecutive reads then land near each other in the input, which makes
+// them cheaper (page-cache lookups hit the CPU caches more often).
+struct Window {
+  struct Entry {
+    std::uint64_t position;  // of the subject's residues (ResidueSource)
+    std::size_t at;          // of its codes in bytes
+    std::uint32_t length;
+    bool operator<(const Entry& other) const { return position < other.position; }
+  };
+  std::unique_ptr<char[]> bytes{new char[kWindowBytes]};
+  std::vector<Entry> entries;
+};
+
+// Writes the four files of one chunk: subjects[begin, end) (sorted).
 ChunkInfo write_chunk(const std::string& directory, std::size_t chunk_number,
-                      const SpooledSequences& spooled, std::size_t begin, std::size_t end,
-                      const SpoolReader& spool, std::uint8_t pad_code, std::vector<char>& gather,
+                      const std::vector<Subject>& subjects, std::size_t begin, std::size_t end,
+                      ResidueSource& source, std::uint8_t pad_code, Window& window,
                       std::vector<detail::FileEntry>& files) {
   ChunkInfo info;
   info.first_subject = begin;
   info.subjects = end - begin;
-  info.min_length = key_length(spooled.keys[begin]);
-  info.max_length = key_length(spooled.keys[end - 1]);
+  info.min_length = key_length(subjects[begin].key);
+  info.max_length = key_length(subjects[end - 1].key);
+  // The database files bypass the page cache: makedb does not read them back, and the input, which it
+  // does read again, stays cached.
   auto open = [&](detail::ChunkFile kind) {
-    return FileWriter(directory + "/" + detail::chunk_file_name(chunk_number, kind), true);
+    FileWriter writer(directory + "/" + detail::chunk_file_name(chunk_number, kind), true);
+    writer.bypass_page_cache();
+    return writer;
   };
   FileWriter residues = open(detail::ChunkFile::residues);
   FileWriter lengths = open(detail::ChunkFile::lengths);
   FileWriter offsets = open(detail::ChunkFile::offsets);
   FileWriter indices = open(detail::ChunkFile::indices);
 
-  std::size_t gathered = 0;
+  char* const bytes = window.bytes.get();
+  const auto pad = [&](std::size_t at) {  // padding codes from at to the next word boundary
+    for (; at % 4 != 0; ++at) bytes[at] = static_cast<char>(pad_code);
+  };
   std::uint64_t word = 0;
-  for (std::size_t s = begin; s < end; ++s) {
+  for (std::size_t s = begin; s < end;) {
     throw_if_interrupted();
-    const std::uint64_t key = spooled.keys[s];
-    const std::uint32_t length = key_length(key);
-    const std::uint64_t index = key_index(key);
-    lengths.write(&length, sizeof length);
-    offsets.write(&word, sizeof word);
-    indices.write(&index, sizeof index);
-    info.residues += length;
-    const std::uint64_t words = (std::uint64_t{length} + 3) / 4;
-    word += words;
-    // The spool holds each subject already packed (codes in order, padded to a word): copy it.
-    std::uint64_t remaining = words * 4, from = spooled.spool_offsets[index];
-    while (remaining > 0) {
-      if (gathered == gather.size()) {
-        residues.write(gather.data(), gathered);
-        gathered = 0;
+    // The window: subjects s, s+1, ... while their words fit.
+    window.entries.clear();
+    std::size_t filled = 0;
+    for (; s < end; ++s) {
+      const std::uint64_t key = subjects[s].key;
+      const std::uint32_t length = key_length(key);
+      const std::size_t size = (std::size_t{length} + 3) / 4 * 4;
+      if (filled > 0 && filled + size > kWindowBytes) break;
+      const std::uint64_t index = key_index(key);
+      lengths.write(&length, sizeof length);
+      offsets.write(&word, sizeof word);
+      indices.write(&index, sizeof index);
+      info.residues += length;
+      word += size / 4;
+      if (size > kWindowBytes) {  // a subject longer than the window, through it in pieces
+        std::uint64_t remaining = length, position = subjects[s].position;
+        while (remaining > 0) {
+          const auto piece =
+              static_cast<std::size_t>(std::min<std::uint64_t>(remaining, kWindowBytes));
+          source.read(&position, bytes, piece);
+          remaining -= piece;
+          pad(piece);
+          residues.write(bytes, (piece + 3) / 4 * 4);
+        }
+        ++s;
+        break;
       }
-      const auto piece = static_cast<std::size_t>(
-          std::min<std::uint64_t>(remaining, gather.size() - gathered));
-      spool.read(gather.data() + gathered, piece, from);
-      gathered += piece;
-      from += piece;
-      remaining -= piece;
+      window.entries.push_back({subjects[s].position, filled, length});
+      filled += size;
     }
+    std::sort(window.entries.begin(), window.entries.end());
+    for (const Window::Entry& entry : window.entries) {
+      std::uint64_t position = entry.position;
+      source.read(&position, bytes + entry.at, entry.length);
+      pad(entry.at + entry.length);
+    }
+    residues.write(bytes, filled);
   }
-  residues.write(gather.data(), gathered);
   const std::uint64_t padded = (word + detail::kChunkWordAlignment - 1) /
                                detail::kChunkWordAlignment * detail::kChunkWordAlignment;
   const std::vector<char> padding((padded - word) * 4, static_cast<char>(pad_code));
@@ -176,26 +228,29 @@ MakeDbReport make_database(const MakeDbOptions& options) {
   const Alphabet& alphabet = reader.alphabet();
   AtomicDirectory directory(options.output);
   const std::string& temporary = directory.path();
+  // An uncompressed input file is read again in pass 2; anything else goes through the spool.
+  const std::string spool_path = reader.rereadable() ? "" : temporary + "/" + kSpoolName;
+  reader.keep_codes(!spool_path.empty());
 
-  // Pass 1: headers to their files, packed residues to the spool, in FASTA order.
+  // Pass 1: headers to their files, residues checked and counted (and written to the spool), in
+  // FASTA order.
   detail::Manifest manifest;
   DatabaseInfo& info = manifest.info;
   info.type = reader.type();
-  SpooledSequences spooled;
+  std::vector<Subject> subjects;
   {
     FileWriter headers(temporary + "/" + detail::kHeadersName, true);
     FileWriter header_offsets(temporary + "/" + detail::kHeaderOffsetsName, true);
-    FileWriter spool(temporary + "/" + kSpoolName, true, FileWriter::Checksum::off);
+    headers.bypass_page_cache();
+    header_offsets.bypass_page_cache();
+    std::optional<FileWriter> spool;
+    if (!spool_path.empty()) spool.emplace(spool_path, true, FileWriter::Checksum::off);
     const std::uint64_t zero = 0;
     header_offsets.write(&zero, sizeof zero);
-    const char padding[4] = {static_cast<char>(alphabet.pad_code()),
-                             static_cast<char>(alphabet.pad_code()),
-                             static_cast<char>(alphabet.pad_code()),
-                             static_cast<char>(alphabet.pad_code())};
     info.min_length = std::numeric_limits<std::uint32_t>::max();
     SequenceRecord record;
     while (reader.next(record)) {
-      const std::size_t length = record.codes.size();
+      const std::uint64_t length = record.length;
       if (length > std::numeric_limits<std::uint32_t>::max())
         throw std::runtime_error(options.input + ": record " + std::to_string(record.index + 1) +
                                  " ('" + record.id + "') has " + std::to_string(length) +
@@ -211,11 +266,10 @@ MakeDbReport make_database(const MakeDbOptions& options) {
       const std::uint64_t header_end = headers.size();
       header_offsets.write(&header_end, sizeof header_end);
 
-      spooled.spool_offsets.push_back(spool.size());
-      spool.write(record.codes.data(), length);
-      spool.write(padding, (4 - length % 4) % 4);
       const auto length32 = static_cast<std::uint32_t>(length);
-      spooled.keys.push_back(std::uint64_t{length32} << 32 | record.index);
+      subjects.push_back({std::uint64_t{length32} << 32 | record.index,
+                          spool ? spool->size() : record.sequence_offset});
+      if (spool) spool->write(record.codes.data(), record.codes.size());
 
       info.residues += length;
       info.max_length = std::max(info.max_length, length32);
@@ -224,34 +278,35 @@ MakeDbReport make_database(const MakeDbOptions& options) {
       if (info.length_histogram.size() <= bin) info.length_histogram.resize(bin + 1);
       ++info.length_histogram[bin];
     }
-    info.subjects = spooled.keys.size();
+    info.subjects = subjects.size();
     info.skipped = reader.skipped();
     headers.close(true);
     header_offsets.close(true);
-    spool.close(false);
+    if (spool) spool->close(false);
     manifest.files.push_back({detail::kHeadersName, headers.size(), headers.crc32()});
     manifest.files.push_back(
         {detail::kHeaderOffsetsName, header_offsets.size(), header_offsets.crc32()});
   }
 
-  // Pass 2: chunks of length-sorted subjects, gathered from the spool.
-  std::sort(spooled.keys.begin(), spooled.keys.end());
+  // Pass 2: chunks of length-sorted subjects, gathered from the input or the spool.
+  std::sort(subjects.begin(), subjects.end());
   {
-    const std::string spool_path = temporary + "/" + kSpoolName;
-    const SpoolReader spool(spool_path);
-    std::vector<char> gather(kGatherBytes);
-    const std::size_t count = spooled.keys.size();
+    ResidueSource source(reader, spool_path);
+    Window window;
+    const std::size_t count = subjects.size();
     for (std::size_t begin = 0; begin < count;) {
       std::size_t end = begin;
       std::uint64_t residues = 0;
       while (end < count &&
-             (end == begin || residues + key_length(spooled.keys[end]) <= options.chunk_residues))
-        residues += key_length(spooled.keys[end++]);
-      info.chunks.push_back(write_chunk(temporary, info.chunks.size(), spooled, begin, end, spool,
-                                        alphabet.pad_code(), gather, manifest.files));
+             (end == begin || residues + key_length(subjects[end].key) <= options.chunk_residues))
+        residues += key_length(subjects[end++].key);
+      info.chunks.push_back(write_chunk(temporary, info.chunks.size(), subjects, begin, end,
+                                        source, alphabet.pad_code(), window, manifest.files));
       begin = end;
+      // What was read again came from the file pass 1 read.
+      if (spool_path.empty()) reader.check_unchanged();
     }
-    if (::unlink(spool_path.c_str()) != 0)
+    if (!spool_path.empty() && ::unlink(spool_path.c_str()) != 0)
       throw std::runtime_error("cannot remove '" + spool_path + "': " + std::strerror(errno));
   }
 

@@ -28,11 +28,14 @@ struct MakeDbReport {
   double seconds = 0;
 };
 
-// Reads the input once, writing headers and packed residues in FASTA order to the temporary
-// directory, then sorts (length, FASTA index) pairs and gathers each chunk from the residue spool.
-// Memory: about 16 bytes per sequence plus fixed buffers and the longest sequence, whatever the input
-// size or chunk size. The database appears complete at options.output or not at all: on any error,
-// or on Interrupted (db/interrupt.hpp), the temporary directory is removed.
+// Reads the input once, writing the headers and checking and counting the residues, then sorts
+// (length, FASTA index) keys and gathers each chunk's residues by reading them again from the input
+// (a gzip file or a stream: from a spool of their codes written by the first pass). db/FORMAT.md has
+// the details. Memory: about 16 bytes per sequence plus fixed buffers (and, for a gzip file or a
+// stream, the longest sequence), whatever the input size or chunk size. The input must not change
+// while makedb runs (a changed size or modification time is an error). The database appears complete
+// at options.output or not at all: on any error, or on Interrupted (db/interrupt.hpp), the temporary
+// directory is removed.
 // Throws std::invalid_argument for bad options, std::runtime_error for input or output errors.
 MakeDbReport make_database(const MakeDbOptions& options);
 
