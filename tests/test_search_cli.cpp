@@ -117,3 +117,35 @@ TEST_CASE("search cli: --device gpu without a usable GPU is an error that says s
     CHECK(contains(r.err, "GPU"));
   }
 }
+
+TEST_CASE("search cli: --device auto says so in one line when it runs on the CPU", "[cli][search]") {
+  TempDir dir;
+  const std::string db = dir.file("sample.wsdb");
+  REQUIRE(run_warpsearch("makedb --quiet " + quoted(source_path("data/uniprot_sample.fa")) + " " + quoted(db)).exit_code == 0);
+  const std::string args = " -q " + quoted(source_path("data/queries.fa")) + " -d " + quoted(db) + " --max-target-seqs 5";
+  const auto count = [](const std::string& text, const std::string& part) {
+    std::size_t n = 0;
+    for (auto at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) ++n;
+    return n;
+  };
+  const std::string notice = "warpsearch search: no ";
+  const auto automatic = run_warpsearch("search --device auto" + args);
+  INFO(automatic.err);
+  REQUIRE(automatic.exit_code == 0);
+  if (contains(automatic.err, " on cpu (")) {
+    CHECK(count(automatic.err, notice) == 1);
+    CHECK(contains(automatic.err, "running on the cpu ("));
+  } else {
+    CHECK(contains(automatic.err, " on gpu ("));  // a usable GPU: no notice
+    CHECK(count(automatic.err, notice) == 0);
+  }
+  // Asked for the CPU, or quiet: no notice.
+  const auto cpu = run_warpsearch("search --device cpu" + args);
+  REQUIRE(cpu.exit_code == 0);
+  CHECK(count(cpu.err, notice) == 0);
+  const auto quiet = run_warpsearch("search --quiet --device auto" + args);
+  REQUIRE(quiet.exit_code == 0);
+  CHECK(quiet.err.empty());
+  // The output does not depend on the notice.
+  CHECK(automatic.out == cpu.out);
+}

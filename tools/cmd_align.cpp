@@ -185,6 +185,7 @@ int run_align(int argc, char** argv) {
   AtomicFile output(output_path);
   AlignWriter writer(output.stream(), alphabet, output_options);
   AlignEngine engine(std::move(scoring), align_options);
+  notice_cpu_fallback("align", align_options.device, engine.backend_description(), quiet);
   std::uint64_t pairs_done = 0;
   Batch batch;
   const Seed default_seed{0, 0, 0};  // xdrop without seeds: extend from the start of both sequences

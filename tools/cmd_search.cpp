@@ -163,6 +163,7 @@ int run_search(int argc, char** argv) {
 
   AtomicFile output(output_path);
   SearchEngine engine(database, std::move(scoring), search_options);
+  notice_cpu_fallback("search", search_options.device, engine.backend_description(), quiet);
   ProgressBar bar(!quiet);
   const auto results = engine.search(queries, [&](const SearchProgress& p) { bar.update(p); });
   std::size_t hits = 0;

@@ -1,5 +1,7 @@
 #include "tools/common_options.hpp"
 
+#include <cstdio>
+
 #include <filesystem>
 #include <iostream>
 #include <utility>
@@ -67,6 +69,16 @@ Device ComputeOptions::device() const {
   if (device_ == "cpu") return Device::cpu;
   if (device_ == "gpu") return Device::gpu;
   throw UsageError{"--device takes auto, cpu or gpu, not '" + device_ + "'"};
+}
+
+void notice_cpu_fallback(const char* command, Device requested, const std::string& backend, bool quiet) {
+  if (quiet || requested != Device::automatic || backend.rfind("cpu", 0) != 0) return;
+#ifdef WARPSEARCH_HAVE_CUDA
+  const char* why = "no usable GPU";
+#else
+  const char* why = "no GPU support in this build";
+#endif
+  std::fprintf(stderr, "warpsearch %s: %s, running on the %s\n", command, why, backend.c_str());
 }
 
 }  // namespace warpsearch::tools

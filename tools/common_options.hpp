@@ -49,4 +49,8 @@ class ComputeOptions {
   std::string device_ = "auto";
 };
 
+// The one-line notice on stderr when --device auto found no usable GPU and the command runs on the CPU
+// (backend: the engine's backend_description(), "cpu (...)" or "gpu (...)"). Nothing with --quiet.
+void notice_cpu_fallback(const char* command, Device requested, const std::string& backend, bool quiet);
+
 }  // namespace warpsearch::tools
