@@ -252,6 +252,9 @@ struct FastaReader::Impl {
           line_start = true;
           continue;
         }
+        // Blanks and CR before a line's first letter: a blank (or CRLF-empty) line is no line at all,
+        // as the parser skips it (a FASTQ record's four lines are counted without them).
+        if (line_start && (c == '\r' || c == ' ' || c == '\t')) continue;
         if (line_start) {
           line_start = false;
           if (!seen_header) {

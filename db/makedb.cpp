@@ -288,6 +288,8 @@ MakeDbReport make_database(const MakeDbOptions& options) {
         {detail::kHeaderOffsetsName, header_offsets.size(), header_offsets.crc32()});
   }
 
+  if (options.between_passes) options.between_passes();
+
   // Pass 2: chunks of length-sorted subjects, gathered from the input or the spool.
   std::sort(subjects.begin(), subjects.end());
   {

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -15,6 +16,10 @@ struct MakeDbOptions {
   std::optional<SequenceType> type;               // std::nullopt: detected from the residues
   std::uint64_t chunk_residues = std::uint64_t{1} << 30;  // residues per chunk, at most (>= 1)
   bool skip_invalid = false;                      // skip (and count) invalid records
+  // Test-only: called once, after the first pass has read the whole input and before the second
+  // pass reads it again; the tests change the input there (a changed input must be an error). Empty
+  // in normal use.
+  std::function<void()> between_passes;
 };
 
 struct MakeDbReport {

@@ -1,6 +1,9 @@
 // makedb -> Database: round trips, ordering, padding and chunking invariants, checksums, format
 // version, atomicity; and the file utilities (AtomicFile, FileWriter, MappedFile, interruption).
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -323,6 +326,90 @@ TEST_CASE("makedb is atomic: a failure leaves neither database nor temporary dir
     ws::test::write_file(dir.file("good.fa"), ">a\nMK\n");
     const std::string missing = error_of([&] { build(dir.file("good.fa"), dir.file("no/db")); });
     CHECK(contains(missing, dir.file("no")));
+  }
+}
+
+// makedb reads an uncompressed input again in its second pass; MakeDbOptions::between_passes (a
+// test hook) changes the file after the first. Each change must fail the run, naming the file and
+// saying it changed, and leave neither database nor temporary directory.
+TEST_CASE("makedb: an input changed between the passes is an error", "[makedb]") {
+  TempDir dir;
+  std::mt19937_64 rng(5);
+  std::string fasta;
+  const std::vector<Expected> expected = random_records(rng, 120, fasta);
+  const std::string input = dir.file("in.fa");
+
+  struct Change {
+    const char* what;
+    void (*apply)(const std::string& path);
+    const char* found;  // what the message says was found
+  };
+  const Change changes[] = {
+      {"the modification time only",
+       [](const std::string& path) {
+         const timespec times[2] = {{0, UTIME_OMIT}, {1000000000, 0}};
+         REQUIRE(::utimensat(AT_FDCWD, path.c_str(), times, 0) == 0);
+       },
+       "changed (size or modification time) while it was being read"},
+      {"bytes appended",
+       [](const std::string& path) {
+         std::ofstream(path, std::ios::binary | std::ios::app) << ">late\nMKV\n";
+       },
+       "changed (size or modification time) while it was being read"},
+      {"truncated to half",
+       [](const std::string& path) {
+         REQUIRE(::truncate(path.c_str(), static_cast<off_t>(fs::file_size(path) / 2)) == 0);
+       },
+       "end of the file"},
+      // Same size and modification time: only the bytes read again can tell.
+      {"residues overwritten, size and time restored",
+       [](const std::string& path) {
+         struct stat before {};
+         REQUIRE(::stat(path.c_str(), &before) == 0);
+         std::string text = ws::test::read_file(path);
+         std::replace(text.begin(), text.end(), 'M', '1');  // no 'M' in the headers
+         ws::test::write_file(path, text);
+         const timespec times[2] = {before.st_atim, before.st_mtim};
+         REQUIRE(::utimensat(AT_FDCWD, path.c_str(), times, 0) == 0);
+       },
+       "a byte that is not a residue"},
+  };
+  SECTION("each change fails the run") {
+    for (const std::uint64_t chunk_residues : {std::uint64_t{1} << 30, std::uint64_t{5000}}) {
+      for (const Change& change : changes) {
+        INFO(change.what << ", chunk size " << chunk_residues);
+        ws::test::write_file(input, fasta);
+        int calls = 0;
+        ws::MakeDbOptions options;
+        options.input = input;
+        options.output = dir.file("db");
+        options.chunk_residues = chunk_residues;
+        options.between_passes = [&] {
+          ++calls;
+          change.apply(input);
+        };
+        const std::string message = error_of([&] { ws::make_database(options); });
+        INFO(message);
+        CHECK(calls == 1);
+        CHECK(contains(message, input));
+        CHECK(contains(message, change.found));
+        CHECK(contains(message, "changed"));
+        CHECK(directory_entries(dir.path()) == std::vector<std::string>{"in.fa"});
+      }
+    }
+  }
+
+  SECTION("an unchanged input: the hook runs once, and the database is complete") {
+    ws::test::write_file(input, fasta);
+    int calls = 0;
+    ws::MakeDbOptions options;
+    options.input = input;
+    options.output = dir.file("db");
+    options.chunk_residues = 5000;
+    options.between_passes = [&] { ++calls; };
+    ws::make_database(options);
+    CHECK(calls == 1);
+    check_database(ws::Database::open(dir.file("db")), expected, 5000);
   }
 }
 

@@ -101,6 +101,12 @@ TEST_CASE("FASTA: the type is detected from the residues unless fixed") {
   CHECK(contains(message, "'L'"));
   CHECK(contains(message, "byte 7,"));
   CHECK(contains(message, "nucleotide"));
+  // Blank CRLF lines between FASTQ records are no lines of a record: the sample still reads the
+  // sequence lines (they once shifted the count of four and sampled quality lines as protein).
+  std::string fastq;
+  for (int r = 0; r < 40; ++r) fastq += "@q" + std::to_string(r) + "\r\nACGTACGTAC\r\n+\r\nIIIIIIIIII\r\n\r\n \r\n";
+  ws::test::write_file(dir.file("blank.fq"), fastq);
+  CHECK(ws::FastaReader(dir.file("blank.fq")).type() == ws::SequenceType::nucleotide);
 }
 
 TEST_CASE("FASTA: lines longer than the read block, and many blocks of records") {

@@ -46,11 +46,14 @@ static std::string from_environment(const char* name, const char* fallback) {
   return value && *value ? value : fallback;
 }
 
-CommandResult run_warpsearch(const std::string& arguments) {
+CommandResult run_warpsearch(const std::string& arguments) { return run_warpsearch_piped("", arguments); }
+
+CommandResult run_warpsearch_piped(const std::string& producer, const std::string& arguments) {
   TempDir scratch;
   const std::string out = scratch.file("stdout"), err = scratch.file("stderr");
-  const std::string command =
-      "'" + from_environment("WARPSEARCH_TEST_BINARY", WARPSEARCH_BINARY) + "' " + arguments + " >'" + out + "' 2>'" + err + "'";
+  const std::string command = (producer.empty() ? "" : producer + " | ") + "'" +
+                              from_environment("WARPSEARCH_TEST_BINARY", WARPSEARCH_BINARY) + "' " + arguments +
+                              " >'" + out + "' 2>'" + err + "'";
   const int status = std::system(command.c_str());
   CommandResult result;
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);

@@ -33,6 +33,8 @@ struct CommandResult {
 };
 // Runs the warpsearch binary built with the tests, with the given arguments (a shell fragment).
 CommandResult run_warpsearch(const std::string& arguments);
+// The same with its stdin a pipe from producer (a shell command, e.g. "cat 'in.fa'").
+CommandResult run_warpsearch_piped(const std::string& producer, const std::string& arguments);
 
 // Seeded random residue codes of the given alphabet size (letters only, no padding).
 std::string random_codes(std::mt19937_64& rng, std::size_t length, int alphabet_size);
