@@ -9,6 +9,7 @@
 #include "db/database.hpp"
 #include "db/interrupt.hpp"
 #include "tools/commands.hpp"
+#include "tools/common_options.hpp"
 
 namespace po = boost::program_options;
 
@@ -53,21 +54,10 @@ int run_dbinfo(int argc, char** argv) {
       ("verify", "re-read every file and check its checksum");
   po::options_description hidden;
   hidden.add_options()("db", po::value(&path));
-  po::options_description all;
-  all.add(options).add(hidden);
   po::positional_options_description positional;
   positional.add("db", 1);
   po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(argc, argv).options(all).positional(positional).run(), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    throw UsageError{e.what()};
-  }
-  if (vm.count("help")) {
-    std::cout << kDbinfoUsage << "\n" << options;
-    return 0;
-  }
+  if (!parse_command_line(argc, argv, options, kDbinfoUsage, vm, hidden, positional)) return 0;
   if (path.empty()) throw UsageError{"the database directory is missing (DB)"};
   install_interrupt_handlers();
 

@@ -8,6 +8,7 @@
 #include "db/interrupt.hpp"
 #include "db/makedb.hpp"
 #include "tools/commands.hpp"
+#include "tools/common_options.hpp"
 
 namespace po = boost::program_options;
 
@@ -60,21 +61,10 @@ int run_makedb(int argc, char** argv) {
   hidden.add_options()
       ("in", po::value(&input))
       ("db", po::value(&output));
-  po::options_description all;
-  all.add(options).add(hidden);
   po::positional_options_description positional;
   positional.add("in", 1).add("db", 1);
   po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(argc, argv).options(all).positional(positional).run(), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    throw UsageError{e.what()};
-  }
-  if (vm.count("help")) {
-    std::cout << kMakedbUsage << "\n" << options;
-    return 0;
-  }
+  if (!parse_command_line(argc, argv, options, kMakedbUsage, vm, hidden, positional)) return 0;
   if (input.empty()) throw UsageError{"the input FASTA file is missing (IN)"};
   if (output.empty()) throw UsageError{"the database directory is missing (DB)"};
 

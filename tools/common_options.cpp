@@ -13,9 +13,12 @@ namespace po = boost::program_options;
 namespace warpsearch::tools {
 
 bool parse_command_line(int argc, char** argv, const po::options_description& options, const char* usage,
-                        po::variables_map& vm) {
+                        po::variables_map& vm, const po::options_description& hidden,
+                        const po::positional_options_description& positional) {
+  po::options_description all;
+  all.add(options).add(hidden);
   try {
-    po::store(po::command_line_parser(argc, argv).options(options).run(), vm);
+    po::store(po::command_line_parser(argc, argv).options(all).positional(positional).run(), vm);
     po::notify(vm);
   } catch (const po::error& e) {
     throw UsageError{e.what()};

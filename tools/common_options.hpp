@@ -1,4 +1,4 @@
-// What several subcommands share (search and align) in their command lines: the parsing and --help,
+// What several subcommands share in their command lines: the parsing and --help,
 // and the options of the scoring scheme and of where to run. Each command adds a group to its own
 // options_description at the place it takes in its --help, lets Boost fill it, then asks it for the
 // value, so that names, defaults, help texts and messages are written once.
@@ -14,8 +14,11 @@ namespace warpsearch::tools {
 
 // Parses argv (argv[0] is the command's name) into vm; Boost's errors become a UsageError. With --help,
 // prints usage, a blank line and the options on stdout and returns false: the command then exits 0.
+// hidden and positional: options not listed in --help, filled from the positional arguments.
 bool parse_command_line(int argc, char** argv, const boost::program_options::options_description& options,
-                        const char* usage, boost::program_options::variables_map& vm);
+                        const char* usage, boost::program_options::variables_map& vm,
+                        const boost::program_options::options_description& hidden = {},
+                        const boost::program_options::positional_options_description& positional = {});
 
 // --matrix, --gapopen, --gapextend, --match, --mismatch.
 class ScoringOptions {
