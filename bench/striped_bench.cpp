@@ -25,6 +25,7 @@
 
 #include "kernels/cpu/alignment.hpp"
 #include "kernels/cpu/striped.hpp"
+#include "tests/random_sequences.hpp"
 
 using namespace warpsearch;
 using cpu::Isa;
@@ -50,26 +51,6 @@ std::vector<std::string> read_fasta_codes(const std::string& path) {
     }
   }
   return records;
-}
-
-std::string mutated(std::mt19937_64& rng, const std::string& source, double rate) {
-  std::uniform_real_distribution<double> coin(0.0, 1.0);
-  std::uniform_int_distribution<int> letter(0, 19), gap(1, 4);
-  std::string out;
-  for (std::size_t i = 0; i < source.size(); ++i) {
-    const double x = coin(rng);
-    if (x < rate / 3) {
-      out += static_cast<char>(letter(rng));
-    } else if (x < 2 * rate / 3) {
-      for (int k = gap(rng); k > 0; --k) out += static_cast<char>(letter(rng));
-      out += source[i];
-    } else if (x < rate) {
-      i += static_cast<std::size_t>(gap(rng)) - 1;
-    } else {
-      out += source[i];
-    }
-  }
-  return out;
 }
 
 double thread_seconds() {
@@ -142,7 +123,7 @@ int main(int argc, char** argv) try {
                                                          std::to_string(length) + " residues");
     const std::string query = long_enough[0]->substr(0, length);
     const std::string unrelated = long_enough[1]->substr(0, length);
-    std::string related = mutated(rng, query, 0.3);
+    std::string related = warpsearch::test::mutated_codes(rng, query, 20, 0.3, 4);
     related.resize(length, query.back());
     const std::pair<const char*, const std::string*> subjects[] = {{"related", &related}, {"unrelated", &unrelated}};
 

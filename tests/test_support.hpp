@@ -6,6 +6,8 @@
 #include <random>
 #include <string>
 
+#include "tests/random_sequences.hpp"  // random_codes, mutated_codes
+
 namespace warpsearch::test {
 
 // A fresh directory under the system temporary directory, removed with everything in it on scope exit.
@@ -36,12 +38,6 @@ CommandResult run_warpsearch(const std::string& arguments);
 // The same with its stdin a pipe from producer (a shell command, e.g. "cat 'in.fa'").
 CommandResult run_warpsearch_piped(const std::string& producer, const std::string& arguments);
 
-// Seeded random residue codes of the given alphabet size (letters only, no padding).
-std::string random_codes(std::mt19937_64& rng, std::size_t length, int alphabet_size);
-
-// A copy of source (residue codes) with substitutions, insertions and deletions of 1..max_gap residues,
-// each kind at rate / 3 per position: gapped, high-scoring pairs for alignment tests.
-std::string mutated_codes(std::mt19937_64& rng, const std::string& source, int alphabet_size, double rate, int max_gap);
 
 // Source tree paths (the bundled data, ...).
 std::string source_path(const std::string& relative);
