@@ -129,14 +129,21 @@ void check_against_reference(const ScoringScheme& scoring, const std::vector<std
   CHECK(mismatches == 0);
 }
 
-// Lengths at every bin edge: 1, 31, 32, 33, each bin's limit -1/0/+1, and past the single-tile bins.
+// Lengths at every bin edge: 1, 31, 32, 33, each one-pass bin's limit -1/0/+1, every multiple of each
+// tile width -1/0/+1 in the tiled range, and past it.
 std::vector<std::size_t> edge_lengths() {
-  // Past the one-pass bins: the tiled bin up to 4096, then the cooperative bin (a block of 8 warps per
+  namespace d = warpsearch::gpu::detail;
+  // Past the one-pass bins: the tiled bins up to 4096, then the cooperative bin (a block of 8 warps per
   // pair, 512 columns a tile: 4609 wraps warp 0 to a second tile, 8193 every warp).
   std::vector<std::size_t> lengths = {1, 2, 3, 5, 31, 32, 33, 1536, 2047, 2049, 3000, 4095, 4096, 4097, 4609, 8193};
-  for (int b = 0; b < warpsearch::gpu::detail::kLongBin; ++b) {
-    const std::size_t limit = warpsearch::gpu::detail::kLengthBins[b].max_length;
+  for (int b = 0; b < d::kFirstTiledBin; ++b) {
+    const std::size_t limit = d::kLengthBins[b].max_length;
     lengths.insert(lengths.end(), {limit - 1, limit, limit + 1});
+  }
+  for (int b = d::kFirstTiledBin; b < d::kHugeBin; ++b) {
+    const std::size_t width = static_cast<std::size_t>(d::kLengthBins[b].group) * d::kLengthBins[b].regs;
+    for (std::size_t at = width; at <= d::kLengthBins[b].max_length; at += width)
+      if (at > d::kLengthBins[d::kFirstTiledBin - 1].max_length) lengths.insert(lengths.end(), {at - 1, at, at + 1});
   }
   std::sort(lengths.begin(), lengths.end());
   lengths.erase(std::unique(lengths.begin(), lengths.end()), lengths.end());

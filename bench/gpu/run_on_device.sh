@@ -9,7 +9,8 @@
 # residues, the set of ../shared/ANCHORS.md) is "db1"; "db8" is the same 8 times over (261 M residues).
 # Writes the TSV tables, a summary and logs.tgz (every log) to $OUT, and prints the summary last.
 #   STEPS="tests memcheck racecheck bench cudasw e2e ncu ncu_metrics ncu_cells sass"
-#   (default: tests memcheck bench cudasw)
+#   (default: tests memcheck bench cudasw); MEMCHECK_FILTER, RACECHECK_FILTER: Catch2 test specs for the
+#   sanitizer steps (default "[small]")
 set -u
 FINAL_OUT=${OUT:-/tmp/warpsearch-out}
 OUT=/tmp/warpsearch-logs
@@ -32,23 +33,23 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.g
 
 if has tests; then
   start=$(date +%s)
-  "$BIN/warpsearch_tests" "[gpu]" -r compact > "$OUT/tests.log" 2>&1
+  "$BIN/warpsearch_tests" "${TESTS_FILTER:-[gpu]}" -r compact > "$OUT/tests.log" 2>&1
   rc=$?
-  summary+=("tests [gpu]: rc=$rc in $(( $(date +%s) - start )) s: $(tail -1 "$OUT/tests.log")")
+  summary+=("tests ${TESTS_FILTER:-[gpu]}: rc=$rc in $(( $(date +%s) - start )) s: $(tail -1 "$OUT/tests.log")")
 fi
 
 if has memcheck; then
   start=$(date +%s)
-  compute-sanitizer --tool memcheck --error-exitcode 3 "$BIN/warpsearch_tests" "[small]" > "$OUT/memcheck.log" 2>&1
+  compute-sanitizer --tool memcheck --error-exitcode 3 "$BIN/warpsearch_tests" "${MEMCHECK_FILTER:-[small]}" > "$OUT/memcheck.log" 2>&1
   rc=$?
-  summary+=("memcheck [small]: rc=$rc in $(( $(date +%s) - start )) s: $(grep -E 'ERROR SUMMARY|passed|failed' "$OUT/memcheck.log" | tail -2 | tr '\n' ' ')")
+  summary+=("memcheck ${MEMCHECK_FILTER:-[small]}: rc=$rc in $(( $(date +%s) - start )) s: $(grep -E 'ERROR SUMMARY|passed|failed' "$OUT/memcheck.log" | tail -2 | tr '\n' ' ')")
 fi
 
 if has racecheck; then
   start=$(date +%s)
-  compute-sanitizer --tool racecheck --error-exitcode 3 "$BIN/warpsearch_tests" "[small]" > "$OUT/racecheck.log" 2>&1
+  compute-sanitizer --tool racecheck --error-exitcode 3 "$BIN/warpsearch_tests" "${RACECHECK_FILTER:-[small]}" > "$OUT/racecheck.log" 2>&1
   rc=$?
-  summary+=("racecheck [small]: rc=$rc in $(( $(date +%s) - start )) s: $(grep -E 'RACECHECK SUMMARY|ERROR SUMMARY|passed|failed' "$OUT/racecheck.log" | tail -2 | tr '\n' ' ')")
+  summary+=("racecheck ${RACECHECK_FILTER:-[small]}: rc=$rc in $(( $(date +%s) - start )) s: $(grep -E 'RACECHECK SUMMARY|ERROR SUMMARY|passed|failed' "$OUT/racecheck.log" | tail -2 | tr '\n' ' ')")
 fi
 
 if has bench || has cudasw || has e2e || has ncu_cells; then
@@ -105,8 +106,8 @@ if has ncu_cells; then
 fi
 
 if has ncu; then
-  # One query (the longest) against the 8x set: the warm-up pass launches every bin once.
-  ncu --kernel-name regex:sw_bin_kernel --launch-count 23 --section SpeedOfLight --section Occupancy \
+  # One query (the longest) against the 8x set: the warm-up pass launches every bin once (47 bins).
+  ncu --kernel-name regex:sw_bin_kernel --launch-count 47 --section SpeedOfLight --section Occupancy \
     --section ComputeWorkloadAnalysis --section InstructionStats --csv --page details \
     "$BIN/gpu_score_bench" --db "$WORK/db8.fa" --queries "$DATA/cudasw_20.fa" --only-query 19 --repeat 1 \
     > "$OUT/ncu.csv" 2> "$OUT/ncu.err"
@@ -114,8 +115,9 @@ if has ncu; then
 fi
 
 if has ncu_metrics; then
-  # Shared-memory bank conflicts and pipe use of a few bins (names as ncu 2025 spells them).
-  ncu --kernel-name-base demangled --kernel-name regex:'sw_bin_kernel<\(int\)(8|14|20|21)>' --launch-count 4 \
+  # Shared-memory bank conflicts and pipe use of a few bins (names as ncu 2025 spells them): 192 and 512
+  # residues one-pass, 512-column tiles, cooperative.
+  ncu --kernel-name-base demangled --kernel-name regex:'sw_bin_kernel<\(int\)(12|24|44|45)>' --launch-count 4 \
     --metrics l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,smsp__inst_executed_op_shared_ld.sum,sm__pipe_alu_cycles_active.avg.pct_of_peak_sustained_active,sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_alu.avg.pct_of_peak_sustained_active,smsp__issue_active.avg.pct_of_peak_sustained_active,gpu__time_duration.sum \
     --csv --page raw "$BIN/gpu_score_bench" --db "$WORK/db1.fa" --queries "$DATA/cudasw_20.fa" --only-query 19 --repeat 1 \
     > "$OUT/ncu_metrics.csv" 2> "$OUT/ncu_metrics.err"

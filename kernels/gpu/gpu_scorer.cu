@@ -4,9 +4,10 @@
 // Queries alternate between two slots, each with its own streams and work space, so that one query's
 // tail overlaps the next query's start. Within a slot, per query:
 //   main:     upload query, clear overflow count, fork
-//   long:     cooperative bin (subjects longer than 4096), then the tiled bin (1025..4096)
-//   worker k: single-tile bins k, k + kWorkers, ... (bins run concurrently: a small bin alone would
-//             leave most of the device idle)
+//   long:     cooperative bin (subjects longer than 4096)
+//   worker k: the tiled bins (1025..4096, one per tile width), then the single-tile bins, round-robin
+//             over the workers, longest first (bins run concurrently: a small bin alone would leave
+//             most of the device idle); the bins with tile edges share the edge buffer in ranges
 //   main:     join, 32-bit rescoring of saturated subjects, copy scores to pinned host memory
 #include "kernels/gpu/gpu_scorer.hpp"
 
@@ -31,7 +32,7 @@ using detail::kBinCount;
 using detail::kBlockThreads;
 using detail::kLengthBins;
 using detail::kHugeBin;
-using detail::kLongBin;
+using detail::kFirstTiledBin;
 using detail::kRescoreBin;
 using detail::PinnedBuffer;
 using detail::ScopedDevice;
@@ -123,12 +124,13 @@ struct GpuScorer::Impl {
     return std::max(1, std::min(ceil_div(jobs, jobs_per_block), resident));
   }
 
-  // Sizes a slot's edge buffer for a query of length m: as many group slots as fit the device at once
-  // and the byte budget (at least one block's).
+  // Sizes a slot's edge buffer for a query of length m: as many group slots as the bins with tile edges
+  // can use at once (each a device-full of blocks) within the byte budget, at least one block's.
   void reserve_edges(QuerySlot& slot, int m) const {
-    const int groups_per_block = kBlockThreads / kLengthBins[kLongBin].group;
-    const int resident_blocks =
-        std::max({1, blocks_per_sm[kLongBin], blocks_per_sm[kHugeBin], blocks_per_sm[kRescoreBin]}) * sm_count;
+    const int groups_per_block = kBlockThreads / kLengthBins[kFirstTiledBin].group;
+    int most_blocks = 1;
+    for (int bin = kFirstTiledBin; bin < kBinCount; ++bin) most_blocks = std::max(most_blocks, blocks_per_sm[bin]);
+    const int resident_blocks = most_blocks * sm_count * (kHugeBin - kFirstTiledBin + 1);
     const std::size_t per_block = static_cast<std::size_t>(groups_per_block) * m * sizeof(std::uint64_t);
     const int blocks = static_cast<int>(
         std::max<std::size_t>(1, std::min<std::size_t>(resident_blocks, kEdgeBudgetBytes / per_block)));
@@ -170,22 +172,59 @@ struct GpuScorer::Impl {
     p.query = slot.query.get();
     p.query_length = m;
     p.edges = slot.edges.get();
-    const int edge_grid_cap = slot.edge_slots / (kBlockThreads / kLengthBins[kLongBin].group);
+    const int groups_per_block = kBlockThreads / kLengthBins[kFirstTiledBin].group;
+    const int edge_grid_cap = slot.edge_slots / groups_per_block;
+
+    // The bins with tile edges (cooperative and tiled) run at once, each on its own range of the edge
+    // buffer's group slots: one after the other, each bin's last wave (its longest pairs) made the long
+    // stream the critical path of short queries. The cooperative bin, whose longest pairs are the
+    // critical path of the whole query, goes on the long stream with its full grid (one slot per block);
+    // the tiled ones go on the worker streams before the one-pass bins, their grids scaled down to share
+    // the other slots. If a bin would get no block, they all run one after the other on the long stream.
+    const auto slots_per_block = [&](int bin) {
+      return kLengthBins[bin].mode == detail::TileMode::cooperative ? 1 : groups_per_block;
+    };
+    std::array<int, kBinCount> edge_grid{};
+    long long wanted_slots = 0;
+    for (int bin = kFirstTiledBin; bin <= kHugeBin; ++bin)
+      if (job_count[bin] > 0) edge_grid[bin] = grid_for(bin, job_count[bin]);
+    for (int bin = kFirstTiledBin; bin < kHugeBin; ++bin)
+      wanted_slots += static_cast<long long>(edge_grid[bin]) * slots_per_block(bin);
+    const long long tiled_slots = slot.edge_slots - static_cast<long long>(edge_grid[kHugeBin]) * slots_per_block(kHugeBin);
+    bool concurrent = tiled_slots > 0;
+    if (concurrent && wanted_slots > tiled_slots)
+      for (int bin = kFirstTiledBin; bin < kHugeBin; ++bin)
+        if (job_count[bin] > 0) {
+          edge_grid[bin] = static_cast<int>(static_cast<long long>(edge_grid[bin]) * tiled_slots / wanted_slots);
+          concurrent = concurrent && edge_grid[bin] > 0;
+        }
 
     cudaStream_t lng = slot.long_stream.get();
     WARPSEARCH_CUDA_CHECK(cudaStreamWaitEvent(lng, slot.forked.get(), 0));
-    // The longest subjects first (one block per pair), then the other tiled ones; they share the edges.
-    for (const int bin : {kHugeBin, kLongBin}) {
-      if (job_count[bin] == 0) continue;
-      p.jobs = d_jobs.get() + 2 * static_cast<std::size_t>(job_begin[bin]);
-      p.num_jobs = job_count[bin];
-      detail::bin_entry(bin).launch(p, std::min(grid_for(bin, p.num_jobs), edge_grid_cap), shared_bytes, lng);
-    }
-    WARPSEARCH_CUDA_CHECK(cudaEventRecord(slot.long_done.get(), lng));
     for (int k = 0; k < kWorkers; ++k)
       WARPSEARCH_CUDA_CHECK(cudaStreamWaitEvent(slot.workers[k].get(), slot.forked.get(), 0));
     int next_worker = 0;
-    for (int bin = kLongBin - 1; bin >= 0; --bin) {  // longest bins first
+    long long edge_offset = 0;  // in group slots
+    for (int bin = kHugeBin; bin >= kFirstTiledBin; --bin) {  // the longest subjects first
+      if (job_count[bin] == 0) continue;
+      p.jobs = d_jobs.get() + 2 * static_cast<std::size_t>(job_begin[bin]);
+      p.num_jobs = job_count[bin];
+      if (!concurrent) {
+        detail::bin_entry(bin).launch(p, std::min(grid_for(bin, p.num_jobs), edge_grid_cap), shared_bytes, lng);
+        continue;
+      }
+      p.edges = slot.edges.get() + static_cast<std::size_t>(edge_offset) * static_cast<std::size_t>(m);
+      edge_offset += static_cast<long long>(edge_grid[bin]) * slots_per_block(bin);
+      cudaStream_t stream = lng;
+      if (bin != kHugeBin) {
+        stream = slot.workers[next_worker].get();
+        next_worker = (next_worker + 1) % kWorkers;
+      }
+      detail::bin_entry(bin).launch(p, edge_grid[bin], shared_bytes, stream);
+    }
+    p.edges = slot.edges.get();
+    WARPSEARCH_CUDA_CHECK(cudaEventRecord(slot.long_done.get(), lng));
+    for (int bin = kFirstTiledBin - 1; bin >= 0; --bin) {  // longest bins first
       if (job_count[bin] == 0) continue;
       p.jobs = d_jobs.get() + 2 * static_cast<std::size_t>(job_begin[bin]);
       p.num_jobs = job_count[bin];
@@ -337,8 +376,8 @@ void GpuScorer::set_subjects(const SubjectBatch& subjects) {
                    [&](std::int32_t a, std::int32_t b) { return lengths[a] < lengths[b]; });
   std::array<std::vector<std::int32_t>, kBinCount> members;
   for (std::int32_t i : order) members[static_cast<std::size_t>(detail::bin_of_length(lengths[i]))].push_back(i);
-  std::reverse(members[kLongBin].begin(), members[kLongBin].end());
-  std::reverse(members[kHugeBin].begin(), members[kHugeBin].end());
+  for (int bin = kFirstTiledBin; bin <= kHugeBin; ++bin)
+    std::reverse(members[static_cast<std::size_t>(bin)].begin(), members[static_cast<std::size_t>(bin)].end());
   std::vector<std::int32_t> jobs;
   for (int bin = 0; bin < kBinCount; ++bin) {
     auto& list = members[static_cast<std::size_t>(bin)];

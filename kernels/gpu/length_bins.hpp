@@ -6,8 +6,14 @@
 // one warp walks all tiles of a pair; beyond, the warps of a block share a pair, warp w taking tiles
 // w, w + 8, ... in a pipeline (so that the longest subjects do not become the critical path). The
 // 32-bit bin rescores subjects the 16-bit kernels flagged as saturated.
+//
+// Padding is the cost the table controls: a pair of subjects computes group * regs columns (tiled: whole
+// tiles), whatever its lengths. With bins 64-128 residues apart and one 512-column tile width, the
+// 32.7 M-residue benchmark set computed 10.6% more cells than it has; one-pass bins one column per lane
+// apart and four tile widths (a subject takes the width that pads it least) bring that to 3.8%
+// (docs/gpu_kernels.md, "Session 4").
 // Dispatch is by index into this table (kernels/gpu/sw_dispatch.hpp); instantiations are split over
-// sw_bins_*.cu so that the build runs in parallel.
+// sw_bins_*.cu so that the build runs in parallel (a bin without one is a link error).
 #pragma once
 
 #include <cstddef>
@@ -34,17 +40,31 @@ struct LengthBin {
 inline constexpr std::uint32_t kUnbounded = 0xFFFFFFFFu;
 
 inline constexpr LengthBin kLengthBins[] = {
+    // one pass: 1..1024 residues
     {8, 1, 8, TileMode::single, ScoreWidth::s16x2},      {16, 1, 16, TileMode::single, ScoreWidth::s16x2},
     {32, 2, 16, TileMode::single, ScoreWidth::s16x2},    {48, 4, 12, TileMode::single, ScoreWidth::s16x2},
-    {64, 4, 16, TileMode::single, ScoreWidth::s16x2},    {96, 8, 12, TileMode::single, ScoreWidth::s16x2},
-    {128, 8, 16, TileMode::single, ScoreWidth::s16x2},   {160, 16, 10, TileMode::single, ScoreWidth::s16x2},
-    {192, 16, 12, TileMode::single, ScoreWidth::s16x2},  {224, 16, 14, TileMode::single, ScoreWidth::s16x2},
-    {256, 16, 16, TileMode::single, ScoreWidth::s16x2},  {320, 32, 10, TileMode::single, ScoreWidth::s16x2},
-    {384, 32, 12, TileMode::single, ScoreWidth::s16x2},  {448, 32, 14, TileMode::single, ScoreWidth::s16x2},
-    {512, 32, 16, TileMode::single, ScoreWidth::s16x2},  {576, 32, 18, TileMode::single, ScoreWidth::s16x2},
-    {640, 32, 20, TileMode::single, ScoreWidth::s16x2},  {768, 32, 24, TileMode::single, ScoreWidth::s16x2},
-    {896, 32, 28, TileMode::single, ScoreWidth::s16x2},  {1024, 32, 32, TileMode::single, ScoreWidth::s16x2},
-    {4096, 32, 16, TileMode::tiled, ScoreWidth::s16x2},
+    {64, 4, 16, TileMode::single, ScoreWidth::s16x2},    {80, 8, 10, TileMode::single, ScoreWidth::s16x2},
+    {96, 8, 12, TileMode::single, ScoreWidth::s16x2},    {112, 8, 14, TileMode::single, ScoreWidth::s16x2},
+    {128, 8, 16, TileMode::single, ScoreWidth::s16x2},   {144, 16, 9, TileMode::single, ScoreWidth::s16x2},
+    {160, 16, 10, TileMode::single, ScoreWidth::s16x2},  {176, 16, 11, TileMode::single, ScoreWidth::s16x2},
+    {192, 16, 12, TileMode::single, ScoreWidth::s16x2},  {208, 16, 13, TileMode::single, ScoreWidth::s16x2},
+    {224, 16, 14, TileMode::single, ScoreWidth::s16x2},  {240, 16, 15, TileMode::single, ScoreWidth::s16x2},
+    {256, 16, 16, TileMode::single, ScoreWidth::s16x2},  {288, 32, 9, TileMode::single, ScoreWidth::s16x2},
+    {320, 32, 10, TileMode::single, ScoreWidth::s16x2},  {352, 32, 11, TileMode::single, ScoreWidth::s16x2},
+    {384, 32, 12, TileMode::single, ScoreWidth::s16x2},  {416, 32, 13, TileMode::single, ScoreWidth::s16x2},
+    {448, 32, 14, TileMode::single, ScoreWidth::s16x2},  {480, 32, 15, TileMode::single, ScoreWidth::s16x2},
+    {512, 32, 16, TileMode::single, ScoreWidth::s16x2},  {544, 32, 17, TileMode::single, ScoreWidth::s16x2},
+    {576, 32, 18, TileMode::single, ScoreWidth::s16x2},  {608, 32, 19, TileMode::single, ScoreWidth::s16x2},
+    {640, 32, 20, TileMode::single, ScoreWidth::s16x2},  {672, 32, 21, TileMode::single, ScoreWidth::s16x2},
+    {704, 32, 22, TileMode::single, ScoreWidth::s16x2},  {736, 32, 23, TileMode::single, ScoreWidth::s16x2},
+    {768, 32, 24, TileMode::single, ScoreWidth::s16x2},  {800, 32, 25, TileMode::single, ScoreWidth::s16x2},
+    {832, 32, 26, TileMode::single, ScoreWidth::s16x2},  {864, 32, 27, TileMode::single, ScoreWidth::s16x2},
+    {896, 32, 28, TileMode::single, ScoreWidth::s16x2},  {928, 32, 29, TileMode::single, ScoreWidth::s16x2},
+    {960, 32, 30, TileMode::single, ScoreWidth::s16x2},  {992, 32, 31, TileMode::single, ScoreWidth::s16x2},
+    {1024, 32, 32, TileMode::single, ScoreWidth::s16x2},
+    // tiled, 1025..4096 residues: tiles of 320, 384, 448 or 512 columns
+    {4096, 32, 10, TileMode::tiled, ScoreWidth::s16x2},  {4096, 32, 12, TileMode::tiled, ScoreWidth::s16x2},
+    {4096, 32, 14, TileMode::tiled, ScoreWidth::s16x2},  {4096, 32, 16, TileMode::tiled, ScoreWidth::s16x2},
     {kUnbounded, 32, 16, TileMode::cooperative, ScoreWidth::s16x2},
     {kUnbounded, 32, 16, TileMode::tiled, ScoreWidth::s32},  // rescoring of saturated subjects
 };
@@ -52,7 +72,13 @@ inline constexpr LengthBin kLengthBins[] = {
 inline constexpr int kBinCount = static_cast<int>(sizeof(kLengthBins) / sizeof(kLengthBins[0]));
 inline constexpr int kRescoreBin = kBinCount - 1;
 inline constexpr int kHugeBin = kBinCount - 2;
-inline constexpr int kLongBin = kBinCount - 3;
+// The tiled 16-bit bins are [kFirstTiledBin, kHugeBin); the one-pass bins come before them.
+constexpr int first_tiled_bin() {
+  int b = 0;
+  while (b < kBinCount && kLengthBins[b].mode == TileMode::single) ++b;
+  return b;
+}
+inline constexpr int kFirstTiledBin = first_tiled_bin();
 inline constexpr int kBlockThreads = 256;
 
 constexpr bool bins_are_valid() {
@@ -62,27 +88,46 @@ constexpr bool bins_are_valid() {
     if (g != 1 && g != 2 && g != 4 && g != 8 && g != 16 && g != 32) return false;
     if (bin.regs < 1 || bin.regs > 32) return false;
     if (bin.mode == TileMode::single && bin.max_length != static_cast<std::uint32_t>(g * bin.regs)) return false;
-    if (b > 0 && b <= kHugeBin && bin.max_length <= kLengthBins[b - 1].max_length) return false;
-    if ((bin.mode == TileMode::single) != (b < kLongBin)) return false;
+    if (b > 0 && b < kFirstTiledBin && bin.max_length <= kLengthBins[b - 1].max_length) return false;
+    if ((bin.mode == TileMode::single) != (b < kFirstTiledBin)) return false;
     if (bin.mode != TileMode::single && g != 32) return false;  // edges are prefetched by whole warps
+    if (b >= kFirstTiledBin && b < kHugeBin &&
+        (bin.mode != TileMode::tiled || bin.width != ScoreWidth::s16x2 ||
+         bin.max_length != kLengthBins[kFirstTiledBin].max_length ||
+         bin.max_length <= kLengthBins[kFirstTiledBin - 1].max_length ||
+         (b > kFirstTiledBin && bin.regs <= kLengthBins[b - 1].regs)))
+      return false;
   }
-  return kLengthBins[kLongBin].mode == TileMode::tiled && kLengthBins[kHugeBin].mode == TileMode::cooperative &&
+  return kFirstTiledBin > 0 && kFirstTiledBin < kHugeBin && kLengthBins[kHugeBin].mode == TileMode::cooperative &&
          kLengthBins[kRescoreBin].mode == TileMode::tiled && kLengthBins[kRescoreBin].width == ScoreWidth::s32 &&
-         kLengthBins[kLongBin].width == ScoreWidth::s16x2 && kLengthBins[kHugeBin].width == ScoreWidth::s16x2;
+         kLengthBins[kHugeBin].width == ScoreWidth::s16x2;
 }
-static_assert(bins_are_valid(), "kLengthBins: groups must be powers of two up to 32, single-tile bins "
-                                "ascending with max_length == group * regs, then the tiled, cooperative "
-                                "and 32-bit bins, all with whole-warp groups");
+static_assert(bins_are_valid(), "kLengthBins: groups must be powers of two up to 32, one-pass bins "
+                                "ascending with max_length == group * regs, then tiled bins of one length "
+                                "limit by ascending regs, then the cooperative and 32-bit bins, all of "
+                                "whole-warp groups");
 
 // The tiled, cooperative and 32-bit kernels share one tile-edge buffer: query_length words per group
 // slot of the tiled kernels, per block of the cooperative one.
-static_assert(kLengthBins[kLongBin].group == kLengthBins[kRescoreBin].group, "tiled bins share edge slots");
+static_assert(kLengthBins[kFirstTiledBin].group == kLengthBins[kRescoreBin].group, "tiled bins share edge slots");
 
-// The 16-bit bin of a subject length.
+// Columns a subject pair of this length computes in a tiled bin: whole tiles.
+constexpr std::uint64_t tiled_columns(int bin, std::uint32_t length) {
+  const std::uint64_t width = static_cast<std::uint64_t>(kLengthBins[bin].group) * kLengthBins[bin].regs;
+  return (length + width - 1) / width * width;
+}
+
+// The 16-bit bin of a subject length: the first one-pass bin that holds it; else, up to the tiled
+// limit, the tile width that pads it least (on a tie the wider tile: fewer tiles, fewer edges); else
+// the cooperative bin.
 constexpr int bin_of_length(std::uint32_t length) {
-  for (int b = 0; b < kHugeBin; ++b)
+  for (int b = 0; b < kFirstTiledBin; ++b)
     if (length <= kLengthBins[b].max_length) return b;
-  return kHugeBin;
+  if (length > kLengthBins[kFirstTiledBin].max_length) return kHugeBin;
+  int best = kFirstTiledBin;
+  for (int b = kFirstTiledBin + 1; b < kHugeBin; ++b)
+    if (tiled_columns(b, length) <= tiled_columns(best, length)) best = b;
+  return best;
 }
 
 }  // namespace warpsearch::gpu::detail

@@ -1,9 +1,10 @@
-// Explicit instantiations of the scoring kernel for length bins 19..22 (the one-pass 1024 bin, the
-// tiled, cooperative and 32-bit rescoring bins). One file per few bins: the build compiles them in
-// parallel.
+// Explicit instantiations of the scoring kernel for length bins 25..30: the one-pass bins of 513..704 residues (17..22 columns per lane).
+// One file per few bins: the build compiles them in parallel.
 #include "kernels/gpu/sw_kernel.cuh"
 
-WARPSEARCH_INSTANTIATE_BIN(19);
-WARPSEARCH_INSTANTIATE_BIN(20);
-WARPSEARCH_INSTANTIATE_BIN(21);
-WARPSEARCH_INSTANTIATE_BIN(22);
+WARPSEARCH_INSTANTIATE_BIN(25);
+WARPSEARCH_INSTANTIATE_BIN(26);
+WARPSEARCH_INSTANTIATE_BIN(27);
+WARPSEARCH_INSTANTIATE_BIN(28);
+WARPSEARCH_INSTANTIATE_BIN(29);
+WARPSEARCH_INSTANTIATE_BIN(30);
