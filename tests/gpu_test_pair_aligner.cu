@@ -261,23 +261,25 @@ TEST_CASE("GpuPairAligner: very long pairs (100,000 rows, 50,000 x 50,000)", "[g
 }
 
 // Enough pairs for several sub-batches (the pipelined path: reverse jobs built on the device, several
-// sub-batches in flight): every span equals the one from small calls (one sub-batch each), a sample
-// equals the reference, in every mode; a bad code in the last sub-batch is reported for its pair.
-TEST_CASE("GpuPairAligner: sub-batches in flight give the same spans as small calls", "[gpu][pairs][small]") {
-  if (!have_gpu()) return;
+// sub-batches in flight): every span equals the one from small calls (250 pairs each), a sample equals
+// the reference, in every mode; a bad code in the last sub-batch is reported for its pair, and the
+// aligner still works after it.
+namespace {
+void check_sub_batches(std::size_t count, const GpuPairAligner::SubBatchLimits& limits, std::uint32_t min_sub_batches) {
   std::mt19937_64 rng(404);
   std::uniform_int_distribution<std::size_t> length(100, 600);
   std::vector<Pair> pairs;
-  for (int k = 0; k < 20000; ++k) pairs.push_back(planted_pair(rng, length(rng), length(rng), 25));
+  for (std::size_t k = 0; k < count; ++k) pairs.push_back(planted_pair(rng, length(rng), length(rng), 25));
   pairs[77].query.clear();  // an empty sequence among them
   std::vector<PairTask> tasks;
   for (const auto& pair : pairs) tasks.push_back({pair.query, pair.target});
   const ScoringScheme scoring = blosum62();
   GpuPairAligner aligner(0, scoring);
+  aligner.set_sub_batch_limits(limits);
   for (const AlignmentMode mode : kModes) {
     std::vector<PairSpan> spans;
     aligner.align(tasks, mode, spans);
-    CHECK(aligner.last_timings().sub_batches >= 2);
+    CHECK(aligner.last_timings().sub_batches >= min_sub_batches);
     REQUIRE(spans.size() == pairs.size());
     std::size_t mismatches = 0;
     std::vector<PairSpan> small;
@@ -303,19 +305,36 @@ TEST_CASE("GpuPairAligner: sub-batches in flight give the same spans as small ca
       CHECK(same);
     }
   }
-  pairs[19990].target[5] = static_cast<char>(30);
-  tasks[19990] = {pairs[19990].query, pairs[19990].target};
+  const std::size_t bad = count - 10;
+  pairs[bad].target[5] = static_cast<char>(30);
+  tasks[bad] = {pairs[bad].query, pairs[bad].target};
   std::vector<PairSpan> spans;
   try {
     aligner.align(tasks, AlignmentMode::local, spans);
     FAIL("a code outside the alphabet was accepted");
   } catch (const std::invalid_argument& error) {
     const std::string message = error.what();
-    CHECK(message.find("pair 19990") != std::string::npos);
+    CHECK(message.find("pair " + std::to_string(bad)) != std::string::npos);
     CHECK(message.find("target residue 6") != std::string::npos);
   }
-  // The aligner still works after the error.
-  tasks[19990] = tasks[0];
+  tasks[bad] = tasks[0];
   aligner.align(tasks, AlignmentMode::local, spans);
-  CHECK(spans[19990].score == spans[0].score);
+  CHECK(spans[bad].score == spans[0].score);
+}
+}  // namespace
+
+// The default limits: 20,000 pairs of 100..600 residues make at least 2 sub-batches.
+TEST_CASE("GpuPairAligner: sub-batches in flight give the same spans as small calls", "[gpu][pairs]") {
+  if (!have_gpu()) return;
+  check_sub_batches(20000, {}, 2);
+}
+
+// The same path at a size compute-sanitizer can check (racecheck of the 20,000 pairs did not finish in
+// 380 s): small sub-batch limits put 8 sub-batches of about 150 pairs in flight.
+TEST_CASE("GpuPairAligner: small sub-batches in flight give the same spans as small calls", "[gpu][pairs][small]") {
+  if (!have_gpu()) return;
+  GpuPairAligner::SubBatchLimits limits;
+  limits.residues = std::uint64_t{1} << 14;
+  limits.min_pairs = 100;
+  check_sub_batches(1200, limits, 8);
 }

@@ -68,12 +68,11 @@ constexpr std::size_t kBatchPairs = std::size_t{1} << 22;
 // pairs). A pair of kMaxSequenceLength rows needs 8 groups x 2 M rows x 8 bytes = 128 MB.
 constexpr std::size_t kEdgeBudgetBytes = std::size_t{128} << 20;
 constexpr int kStreams = 4;  // per pass direction
-// Sub-batches: one per this many residues, at most kMaxSubBatches, at least this many pairs each (a
-// sub-batch must fill the device several times over: an H100 runs about 2,100 one-warp groups at once;
-// with 512 pairs per sub-batch, 4,000 DNA pairs of 1-5 kb ran at half the speed of one batch).
-constexpr std::uint64_t kSubBatchResidues = std::uint64_t{1} << 22;
+// Sub-batches: at most kMaxSubBatches; their size limits are GpuPairAligner::SubBatchLimits, whose
+// defaults keep a sub-batch large enough to fill the device several times over (an H100 runs about 2,100
+// one-warp groups at once; with 512 pairs per sub-batch, 4,000 DNA pairs of 1-5 kb ran at half the speed
+// of one batch).
 constexpr std::size_t kMaxSubBatches = 8;
-constexpr std::size_t kMinSubBatchPairs = 8192;
 // Host threads for packing: at most this many; work below kParallelBytes runs on the calling thread.
 constexpr unsigned kMaxHostThreads = 16;
 constexpr std::uint64_t kParallelBytes = std::uint64_t{1} << 20;
@@ -310,6 +309,7 @@ struct GpuPairAligner::Impl {
   std::array<Stream, kStreams> reverse_streams;
   std::array<DeviceBuffer<std::uint64_t>, 2 * kStreams> edges;  // forward streams', then reverse streams'
   std::vector<std::unique_ptr<SubBatchEvents>> events;
+  SubBatchLimits sub_batch_limits;
   // Per batch, indexed by the batch's pairs (members) or by sub-batch.
   DeviceBuffer<std::uint8_t> d_residues;
   DeviceBuffer<PairJob> d_jobs;  // forward jobs, each sub-batch in launch order
@@ -430,7 +430,8 @@ void GpuPairAligner::Impl::align_batch(const std::vector<PairTask>& pairs, const
   const std::uint64_t residues = at;
   timings.forward_cells += cell_prefix[count];
   const std::size_t parts = std::max<std::size_t>(
-      1, std::min({kMaxSubBatches, static_cast<std::size_t>(residues / kSubBatchResidues), count / kMinSubBatchPairs}));
+      1, std::min({kMaxSubBatches, static_cast<std::size_t>(residues / std::max<std::uint64_t>(1, sub_batch_limits.residues)),
+                   count / std::max<std::size_t>(1, sub_batch_limits.min_pairs)}));
   detail::split_by_weight(cell_prefix, parts, bounds);
   const std::size_t sub_batches = bounds.size() - 1;
   timings.sub_batches += static_cast<std::uint32_t>(sub_batches);
@@ -726,6 +727,7 @@ GpuPairAligner& GpuPairAligner::operator=(GpuPairAligner&&) noexcept = default;
 
 std::string GpuPairAligner::device_name() const { return impl_->name; }
 const GpuPairAligner::Timings& GpuPairAligner::last_timings() const { return impl_->timings; }
+void GpuPairAligner::set_sub_batch_limits(const SubBatchLimits& limits) { impl_->sub_batch_limits = limits; }
 
 void GpuPairAligner::align(const std::vector<PairTask>& pairs, AlignmentMode mode, std::vector<PairSpan>& out) {
   Impl& s = *impl_;

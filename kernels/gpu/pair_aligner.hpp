@@ -89,6 +89,16 @@ class GpuPairAligner {
   };
   const Timings& last_timings() const;
 
+  // How a batch is cut into sub-batches: one per `residues` residues, each of at least `min_pairs`
+  // pairs, at most 8. The defaults keep every sub-batch large enough to fill an H100 several times over;
+  // tests lower them so that a small input (one compute-sanitizer can check in minutes) still has
+  // several sub-batches in flight. Results do not depend on them.
+  struct SubBatchLimits {
+    std::uint64_t residues = std::uint64_t{1} << 22;
+    std::size_t min_pairs = 8192;
+  };
+  void set_sub_batch_limits(const SubBatchLimits& limits);
+
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
