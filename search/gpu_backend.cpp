@@ -1,6 +1,6 @@
 // The GPU scan: a chunk's subjects are split across the GPUs by residue count (neighbouring lengths
 // stay together), each GPU scores every query against its share, and the scores that pass a query's
-// threshold go to the sink. One host thread drives each GPU. A share larger than the GPU's memory (or
+// threshold (selected on the device: only they come back) go to the sink. One host thread drives each GPU. A share larger than the GPU's memory (or
 // the memory limit the user set) is scanned in several batches of subjects, one after the other.
 //
 // Hits are located by the GPU pair aligner (kernels/gpu/pair_aligner.hpp, local mode: forward pass for
@@ -23,8 +23,6 @@
 namespace warpsearch {
 namespace {
 
-// Scores of one score() call are staged in host memory: bound them.
-constexpr std::uint64_t kMaxStagedScores = std::uint64_t{1} << 27;  // 512 MiB of int32
 // Device memory left alone: the CUDA context's own allocations and other work on the GPU.
 constexpr std::uint64_t kReservedBytes = std::uint64_t{256} << 20;
 
@@ -101,20 +99,16 @@ class GpuBackend final : public ScanBackend {
     share.lengths += first;
     share.count = last - first;
     scorer.set_subjects(share);
-    const std::size_t group = std::max<std::size_t>(1, static_cast<std::size_t>(kMaxStagedScores / share.count));
-    std::vector<std::int32_t> scores;
-    for (std::size_t begin = 0; begin < queries.size(); begin += group) {
-      const std::size_t end = std::min(queries.size(), begin + group);
-      std::vector<std::string> codes;
-      for (std::size_t q = begin; q < end; ++q) codes.push_back(queries[q].codes);
-      scores.resize((end - begin) * share.count);
-      scorer.score(codes, scores.data());
-      for (std::size_t q = begin; q < end; ++q) {
-        const std::int32_t* row = scores.data() + (q - begin) * share.count;
-        for (std::size_t s = 0; s < share.count; ++s)
-          if (row[s] >= queries[q].threshold) sink(q, first + s, row[s]);
-      }
+    // The scores at or above each query's threshold are selected on the device; only they come back.
+    std::vector<std::string> codes;
+    std::vector<int> thresholds;
+    for (const auto& query : queries) {
+      codes.push_back(query.codes);
+      thresholds.push_back(query.threshold);
     }
+    std::vector<gpu::ScoreHit> hits;
+    scorer.score_above(codes, thresholds, hits);
+    for (const gpu::ScoreHit& hit : hits) sink(hit.query, first + hit.subject, hit.score);
   }
 
   void locate(const std::vector<HitPair>& pairs, std::vector<HitSpan>& spans) override {

@@ -22,6 +22,7 @@ using warpsearch::ScoringScheme;
 using warpsearch::SubjectBatch;
 using warpsearch::SubstitutionMatrix;
 using warpsearch::gpu::GpuScorer;
+using warpsearch::gpu::ScoreHit;
 using warpsearch::gpu::usable_device_count;
 
 // The oracle: O(mn) Gotoh in 64-bit integers; a gap of length k costs open + k * extend.
@@ -277,4 +278,61 @@ TEST_CASE("Subjects can be replaced and many queries scored in one call", "[gpu]
       for (std::size_t s = 0; s < subjects.size(); ++s)
         REQUIRE(scores[q * subjects.size() + s] == reference_score(queries[q], subjects[s], scoring));
   }
+}
+
+// The search's path: only the scores at or above each query's threshold come back, selected on the
+// device, sorted by query then subject; equal to the reference filtered on the host, through the device
+// list and through the fallback when the list is too small (every score passes a threshold of 0).
+TEST_CASE("GpuScorer::score_above returns exactly the reference scores at or above the thresholds", "[gpu][small]") {
+  if (!have_gpu()) return;
+  std::mt19937_64 rng(23);
+  const ScoringScheme scoring(SubstitutionMatrix::builtin("BLOSUM62"), GapOpen{10}, GapExtend{1});
+  const int letters = scoring.matrix().alphabet().size();
+  std::vector<std::string> queries;
+  for (int q = 0; q < 6; ++q) queries.push_back(warpsearch::test::random_codes(rng, 30 + 97 * q, letters));
+  queries.push_back("");  // an empty query scores 0 against every subject
+  std::vector<std::string> subjects;
+  for (int s = 0; s < 300; ++s) subjects.push_back(make_subject(rng, 5 + (s * 53) % 1400, letters, queries[s % 6]));
+  const PackedSubjects packed(subjects, scoring.matrix().alphabet().pad_code());
+  GpuScorer scorer(0, scoring);
+  scorer.set_subjects(packed.batch());
+  std::vector<std::vector<long long>> expected(queries.size());
+  for (std::size_t q = 0; q < queries.size(); ++q)
+    for (const auto& subject : subjects) expected[q].push_back(reference_score(queries[q], subject, scoring));
+
+  const auto check = [&](const std::vector<int>& thresholds) {
+    std::vector<ScoreHit> hits;
+    scorer.score_above(queries, thresholds, hits);
+    std::vector<ScoreHit> want;
+    for (std::size_t q = 0; q < queries.size(); ++q)
+      for (std::size_t s = 0; s < subjects.size(); ++s)
+        if (expected[q][s] >= thresholds[q])
+          want.push_back(ScoreHit{static_cast<std::uint32_t>(q), static_cast<std::uint32_t>(s),
+                                  static_cast<std::int32_t>(expected[q][s])});
+    REQUIRE(hits.size() == want.size());
+    for (std::size_t k = 0; k < want.size(); ++k) {
+      INFO("hit " << k);
+      CHECK(hits[k].query == want[k].query);
+      CHECK(hits[k].subject == want[k].subject);
+      CHECK(hits[k].score == want[k].score);
+    }
+    return want.size();
+  };
+  // Thresholds that keep some of each query's subjects: the median of its reference scores.
+  std::vector<int> medians;
+  for (const auto& row : expected) {
+    std::vector<long long> sorted = row;
+    std::nth_element(sorted.begin(), sorted.begin() + static_cast<std::ptrdiff_t>(sorted.size() / 2), sorted.end());
+    medians.push_back(static_cast<int>(sorted[sorted.size() / 2]) + 1);
+  }
+  const std::size_t some = check(medians);
+  CHECK(some > 0);
+  CHECK(some < queries.size() * subjects.size());
+  CHECK(check(std::vector<int>(queries.size(), 1 << 30)) == 0);
+  CHECK(check(std::vector<int>(queries.size(), 0)) == queries.size() * subjects.size());
+  scorer.set_hit_capacity(10);  // every later call overflows the device list and falls back
+  CHECK(check(medians) == some);
+  CHECK(check(std::vector<int>(queries.size(), 0)) == queries.size() * subjects.size());
+  std::vector<ScoreHit> hits;
+  CHECK_THROWS_AS(scorer.score_above(queries, {1, 2}, hits), std::invalid_argument);
 }

@@ -56,8 +56,23 @@ constexpr std::size_t kEdgeBudgetBytes = std::size_t{256} << 20;
 constexpr std::size_t kScoreStagingBytes = std::size_t{64} << 20;
 constexpr int kWorkers = 4;  // streams for the single-tile bins of one query
 constexpr int kSlots = 2;    // queries in flight
+// Entries of the device list of scores at or above the threshold (score_above), by default.
+constexpr std::size_t kDefaultHitCapacity = std::size_t{1} << 20;
 
 int ceil_div(long long a, long long b) { return static_cast<int>((a + b - 1) / b); }
+
+// Appends the subjects scoring at least `threshold` to the call's hit list (in any order: the host
+// sorts them); entries beyond the capacity are counted, not written, and the host falls back.
+__global__ void select_hits(const std::int32_t* scores, std::uint32_t count, int threshold, std::uint32_t query,
+                            ScoreHit* hits, unsigned long long capacity, unsigned long long* hit_count) {
+  for (std::uint32_t s = blockIdx.x * blockDim.x + threadIdx.x; s < count; s += gridDim.x * blockDim.x) {
+    const std::int32_t score = scores[s];
+    if (score >= threshold) {
+      const unsigned long long at = atomicAdd(hit_count, 1ull);
+      if (at < capacity) hits[at] = ScoreHit{query, s, score};
+    }
+  }
+}
 
 // Streams, events and work space of one query in flight.
 struct QuerySlot {
@@ -98,6 +113,10 @@ struct GpuScorer::Impl {
   std::array<int, kBinCount> blocks_per_sm{};
   DeviceBuffer<std::uint32_t> table;
   std::array<QuerySlot, kSlots> slots;
+  // score_above: the call's hits, and how many there were (may exceed the capacity).
+  std::size_t hit_capacity = kDefaultHitCapacity;
+  DeviceBuffer<ScoreHit> d_hits;
+  DeviceBuffer<unsigned long long> d_hit_count;
 
   // Resident subjects.
   std::size_t count = 0;
@@ -139,9 +158,17 @@ struct GpuScorer::Impl {
     if (slot.edges.size() < words) slot.edges = DeviceBuffer<std::uint64_t>(words, device);
   }
 
+  // Where a query's scores go: all of them into `staged` (pinned host memory), or, with `staged` null,
+  // those at or above `threshold` into the device hit list, tagged with `query`.
+  struct Destination {
+    std::int32_t* staged = nullptr;
+    int threshold = 0;
+    std::uint32_t query = 0;
+  };
+
   // Enqueues the scoring of one query (codes premultiplied and padded as KernelParams::query says, in
-  // pinned memory) into a slot; the scores land in `staged` (pinned) once the slot's main stream is done.
-  void enqueue_query(QuerySlot& slot, const std::uint32_t* query, int m, std::int32_t* staged) {
+  // pinned memory) into a slot; the scores reach their destination once the slot's main stream is done.
+  void enqueue_query(QuerySlot& slot, const std::uint32_t* query, int m, const Destination& to) {
     const std::size_t padded = static_cast<std::size_t>(m) + 2 * detail::kQueryPadding;
     if (slot.query.size() < padded) slot.query = DeviceBuffer<std::uint32_t>(padded, device);
     if (slot.scores.size() < count) {
@@ -242,8 +269,16 @@ struct GpuScorer::Impl {
     p.device_job_count = slot.overflow_count.get();
     const int rescore_grid = std::min(grid_for(kRescoreBin, static_cast<long long>(count)), edge_grid_cap);
     detail::bin_entry(kRescoreBin).launch(p, rescore_grid, shared_bytes, main);
-    WARPSEARCH_CUDA_CHECK(
-        cudaMemcpyAsync(staged, slot.scores.get(), count * sizeof(std::int32_t), cudaMemcpyDeviceToHost, main));
+    if (to.staged != nullptr) {
+      WARPSEARCH_CUDA_CHECK(
+          cudaMemcpyAsync(to.staged, slot.scores.get(), count * sizeof(std::int32_t), cudaMemcpyDeviceToHost, main));
+    } else {
+      const int threads = 256;
+      const int grid = std::max(1, std::min(ceil_div(static_cast<long long>(count), threads), 4 * sm_count));
+      select_hits<<<grid, threads, 0, main>>>(slot.scores.get(), static_cast<std::uint32_t>(count), to.threshold,
+                                               to.query, d_hits.get(), d_hits.size(), d_hit_count.get());
+      WARPSEARCH_CUDA_CHECK_LAUNCH();
+    }
   }
 };
 
@@ -322,7 +357,7 @@ std::uint64_t GpuScorer::bytes_for_subjects(std::uint64_t residues, std::size_t 
   // (4 + 4). Per slot: the tile edges (at most the budget) and the query.
   const std::uint64_t per_subject = 8 + 4 + 4 + kSlots * (4 + 4);
   const std::uint64_t per_slot = kEdgeBudgetBytes + 4 * (max_query_length + 2 * detail::kQueryPadding);
-  return residues + per_subject * subjects + kSlots * per_slot;
+  return residues + per_subject * subjects + kSlots * per_slot + kDefaultHitCapacity * sizeof(ScoreHit);
 }
 
 std::uint64_t GpuScorer::free_device_memory() const {
@@ -416,36 +451,47 @@ void GpuScorer::set_subjects(const SubjectBatch& subjects) {
                                      cudaMemcpyHostToDevice));
 }
 
-void GpuScorer::score(const std::vector<std::string>& query_codes, std::int32_t* scores) {
-  Impl& s = *impl_;
-  if (s.count == 0 || query_codes.empty()) return;
-  ScopedDevice scoped(s.device);
-  s.synchronize();
+namespace {
 
-  // Queries as table-row byte offsets (compact code * N * N * 4) between padding rows, in pinned memory
-  // (asynchronous uploads).
+// Queries as table-row byte offsets (compact code * N * N * 4) between padding rows (KernelParams::query),
+// in pinned memory for asynchronous uploads; start[q] = query q's first padding row.
+struct PackedQueries {
+  PinnedBuffer<std::uint32_t> rows;
+  std::vector<std::size_t> start;
+};
+
+PackedQueries pack_queries(const std::vector<std::string>& query_codes, int n, int alphabet_size,
+                                  const std::uint8_t* compact) {
   std::size_t total = 0;
   for (const auto& q : query_codes) {
     if (q.size() > static_cast<std::size_t>(0x3FFFFFFF))
       throw std::invalid_argument("GpuScorer::score: a query longer than 2^30 residues");
     total += q.size() + 2 * detail::kQueryPadding;
   }
-  const auto row_of = [&](int compact) { return static_cast<std::uint32_t>(compact * s.n * s.n) * 4u; };
-  PinnedBuffer<std::uint32_t> h_queries(total);
-  std::fill(h_queries.get(), h_queries.get() + total, row_of(s.n - 1));
-  std::vector<std::size_t> query_start(query_codes.size());
-  {
-    std::size_t at = 0;
-    for (std::size_t q = 0; q < query_codes.size(); ++q) {
-      query_start[q] = at;
-      at += detail::kQueryPadding;
-      for (const char c : query_codes[q]) {
-        const auto code = static_cast<std::uint8_t>(c);
-        h_queries.get()[at++] = row_of(code < s.alphabet_size ? s.compact[code] : s.n - 1);
-      }
-      at += detail::kQueryPadding;
+  const auto row_of = [&](int code) { return static_cast<std::uint32_t>(code * n * n) * 4u; };
+  PackedQueries packed{PinnedBuffer<std::uint32_t>(total), std::vector<std::size_t>(query_codes.size())};
+  std::fill(packed.rows.get(), packed.rows.get() + total, row_of(n - 1));
+  std::size_t at = 0;
+  for (std::size_t q = 0; q < query_codes.size(); ++q) {
+    packed.start[q] = at;
+    at += detail::kQueryPadding;
+    for (const char c : query_codes[q]) {
+      const auto code = static_cast<std::uint8_t>(c);
+      packed.rows.get()[at++] = row_of(code < alphabet_size ? compact[code] : n - 1);
     }
+    at += detail::kQueryPadding;
   }
+  return packed;
+}
+
+}  // namespace
+
+void GpuScorer::score(const std::vector<std::string>& query_codes, std::int32_t* scores) {
+  Impl& s = *impl_;
+  if (s.count == 0 || query_codes.empty()) return;
+  ScopedDevice scoped(s.device);
+  s.synchronize();
+  const PackedQueries packed = pack_queries(query_codes, s.n, s.alphabet_size, s.compact.data());
 
   const std::size_t batch = std::max<std::size_t>(
       1, std::min(query_codes.size(), kScoreStagingBytes / (s.count * sizeof(std::int32_t))));
@@ -459,12 +505,70 @@ void GpuScorer::score(const std::vector<std::string>& query_codes, std::int32_t*
         std::fill(staged, staged + s.count, 0);
         continue;
       }
-      QuerySlot& slot = s.slots[q % kSlots];
-      s.enqueue_query(slot, h_queries.get() + query_start[q], m, staged);
+      Impl::Destination to;
+      to.staged = staged;
+      s.enqueue_query(s.slots[q % kSlots], packed.rows.get() + packed.start[q], m, to);
     }
     s.synchronize();
     std::memcpy(scores + first * s.count, h_scores.get(), (last - first) * s.count * sizeof(std::int32_t));
   }
 }
+
+void GpuScorer::score_above(const std::vector<std::string>& query_codes, const std::vector<int>& thresholds,
+                            std::vector<ScoreHit>& hits) {
+  Impl& s = *impl_;
+  hits.clear();
+  if (thresholds.size() != query_codes.size())
+    throw std::invalid_argument("GpuScorer::score_above: one threshold per query");
+  if (s.count == 0 || query_codes.empty()) return;
+  if (query_codes.size() > 0xFFFFFFFFu) throw std::invalid_argument("GpuScorer::score_above: too many queries");
+  ScopedDevice scoped(s.device);
+  s.synchronize();
+  const PackedQueries packed = pack_queries(query_codes, s.n, s.alphabet_size, s.compact.data());
+  if (s.d_hits.size() != s.hit_capacity) s.d_hits = DeviceBuffer<ScoreHit>(s.hit_capacity, s.device);
+  if (s.d_hit_count.size() == 0) s.d_hit_count = DeviceBuffer<unsigned long long>(1, s.device);
+  // Both slots append to the list: clear its count before either starts.
+  WARPSEARCH_CUDA_CHECK(cudaMemsetAsync(s.d_hit_count.get(), 0, sizeof(unsigned long long), s.slots[0].main.get()));
+  WARPSEARCH_CUDA_CHECK(cudaStreamSynchronize(s.slots[0].main.get()));
+
+  std::vector<ScoreHit> empty_query_hits;  // an empty query scores 0 against every subject
+  for (std::size_t q = 0; q < query_codes.size(); ++q) {
+    const int m = static_cast<int>(query_codes[q].size());
+    if (m == 0) {
+      if (thresholds[q] <= 0)
+        for (std::size_t k = 0; k < s.count; ++k)
+          empty_query_hits.push_back(ScoreHit{static_cast<std::uint32_t>(q), static_cast<std::uint32_t>(k), 0});
+      continue;
+    }
+    Impl::Destination to;
+    to.threshold = thresholds[q];
+    to.query = static_cast<std::uint32_t>(q);
+    s.enqueue_query(s.slots[q % kSlots], packed.rows.get() + packed.start[q], m, to);
+  }
+  s.synchronize();
+  unsigned long long found = 0;
+  WARPSEARCH_CUDA_CHECK(cudaMemcpy(&found, s.d_hit_count.get(), sizeof(found), cudaMemcpyDeviceToHost));
+  if (found > s.d_hits.size()) {
+    // More than the list holds: every score back, filtered here (same hits).
+    std::vector<std::int32_t> scores(s.count);
+    for (std::size_t q = 0; q < query_codes.size(); ++q) {
+      score({query_codes[q]}, scores.data());
+      for (std::size_t k = 0; k < s.count; ++k)
+        if (scores[k] >= thresholds[q])
+          hits.push_back(ScoreHit{static_cast<std::uint32_t>(q), static_cast<std::uint32_t>(k), scores[k]});
+    }
+    return;
+  }
+  hits.resize(static_cast<std::size_t>(found));
+  if (found > 0)
+    WARPSEARCH_CUDA_CHECK(
+        cudaMemcpy(hits.data(), s.d_hits.get(), hits.size() * sizeof(ScoreHit), cudaMemcpyDeviceToHost));
+  hits.insert(hits.end(), empty_query_hits.begin(), empty_query_hits.end());
+  std::sort(hits.begin(), hits.end(), [](const ScoreHit& a, const ScoreHit& b) {
+    return a.query != b.query ? a.query < b.query : a.subject < b.subject;
+  });
+}
+
+void GpuScorer::set_hit_capacity(std::size_t hits) { impl_->hit_capacity = std::max<std::size_t>(1, hits); }
 
 }  // namespace warpsearch::gpu

@@ -23,6 +23,13 @@ namespace warpsearch::gpu {
 // Number of CUDA devices this build can run on; 0 (never throws) when there is no driver or GPU.
 int usable_device_count();
 
+// One score at or above its query's threshold (GpuScorer::score_above).
+struct ScoreHit {
+  std::uint32_t query;    // index into the call's queries
+  std::uint32_t subject;  // index into the resident batch
+  std::int32_t score;
+};
+
 class GpuScorer {
  public:
   // Binds to a device (0-based) and uploads the scoring tables. Throws std::invalid_argument for a
@@ -41,6 +48,15 @@ class GpuScorer {
   // Exact scores of each query (residue codes of the scoring scheme's alphabet) against every resident
   // subject: scores[q * count + s], count = the resident batch's size. Blocks until done.
   void score(const std::vector<std::string>& query_codes, std::int32_t* scores);
+
+  // The scores at or above thresholds[q] only, selected on the device (only they come back to the host),
+  // sorted by query, then subject: exactly score()'s scores filtered on the host. When more scores
+  // pass than the device list holds (set_hit_capacity; a threshold that passes most subjects), the call
+  // falls back to score() and filters on the host: same result, slower.
+  void score_above(const std::vector<std::string>& query_codes, const std::vector<int>& thresholds,
+                   std::vector<ScoreHit>& hits);
+  // Entries of the device hit list (default 2^20, 12 bytes each); tests lower it to force the fallback.
+  void set_hit_capacity(std::size_t hits);
 
   // Device memory a batch of subjects needs on top of what the scorer already holds (the subjects,
   // their bookkeeping and per-query scores, and the work space of queries up to max_query_length),
