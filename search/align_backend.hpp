@@ -2,7 +2,8 @@
 //
 // A backend aligns a batch of pairs in the engine's mode. The CPU backend aligns each pair whole on one
 // core. A GPU backend computes each pair's score and span on the GPU and, only when operations are asked
-// for, traces back inside the span on the CPU (cpu::align_in_rectangle), so that both give the same bytes.
+// for, traces back inside the span on the CPU (cpu::align_in_rectangle; X-drop: the CPU engine), so that
+// both give the same bytes.
 #pragma once
 
 #include <memory>
@@ -27,9 +28,8 @@ std::unique_ptr<PairBackend> make_cpu_pair_backend(const ScoringScheme& scoring,
                                                    unsigned threads);
 
 #ifdef WARPSEARCH_HAVE_CUDA
-// The GPUs of options.gpus (all usable ones when empty); CPU threads trace back. Throws
-// std::invalid_argument for the xdrop mode (no GPU X-drop kernel) or a GPU that does not exist,
-// std::runtime_error when no GPU is usable.
+// The GPUs of options.gpus (all usable ones when empty), every mode; CPU threads trace back. Throws
+// std::invalid_argument for a GPU that does not exist, std::runtime_error when no GPU is usable.
 std::unique_ptr<PairBackend> make_gpu_pair_backend(const ScoringScheme& scoring, const AlignOptions& options,
                                                    unsigned threads);
 bool gpu_pair_backend_usable();

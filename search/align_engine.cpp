@@ -175,9 +175,7 @@ struct AlignEngine::Impl {
       throw std::invalid_argument("the X-drop must be at least 0, not " + std::to_string(options.xdrop.value));
     const unsigned threads = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
 #ifdef WARPSEARCH_HAVE_CUDA
-    // X-drop has no GPU kernel: automatic keeps it on the CPU, and --device gpu is refused by the backend.
-    if (options.device == Device::gpu ||
-        (options.device == Device::automatic && options.mode != PairMode::xdrop && gpu_pair_backend_usable()))
+    if (options.device == Device::gpu || (options.device == Device::automatic && gpu_pair_backend_usable()))
       backend = make_gpu_pair_backend(scoring, options, threads);
 #else
     if (options.device == Device::gpu)

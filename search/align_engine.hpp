@@ -14,7 +14,8 @@
 //
 // Backends: the CPU aligns each pair whole on one core, pairs spread over every core (largest first, so
 // pairs of very different lengths balance). A GPU backend computes scores and spans on the GPU and leaves
-// only the traceback inside the span to the CPU (search/align_backend.hpp is the seam).
+// only the traceback inside the span to the CPU (X-drop with operations: the CPU engine again, see
+// search/align_gpu_backend.cpp); search/align_backend.hpp is the seam.
 #pragma once
 
 #include <cstdint>

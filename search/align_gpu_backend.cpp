@@ -1,13 +1,23 @@
-// The GPU backend of the align engine: scores and spans on the GPUs (kernels/gpu/pair_aligner.hpp), the
-// pairs split across the GPUs in contiguous shares of about equal cells, one host thread per GPU; then,
-// only when operations are asked for, the traceback inside each span on the CPU threads
-// (cpu::align_in_rectangle), so that the output is byte-identical to the CPU backend's.
+// The GPU backend of the align engine: scores and spans on the GPUs (kernels/gpu/pair_aligner.hpp;
+// X-drop: kernels/gpu/gpu_xdrop.hpp), the pairs split across the GPUs in contiguous shares of about equal
+// work, one host thread per GPU; then, only when operations are asked for, the operations on the CPU
+// threads, so that the output is byte-identical to the CPU backend's:
+//   local, global, semiglobal: the traceback inside each span (cpu::align_in_rectangle);
+//   xdrop: cpu::XdropAligner with operations, the whole seeded alignment again (its span must equal the
+//   GPU's). A traceback confined to the rectangle from the seed to the GPU's best cell would not do: which
+//   cells live depends on `best`, the best score of the anti-diagonals before, and that may come from cells
+//   outside the rectangle; without them more cells would live, and a path through them could score more
+//   or win a tie. So X-drop with operations costs the CPU engine's time; without them (spans, scores) the
+//   GPU does all the work.
 #include <algorithm>
+#include <numeric>
 #include <stdexcept>
 
 #include "db/interrupt.hpp"
 #include "kernels/cpu/alignment.hpp"
+#include "kernels/cpu/xdrop.hpp"
 #include "kernels/gpu/gpu_scorer.hpp"
+#include "kernels/gpu/gpu_xdrop.hpp"
 #include "kernels/gpu/pair_aligner.hpp"
 #include "search/align_backend.hpp"
 #include "search/parallel.hpp"
@@ -19,8 +29,6 @@ class GpuPairBackend final : public PairBackend {
  public:
   GpuPairBackend(const ScoringScheme& scoring, const AlignOptions& options, unsigned threads)
       : scoring_(scoring), options_(options), threads_(threads) {
-    if (options.mode == PairMode::xdrop)
-      throw std::invalid_argument("--device gpu: X-drop runs on the CPU only (there is no GPU X-drop kernel); use --device cpu");
     const int available = gpu::usable_device_count();
     if (available == 0) throw std::runtime_error("--device gpu: no usable GPU (no CUDA device or driver found)");
     std::vector<int> devices = options.gpus;
@@ -30,16 +38,23 @@ class GpuPairBackend final : public PairBackend {
       if (device < 0 || device >= available)
         throw std::invalid_argument("GPU " + std::to_string(device) + " does not exist (" + std::to_string(available) +
                                     " usable)");
-      aligners_.emplace_back(device, scoring);
+      if (options.mode == PairMode::xdrop)
+        xdrop_aligners_.emplace_back(device, scoring, options.xdrop);
+      else
+        aligners_.emplace_back(device, scoring);
     }
   }
 
   std::string description() const override {
-    return "gpu (" + std::to_string(aligners_.size()) + " x " + aligners_.front().device_name() + ", traceback on " +
-           std::to_string(threads_) + " CPU threads)";
+    const std::size_t gpus = options_.mode == PairMode::xdrop ? xdrop_aligners_.size() : aligners_.size();
+    const std::string name =
+        options_.mode == PairMode::xdrop ? xdrop_aligners_.front().device_name() : aligners_.front().device_name();
+    return "gpu (" + std::to_string(gpus) + " x " + name + ", traceback on " + std::to_string(threads_) +
+           " CPU threads)";
   }
 
   double align(const std::vector<SequencePair>& pairs, std::vector<PairAlignment>& results) override {
+    if (options_.mode == PairMode::xdrop) return align_xdrop(pairs, results);
     const AlignmentMode mode = options_.mode == PairMode::global       ? AlignmentMode::global
                                : options_.mode == PairMode::semiglobal ? AlignmentMode::semiglobal
                                                                        : AlignmentMode::local;
@@ -49,14 +64,7 @@ class GpuPairBackend final : public PairBackend {
     };
     double total = 0;
     for (std::size_t p = 0; p < pairs.size(); ++p) total += area(p);
-    std::vector<std::size_t> bounds{0};
-    double running = 0;
-    for (std::size_t p = 0; p < pairs.size() && bounds.size() < aligners_.size(); ++p) {
-      running += area(p);
-      if (running >= total / static_cast<double>(aligners_.size()) * static_cast<double>(bounds.size()))
-        bounds.push_back(p + 1);
-    }
-    while (bounds.size() <= aligners_.size()) bounds.push_back(pairs.size());
+    const std::vector<std::size_t> bounds = shares(pairs.size(), aligners_.size(), area);
 
     throw_if_interrupted();
     parallel_for(aligners_.size(), static_cast<unsigned>(aligners_.size()), [&](std::size_t g, unsigned) {
@@ -97,10 +105,95 @@ class GpuPairBackend final : public PairBackend {
   }
 
  private:
+  // Bounds of contiguous shares of about equal weight, one per GPU: share g is [bounds[g], bounds[g + 1]).
+  template <typename Weight>
+  static std::vector<std::size_t> shares(std::size_t count, std::size_t gpus, const Weight& weight) {
+    double total = 0;
+    for (std::size_t p = 0; p < count; ++p) total += weight(p);
+    std::vector<std::size_t> bounds{0};
+    double running = 0;
+    for (std::size_t p = 0; p < count && bounds.size() < gpus; ++p) {
+      running += weight(p);
+      if (running >= total / static_cast<double>(gpus) * static_cast<double>(bounds.size())) bounds.push_back(p + 1);
+    }
+    while (bounds.size() <= gpus) bounds.push_back(count);
+    return bounds;
+  }
+
+  // X-drop: the spans on the GPUs, shares weighted by residues (an extension's band, not m x n, is its
+  // cost); the operations, when asked for, by the CPU engine (see the top of this file).
+  double align_xdrop(const std::vector<SequencePair>& pairs, std::vector<PairAlignment>& results) {
+    // The seeds first, in order, with the CPU backend's messages (the pair's 1-based index in the batch).
+    for (std::size_t p = 0; p < pairs.size(); ++p) {
+      try {
+        seed_score(pairs[p].query, pairs[p].target, pairs[p].seed, scoring_);
+      } catch (const std::out_of_range& e) {
+        throw std::out_of_range("pair " + std::to_string(p + 1) + " of the batch: " + e.what());
+      } catch (const std::invalid_argument& e) {
+        throw std::invalid_argument("pair " + std::to_string(p + 1) + " of the batch: " + e.what());
+      }
+    }
+    const auto residues = [&](std::size_t p) {
+      return static_cast<double>(pairs[p].query.size()) + static_cast<double>(pairs[p].target.size());
+    };
+    const std::vector<std::size_t> bounds = shares(pairs.size(), xdrop_aligners_.size(), residues);
+    std::vector<double> cells(xdrop_aligners_.size(), 0.0);
+    throw_if_interrupted();
+    parallel_for(xdrop_aligners_.size(), static_cast<unsigned>(xdrop_aligners_.size()), [&](std::size_t g, unsigned) {
+      std::vector<gpu::XdropTask> tasks;
+      tasks.reserve(bounds[g + 1] - bounds[g]);
+      for (std::size_t p = bounds[g]; p < bounds[g + 1]; ++p) tasks.push_back({pairs[p].query, pairs[p].target, pairs[p].seed});
+      if (tasks.empty()) return;
+      std::vector<XdropSpan> spans;
+      const std::uint64_t before = xdrop_aligners_[g].cells();
+      xdrop_aligners_[g].align(tasks, spans);
+      cells[g] = static_cast<double>(xdrop_aligners_[g].cells() - before);
+      for (std::size_t k = 0; k < spans.size(); ++k) {
+        PairAlignment& result = results[bounds[g] + k];
+        result.score = spans[k].score;
+        result.query_begin = spans[k].query_begin;
+        result.query_end = spans[k].query_end;
+        result.target_begin = spans[k].target_begin;
+        result.target_end = spans[k].target_end;
+      }
+    });
+
+    if (options_.operations) {
+      throw_if_interrupted();
+      // Largest pairs first, one CPU aligner per thread, as the CPU backend.
+      std::vector<std::size_t> order(pairs.size());
+      std::iota(order.begin(), order.end(), std::size_t{0});
+      std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return residues(a) > residues(b); });
+      const unsigned workers =
+          static_cast<unsigned>(std::max<std::size_t>(1, std::min<std::size_t>(threads_, pairs.size())));
+      std::vector<cpu::XdropAligner> aligners;
+      for (unsigned w = 0; w < workers; ++w) aligners.emplace_back(scoring_, options_.xdrop);
+      parallel_for(pairs.size(), workers, [&](std::size_t k, unsigned worker) {
+        throw_if_interrupted();
+        const std::size_t p = order[k];
+        PairAlignment& result = results[p];
+        cpu::XdropAlignment alignment = aligners[worker].align(pairs[p].query, pairs[p].target, pairs[p].seed, true);
+        const XdropSpan& span = alignment.span;
+        if (span.score != result.score || span.query_begin != result.query_begin || span.query_end != result.query_end ||
+            span.target_begin != result.target_begin || span.target_end != result.target_end)
+          throw std::logic_error("internal error: pair " + std::to_string(p + 1) + ": the GPU's X-drop span (score " +
+                                 std::to_string(result.score) + ") differs from the CPU engine's (score " +
+                                 std::to_string(span.score) + ")");
+        result.operations = std::move(alignment.operations);
+        const std::int64_t replayed = replay_operations(pairs[p].query, pairs[p].target, scoring_, result);
+        if (replayed != result.score)
+          throw std::logic_error("internal error: the operations of pair " + std::to_string(p + 1) + " replay to " +
+                                 std::to_string(replayed) + ", not to its score " + std::to_string(result.score));
+      });
+    }
+    return std::accumulate(cells.begin(), cells.end(), 0.0);
+  }
+
   const ScoringScheme& scoring_;
   AlignOptions options_;
   unsigned threads_;
   std::vector<gpu::GpuPairAligner> aligners_;
+  std::vector<gpu::GpuXdropAligner> xdrop_aligners_;
 };
 
 }  // namespace

@@ -329,7 +329,7 @@ TEST_CASE("align cli: --device gpu writes the bytes --device cpu writes", "[cli]
   std::mt19937_64 rng(709);
   for (const Alphabet* alphabet : {&Alphabet::protein(), &Alphabet::nucleotide()}) {
     Fixture fixture(rng, *alphabet, 40);
-    for (const char* mode : {"local", "global", "semiglobal"}) {
+    for (const char* mode : {"local", "global", "semiglobal", "xdrop"}) {
       for (const char* columns : {"", " --cigar --aligned"}) {
         const std::string arguments = "align --quiet " + fixture.inputs() + " --mode " + mode + columns;
         const auto cpu = run_warpsearch(arguments + " --device cpu");
@@ -341,10 +341,45 @@ TEST_CASE("align cli: --device gpu writes the bytes --device cpu writes", "[cli]
       }
     }
   }
+  // X-drop with seeds from --pairs, and SAM.
   TempDir dir;
-  write_file(dir.file("a.fa"), ">a\nACGTACGT\n");
-  const auto xdrop = run_warpsearch("align --device gpu --mode xdrop -q " + quoted(dir.file("a.fa")) + " -t " + quoted(dir.file("a.fa")));
-  CHECK(xdrop.exit_code != 0);
-  CHECK(contains(xdrop.err, "X-drop runs on the CPU only"));
+  const Alphabet& dna = Alphabet::nucleotide();
+  std::string a_fasta, b_fasta, pairs;
+  for (int n = 0; n < 30; ++n) {
+    const std::string core = test::random_codes(rng, 200 + 37 * static_cast<std::size_t>(n), 4);
+    const std::string flank = test::random_codes(rng, static_cast<std::size_t>(n) * 3, 4);
+    const std::string a = flank + core + flank;
+    const std::string b = test::mutated_codes(rng, core, 4, 0.1, 3);
+    a_fasta += ">a" + std::to_string(n) + "\n" + dna.decode_string(a) + "\n";
+    b_fasta += ">b" + std::to_string(n) + "\n" + dna.decode_string(b) + "\n";
+    pairs += "a" + std::to_string(n) + "\tb" + std::to_string(n) + "\t" + std::to_string(flank.size() + 1) + "\t1\t1\n";
+  }
+  write_file(dir.file("a.fa"), a_fasta);
+  write_file(dir.file("b.fa"), b_fasta);
+  write_file(dir.file("pairs.tsv"), pairs);
+  for (const char* columns : {"", " --cigar", " --outfmt sam"}) {
+    for (const char* x : {"0", "20", "100"}) {
+      const std::string arguments = "align --quiet --mode xdrop --xdrop " + std::string(x) + " -q " +
+                                    quoted(dir.file("a.fa")) + " -t " + quoted(dir.file("b.fa")) + " --pairs " +
+                                    quoted(dir.file("pairs.tsv")) + columns;
+      const auto cpu = run_warpsearch(arguments + " --device cpu");
+      const auto gpu = run_warpsearch(arguments + " --device gpu");
+      INFO("xdrop --pairs X " << x << columns << "\n" << gpu.err);
+      REQUIRE(cpu.exit_code == 0);
+      REQUIRE(gpu.exit_code == 0);
+      // SAM's @PG line records the command line, which differs in its --device.
+      const auto without_program_line = [](const std::string& sam) {
+        std::string kept;
+        std::size_t at = 0;
+        while (at < sam.size()) {
+          const std::size_t end = std::min(sam.find('\n', at), sam.size() - 1) + 1;
+          if (sam.compare(at, 4, "@PG\t") != 0) kept.append(sam, at, end - at);
+          at = end;
+        }
+        return kept;
+      };
+      CHECK(without_program_line(gpu.out) == without_program_line(cpu.out));
+    }
+  }
 }
 #endif

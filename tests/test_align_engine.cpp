@@ -1,7 +1,7 @@
 // The align engine: every mode against the 64-bit references (score and span by their tie-breaks),
 // operations that replay to the score, edge lengths, saturation, both alphabets, identical results for any
 // thread count and batch split, parasail as a second oracle for the scores, and the GPU backend against the
-// CPU backend (skipped with a warning where no GPU is usable).
+// CPU backend in every mode, X-drop included (skipped with a warning where no GPU is usable).
 #include <cstdint>
 #include <random>
 #include <string>
@@ -303,16 +303,19 @@ TEST_CASE("align engine: the GPU backend gives the CPU backend's results", "[ali
       const std::string query = test::random_codes(rng, length, letters_of(scoring));
       pairs.push_back({query, test::mutated_codes(rng, query, letters_of(scoring), 0.2, 5), Seed{}});
     }
-    for (const PairMode mode : {PairMode::local, PairMode::global, PairMode::semiglobal}) {
+    for (const PairMode mode : {PairMode::local, PairMode::global, PairMode::semiglobal, PairMode::xdrop}) {
       for (const bool operations : {false, true}) {
         AlignOptions options;
         options.mode = mode;
         options.operations = operations;
+        options.xdrop = XDrop{mode == PairMode::xdrop && operations ? 200 : 30};
         options.device = Device::cpu;
-        const auto expected = AlignEngine(scoring, options).align(views(pairs));
+        AlignEngine cpu_engine(scoring, options);
+        const auto expected = cpu_engine.align(views(pairs));
         options.device = Device::gpu;
         AlignEngine gpu_engine(scoring, options);
         const auto got = gpu_engine.align(views(pairs));
+        CHECK(gpu_engine.cells() == cpu_engine.cells());
         for (std::size_t p = 0; p < pairs.size(); ++p) {
           INFO(gpu_engine.backend_description() << " " << pair_mode_name(mode) << " " << scoring.matrix().name()
                                                 << " pair " << p << ": " << pairs[p].query.size() << " x "
@@ -327,10 +330,18 @@ TEST_CASE("align engine: the GPU backend gives the CPU backend's results", "[ali
       }
     }
   }
-  // X-drop has no GPU kernel: asking for it on the GPU is an error, not a silent fallback.
+  // X-drop: a seed that does not fit names the pair as the CPU backend does.
   AlignOptions xdrop;
   xdrop.mode = PairMode::xdrop;
   xdrop.device = Device::gpu;
-  CHECK_THROWS_AS(AlignEngine(schemes().front(), xdrop), std::invalid_argument);
+  AlignEngine engine(schemes().front(), xdrop);
+  const std::string codes = test::random_codes(rng, 2, 20);
+  const std::vector<OwnedPair> bad = {{codes, codes, Seed{0, 0, 1}}, {codes, codes, Seed{1, 1, 2}}};
+  CHECK_THROWS_AS(engine.align(views(bad)), std::out_of_range);
+  try {
+    engine.align(views(bad));
+  } catch (const std::out_of_range& e) {
+    CHECK(std::string(e.what()).rfind("pair 2 of the batch: ", 0) == 0);
+  }
 }
 #endif

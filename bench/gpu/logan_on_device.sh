@@ -1,24 +1,31 @@
 #!/usr/bin/env bash
 # On the GPU machine, from the repository root: X-drop side by side (issue #5): LOGAN (GPU, github.com/albertozeni/LOGAN,
-# built by bench/logan_build.py) and our CPU `warpsearch align --mode xdrop` on the same pairs, X = 50 and 100.
+# built by bench/logan_build.py), our `warpsearch align --mode xdrop` on the CPU and on the GPU, on the same pairs,
+# X = 50 and 100.
 #   carry/bin/logan        LOGAN's demo, patched to count cells (bench/logan_build.py); needs libgomp.so.1 (carry/lib)
 #   carry/bin/warpsearch   the command-line tool (any build that starts here: not one linked to MPI without it)
+#   carry/bin/gpu_xdrop_bench   optional (bench/gpu_xdrop_bench.cu): the GPU call alone and its kernels, exact cells
 #   carry/data/reads_N/{reads_a.fa,reads_b.fa,reads_pairs.tsv}   if present; else made here from
 #   carry/data/lambda_virus.fa.gz by bench/align_make_data.py (N pairs of 5..10 kb, 15% divergence; ~35 s for 10,000)
 # Same scoring on both sides: LOGAN's, which is compiled in (+1 match, -1 mismatch, -1 per gap residue, linear);
 # ours with --match 1 --mismatch -1 --gapopen 0 --gapextend 1 (a gap of length k costs 0 + k * 1).
 # Per X: one LOGAN run with the cell-counting kernel (per-pair scores, spans and cells; compared with ours by
-# bench/logan_pairs.py compare), then REPEAT timed runs of each engine (LOGAN's own kernel, no counting);
-# medians go to $OUT/logan_side_by_side.tsv:
+# bench/logan_pairs.py compare), then REPEAT timed runs of each engine (LOGAN's own kernel, no counting; warpsearch
+# --device cpu and --device gpu); the GPU output file is compared with the CPU's byte for byte (cmp), and once more
+# with --cigar (operations: the CPU traces back, the spans come from the GPU); medians go to
+# $OUT/logan_side_by_side.tsv:
 #   label engine xdrop pairs seconds cells gcups pairs_per_s timing repeats note
 # timing: process = wall time of the whole command (LOGAN: reading its text input, CUDA context, LOGAN();
-# warpsearch: reading FASTA and pairs, aligning, writing the TSV); call = LOGAN's "Total Execution time"
-# (host prefix/suffix copies, allocations, transfers, kernels); kernels = its "GPU only time" (kernels and
-# copies back); summary = the seconds of warpsearch's own summary line.
+# warpsearch: reading FASTA and pairs, CUDA context for the GPU, aligning, writing the TSV); call = LOGAN's "Total
+# Execution time" (host prefix/suffix copies, allocations, transfers, kernels), for warpsearch_gpu one warm
+# GpuXdropAligner::align() call (seeds, packing, upload, kernels, results; gpu_xdrop_bench); kernels = LOGAN's "GPU
+# only time" (kernels and copies back), for warpsearch_gpu the extension kernels' device time (gpu_xdrop_bench);
+# summary = the seconds of warpsearch's own summary line.
 # Cells: LOGAN: the cells its kernel computes, the sum over anti-diagonals of maxCol - minCol (every cell between
 # the first and last live ones, left and right extension; the seed not counted); warpsearch: the cells it reports
-# computing (the band of cells with a live neighbour), taken from its GCUPS x seconds (3 significant digits).
-# Environment: PAIRS (10000), XDROPS ("50 100"), REPEAT (3), THREADS (all cores), LOGAN, WARPSEARCH (binaries).
+# computing (the band of cells with a live neighbour; the same on CPU and GPU), taken from its GCUPS x seconds (3
+# significant digits), or exactly from gpu_xdrop_bench when it ran.
+# Environment: PAIRS (10000), XDROPS ("50 100"), REPEAT (3), THREADS (all cores), LOGAN, WARPSEARCH, GPU_BENCH.
 set -u
 FINAL_OUT=${OUT:-/tmp/warpsearch-out}
 LOGS=/tmp/logan-side-logs
@@ -30,6 +37,7 @@ REPEAT=${REPEAT:-3}
 THREADS=${THREADS:-$(nproc)}
 LOGAN=${LOGAN:-$PWD/carry/bin/logan}
 WARPSEARCH=${WARPSEARCH:-$PWD/carry/bin/warpsearch}
+GPU_BENCH=${GPU_BENCH:-$PWD/carry/bin/gpu_xdrop_bench}
 export LD_LIBRARY_PATH=$PWD/carry/lib:${LD_LIBRARY_PATH:-}
 summary=()
 say() { summary+=("$*"); echo "$*"; }
@@ -89,28 +97,66 @@ for x in $XDROPS; do
     done
   fi
   if [[ $ws_ok == 1 ]]; then
-    for r in $(seq "$REPEAT"); do
-      log=$LOGS/warpsearch_${x}_run$r.log
-      t0=$(now)
-      timeout 300 "$WARPSEARCH" align --device cpu --threads "$THREADS" --query "$data/reads_a.fa" \
-        --target "$data/reads_b.fa" --pairs "$data/reads_pairs.tsv" --mode xdrop --xdrop "$x" \
-        --match 1 --mismatch -1 --gapopen 0 --gapextend 1 -o "$WORK/warpsearch_$x.tsv" > "$log" 2>&1
-      rc=$?
-      t1=$(now)
-      if [[ $rc != 0 ]]; then say "warpsearch X=$x run $r: rc=$rc: $(tail -2 "$log" | tr '\n' ' ')"; continue; fi
-      # "warpsearch align: 10000 pairs (xdrop), 12.34 s, 810.4 pairs/s, 1.29 GCUPS on cpu (16 threads)"
-      line=$(grep '^warpsearch align: ' "$log" | tail -1)
-      seconds=$(sed -E 's/.*\), ([0-9.]+) s,.*/\1/' <<<"$line")
-      gcups=$(sed -E 's/.*pairs\/s, ([0-9.]+) GCUPS.*/\1/' <<<"$line")
-      cells=$(awk -v g="$gcups" -v s="$seconds" 'BEGIN { printf "%.0f", g * s * 1e9 }')
-      printf 'warpsearch_cpu\t%s\t%s\tprocess\t%s\t%s\n' "$x" "$r" "$(elapsed "$t0" "$t1")" "$cells" >> "$raw"
-      printf 'warpsearch_cpu\t%s\t%s\tsummary\t%s\t%s\n' "$x" "$r" "$seconds" "$cells" >> "$raw"
+    for device in cpu gpu; do
+      for r in $(seq "$REPEAT"); do
+        log=$LOGS/warpsearch_${device}_${x}_run$r.log
+        t0=$(now)
+        timeout 300 "$WARPSEARCH" align --device "$device" --threads "$THREADS" --query "$data/reads_a.fa" \
+          --target "$data/reads_b.fa" --pairs "$data/reads_pairs.tsv" --mode xdrop --xdrop "$x" \
+          --match 1 --mismatch -1 --gapopen 0 --gapextend 1 -o "$WORK/warpsearch_${device}_$x.tsv" > "$log" 2>&1
+        rc=$?
+        t1=$(now)
+        if [[ $rc != 0 ]]; then say "warpsearch --device $device X=$x run $r: rc=$rc: $(tail -2 "$log" | tr '\n' ' ')"; continue; fi
+        # "warpsearch align: 10000 pairs (xdrop), 12.34 s, 810.4 pairs/s, 1.29 GCUPS on cpu (16 threads)"
+        line=$(grep '^warpsearch align: ' "$log" | tail -1)
+        seconds=$(sed -E 's/.*\), ([0-9.]+) s,.*/\1/' <<<"$line")
+        gcups=$(sed -E 's/.*pairs\/s, ([0-9.]+) GCUPS.*/\1/' <<<"$line")
+        cells=$(awk -v g="$gcups" -v s="$seconds" 'BEGIN { printf "%.0f", g * s * 1e9 }')
+        printf 'warpsearch_%s\t%s\t%s\tprocess\t%s\t%s\n' "$device" "$x" "$r" "$(elapsed "$t0" "$t1")" "$cells" >> "$raw"
+        printf 'warpsearch_%s\t%s\t%s\tsummary\t%s\t%s\n' "$device" "$x" "$r" "$seconds" "$cells" >> "$raw"
+      done
     done
+    # The GPU's output, byte for byte the CPU's: spans only (the timed runs), then with --cigar.
+    if [[ -s $WORK/warpsearch_cpu_$x.tsv && -s $WORK/warpsearch_gpu_$x.tsv ]]; then
+      if cmp "$WORK/warpsearch_cpu_$x.tsv" "$WORK/warpsearch_gpu_$x.tsv" > "$LOGS/cmp_$x.txt" 2>&1; then
+        say "X=$x: --device gpu output byte-identical to --device cpu ($(wc -l < "$WORK/warpsearch_gpu_$x.tsv") lines)"
+      else
+        say "X=$x: --device gpu output DIFFERS from --device cpu: $(head -1 "$LOGS/cmp_$x.txt")"
+        cp "$WORK/warpsearch_cpu_$x.tsv" "$WORK/warpsearch_gpu_$x.tsv" "$LOGS/"
+      fi
+    fi
+    for device in cpu gpu; do
+      timeout 300 "$WARPSEARCH" align --device "$device" --threads "$THREADS" --query "$data/reads_a.fa" \
+        --target "$data/reads_b.fa" --pairs "$data/reads_pairs.tsv" --mode xdrop --xdrop "$x" --cigar \
+        --match 1 --mismatch -1 --gapopen 0 --gapextend 1 -o "$WORK/warpsearch_${device}_${x}_cigar.tsv" \
+        > "$LOGS/warpsearch_${device}_${x}_cigar.log" 2>&1 || say "warpsearch --device $device X=$x --cigar: rc=$?"
+    done
+    if cmp "$WORK/warpsearch_cpu_${x}_cigar.tsv" "$WORK/warpsearch_gpu_${x}_cigar.tsv" > "$LOGS/cmp_${x}_cigar.txt" 2>&1; then
+      say "X=$x --cigar: --device gpu output byte-identical to --device cpu"
+    else
+      say "X=$x --cigar: --device gpu output DIFFERS from --device cpu: $(head -1 "$LOGS/cmp_${x}_cigar.txt")"
+    fi
   fi
-  if [[ -s $WORK/logan_$x.results && -s $WORK/warpsearch_$x.tsv ]]; then
+  if [[ -x $GPU_BENCH ]]; then
+    # One warm call at a time (warm-up, then REPEAT calls), the kernels' device time, exact cells, 200 pairs
+    # checked against the CPU engine.
+    timeout 300 "$GPU_BENCH" --query "$data/reads_a.fa" --target "$data/reads_b.fa" --pairs "$data/reads_pairs.tsv" \
+      --xdrop "$x" --match 1 --mismatch -1 --gapopen 0 --gapextend 1 --repeat "$REPEAT" --check 200 \
+      --tsv "$LOGS/gpu_xdrop_bench.tsv" --label "x$x" > "$LOGS/gpu_xdrop_bench_$x.log" 2>&1
+    rc=$?
+    say "gpu_xdrop_bench X=$x: rc=$rc: $(tr '\n' ' ' < "$LOGS/gpu_xdrop_bench_$x.log")"
+    if [[ $rc == 0 ]]; then
+      # label device xdrop scoring pairs residues cells wasted seconds gcups pairs_per_s kernel_seconds ...
+      row=$(awk -F'\t' -v l="x$x" '$1 == l' "$LOGS/gpu_xdrop_bench.tsv" | tail -1)
+      bench_cells=$(cut -f7 <<<"$row")
+      printf 'warpsearch_gpu\t%s\t1\tcall\t%s\t%s\n' "$x" "$(cut -f9 <<<"$row")" "$bench_cells" >> "$raw"
+      printf 'warpsearch_gpu\t%s\t1\tkernels\t%s\t%s\n' "$x" "$(cut -f12 <<<"$row")" "$bench_cells" >> "$raw"
+    fi
+  fi
+  if [[ -s $WORK/logan_$x.results && -s $WORK/warpsearch_cpu_$x.tsv ]]; then
     say "X=$x scores: $(python3 bench/logan_pairs.py compare "$data/reads_pairs.tsv" "$WORK/logan_$x.results" \
-      "$WORK/warpsearch_$x.tsv" 2>&1)"
-    cp "$WORK/logan_$x.results" "$WORK/warpsearch_$x.tsv" "$LOGS/"
+      "$WORK/warpsearch_cpu_$x.tsv" 2>&1)"
+    cp "$WORK/logan_$x.results" "$WORK/warpsearch_cpu_$x.tsv" "$LOGS/"
   fi
 done
 
@@ -130,7 +176,13 @@ with open(out, "w") as o:
         seconds = statistics.median(s for s, _ in runs)
         cells = runs[0][1]
         gcups = "%.3f" % (int(cells) / seconds / 1e9) if cells not in ("NA", "") and seconds > 0 else "NA"
-        note = ("%s, 1 GPU, 128 threads/block" % gpu) if engine == "logan" else ("cpu, %s threads, cells from its GCUPS" % threads)
+        if engine == "logan":
+            note = "%s, 1 GPU, 128 threads/block" % gpu
+        elif engine == "warpsearch_gpu":
+            note = "%s, 1 GPU, %s" % (gpu, "cells from gpu_xdrop_bench" if timing in ("call", "kernels") else
+                                      "cells from its GCUPS; traceback threads: %s" % threads)
+        else:
+            note = "cpu, %s threads, cells from its GCUPS" % threads
         o.write("x%d_%s_%s\t%s\t%d\t%s\t%.4f\t%s\t%s\t%.1f\t%s\t%d\t%s\n" % (x, engine, timing, engine, x, pairs,
                 seconds, cells, gcups, int(pairs) / seconds if seconds > 0 else 0.0, timing, len(runs), note))
 EOF

@@ -12,15 +12,6 @@ namespace {
 // gap, 'I'); bit 3: E here extends the E to the left (target residue against a gap, 'D').
 constexpr std::uint8_t kFromM = 0, kFromI = 1, kFromD = 2, kSourceMask = 3, kIExtends = 4, kDExtends = 8;
 
-// 32-bit scores are used when every live score and every threshold stays far from the 32-bit "minus
-// infinity": |score| <= (m + n + 2) * (largest substitution or gap step) must stay below 2^27.
-bool fits_int32(std::size_t m, std::size_t n, const ScoringScheme& scoring) {
-  const std::uint64_t step = static_cast<std::uint64_t>(
-      std::max({std::abs(scoring.matrix().min_score()), std::abs(scoring.matrix().max_score()),
-                scoring.gap_open() + scoring.gap_extend()}));
-  return (static_cast<std::uint64_t>(m) + n + 2) * step < (std::uint64_t{1} << 27);
-}
-
 // The recurrence over one band of an anti-diagonal, cell k at row low + k: E and H of the cell to the left
 // (i, j - 1), F and H of the cell above (i - 1, j), H of the diagonal neighbour (i - 1, j - 1), all on the
 // two anti-diagonals before. No branches and no aliasing between what is read and what is written, so
@@ -54,13 +45,22 @@ void band_recurrence(std::size_t count, const Score* __restrict__ e_left, const 
 
 }  // namespace
 
+// 32-bit scores are used when every live score and every threshold stays far from the 32-bit "minus
+// infinity": |score| <= (m + n + 2) * (largest substitution or gap step) must stay below 2^27.
+bool xdrop_fits_int32(std::size_t m, std::size_t n, const ScoringScheme& scoring) {
+  const std::uint64_t step = static_cast<std::uint64_t>(
+      std::max({std::abs(scoring.matrix().min_score()), std::abs(scoring.matrix().max_score()),
+                scoring.gap_open() + scoring.gap_extend()}));
+  return (static_cast<std::uint64_t>(m) + n + 2) * step < (std::uint64_t{1} << 27);
+}
+
 XdropAligner::XdropAligner(const ScoringScheme& scoring, XDrop x, ScoreWidth width)
     : scoring_(scoring), x_(x), width_(width) {
   if (x.value < 0) throw std::invalid_argument("the X-drop must be at least 0, not " + std::to_string(x.value));
 }
 
 Extension XdropAligner::extend(std::string_view query, std::string_view target, std::string* operations) {
-  const bool narrow = width_ == ScoreWidth::automatic && fits_int32(query.size(), target.size(), scoring_);
+  const bool narrow = width_ == ScoreWidth::automatic && xdrop_fits_int32(query.size(), target.size(), scoring_);
   return narrow ? extend_with<std::int32_t>(query, target, operations) : extend_with<std::int64_t>(query, target, operations);
 }
 

@@ -17,6 +17,7 @@
 // Thread safety: an XdropAligner holds scratch buffers: one per thread. The functions are otherwise pure.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -33,6 +34,10 @@ struct XdropAlignment {
   // 'M' aligned pair, 'I' query residue against a gap, 'D' target residue against a gap.
   std::string operations;
 };
+
+// Whether an m x n extension runs with 32-bit scores (see above): every reachable score, (m + n + 2) times
+// the largest substitution or gap step, stays below 2^27. The GPU engine takes the same rule.
+bool xdrop_fits_int32(std::size_t m, std::size_t n, const ScoringScheme& scoring);
 
 class XdropAligner {
  public:
