@@ -115,11 +115,7 @@ class CpuPairBackend final : public PairBackend {
           throw std::invalid_argument("pair " + std::to_string(p + 1) + " of the batch: " + e.what());
         }
         cells[worker] += static_cast<double>(aligner.cells() - before);
-        result.score = alignment.span.score;
-        result.query_begin = alignment.span.query_begin;
-        result.query_end = alignment.span.query_end;
-        result.target_begin = alignment.span.target_begin;
-        result.target_end = alignment.span.target_end;
+        set_span(result, alignment.span);
         result.operations = std::move(alignment.operations);
       } else {
         const AlignmentMode mode = alignment_mode(options_.mode);

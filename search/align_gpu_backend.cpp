@@ -74,14 +74,7 @@ class GpuPairBackend final : public PairBackend {
       if (tasks.empty()) return;
       std::vector<gpu::PairSpan> spans;
       aligners_[g].align(tasks, mode, spans);
-      for (std::size_t k = 0; k < spans.size(); ++k) {
-        PairAlignment& result = results[bounds[g] + k];
-        result.score = spans[k].score;
-        result.query_begin = spans[k].query_begin;
-        result.query_end = spans[k].query_end;
-        result.target_begin = spans[k].target_begin;
-        result.target_end = spans[k].target_end;
-      }
+      for (std::size_t k = 0; k < spans.size(); ++k) set_span(results[bounds[g] + k], spans[k]);
     });
 
     if (options_.operations) {
@@ -148,14 +141,7 @@ class GpuPairBackend final : public PairBackend {
       const std::uint64_t before = xdrop_aligners_[g].cells();
       xdrop_aligners_[g].align(tasks, spans);
       cells[g] = static_cast<double>(xdrop_aligners_[g].cells() - before);
-      for (std::size_t k = 0; k < spans.size(); ++k) {
-        PairAlignment& result = results[bounds[g] + k];
-        result.score = spans[k].score;
-        result.query_begin = spans[k].query_begin;
-        result.query_end = spans[k].query_end;
-        result.target_begin = spans[k].target_begin;
-        result.target_end = spans[k].target_end;
-      }
+      for (std::size_t k = 0; k < spans.size(); ++k) set_span(results[bounds[g] + k], spans[k]);
     });
 
     if (options_.operations) {
