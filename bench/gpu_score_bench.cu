@@ -2,7 +2,6 @@
 //
 //   gpu_score_bench --db DB.fa --queries Q.fa [--matrix BLOSUM62] [--open 10] [--extend 1]
 //                   [--repeat 3] [--tsv out.tsv] [--label name] [--only-query K] [--gpus N]
-//                   [--profile-kernels auto|off|SHAPE]
 //
 // Reads both files with a small local FASTA reader (plain text; letters outside the alphabet are
 // skipped), sorts and packs the subjects as a database chunk, uploads them once, then times each query
@@ -11,8 +10,6 @@
 // --gpus N (N > 1): multi-GPU scaling instead: the subjects split into N shares of equal residues (as
 // search/gpu_backend.cpp splits a chunk), one GpuScorer and host thread per GPU, all queries in one
 // call each; prints the wall time for 1 GPU (the whole set on device 0) and for N, and the speed-up.
-// --profile-kernels: the kernels for subjects of up to 1024 residues (GpuScorer::set_profile_kernels):
-// auto (default), off (the length-bin kernels) or a shape index of kernels/gpu/profile_shapes.hpp.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -24,7 +21,6 @@
 #include <iostream>
 #include <numeric>
 #include <stdexcept>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -134,7 +130,6 @@ int main(int argc, char** argv) {
     std::string db_path, query_path, tsv_path, label = "warpsearch";
     std::string matrix_name = "BLOSUM62";
     int open = 10, extend = 1, repeat = 3, only_query = -1, gpus = 1;
-    std::vector<int> profile_choices = {warpsearch::gpu::GpuScorer::kProfileAuto};
     for (int i = 1; i < argc; ++i) {
       const std::string arg = argv[i];
       auto value = [&]() -> std::string {
@@ -151,14 +146,6 @@ int main(int argc, char** argv) {
       else if (arg == "--label") label = value();
       else if (arg == "--only-query") only_query = std::stoi(value());
       else if (arg == "--gpus") gpus = std::max(1, std::stoi(value()));
-      else if (arg == "--profile-kernels") {
-        profile_choices.clear();
-        std::stringstream list(value());
-        for (std::string choice; std::getline(list, choice, ',');)
-          profile_choices.push_back(choice == "auto"  ? warpsearch::gpu::GpuScorer::kProfileAuto
-                                    : choice == "off" ? warpsearch::gpu::GpuScorer::kProfileOff
-                                                      : std::stoi(choice));
-      }
       else throw std::invalid_argument("unknown option " + arg);
     }
     if (db_path.empty() || query_path.empty()) throw std::invalid_argument("--db and --queries are required");
@@ -230,18 +217,11 @@ int main(int argc, char** argv) {
       BENCH_CUDA(cudaEventElapsedTime(&ms, start, stop));
       return static_cast<double>(ms) / 1e3;
     };
-    // One pass per --profile-kernels choice (several: a label suffix each, one TSV).
-    const std::string base_label = label;
-    for (std::size_t choice_index = 0; choice_index < profile_choices.size(); ++choice_index) {
-    const int choice = profile_choices[choice_index];
-    scorer.set_profile_kernels(choice);
-    if (profile_choices.size() > 1)
-      label = base_label + (choice == warpsearch::gpu::GpuScorer::kProfileAuto ? "_auto"
-                            : choice == warpsearch::gpu::GpuScorer::kProfileOff ? "_off" : "_shape" + std::to_string(choice));
     time_call({queries.front().codes}, scores.data());  // warm-up
-    FILE* tsv = tsv_path.empty() ? nullptr : std::fopen(tsv_path.c_str(), choice_index == 0 ? "w" : "a");
+
+    FILE* tsv = tsv_path.empty() ? nullptr : std::fopen(tsv_path.c_str(), "w");
     if (!tsv_path.empty() && tsv == nullptr) throw std::runtime_error(tsv_path + ": cannot write");
-    if (tsv && choice_index == 0) std::fprintf(tsv, "label\tquery\tlength\tdb_residues\tdb_subjects\tseconds\tgcups\ttop_score\n");
+    if (tsv) std::fprintf(tsv, "label\tquery\tlength\tdb_residues\tdb_subjects\tseconds\tgcups\ttop_score\n");
     std::printf("%-12s %-24s %6s %10s %9s %8s\n", "label", "query", "length", "ms(median)", "GCUPS", "top");
     double total_cells = 0, total_seconds = 0;
     for (const auto& q : queries) {
@@ -272,7 +252,6 @@ int main(int argc, char** argv) {
       std::fprintf(tsv, "%s\tALL_one_call\t0\t%llu\t%zu\t%.6f\t%.1f\t0\n", label.c_str(),
                    static_cast<unsigned long long>(residues), subjects.size(), batch_seconds, total_cells / batch_seconds / 1e9);
       std::fclose(tsv);
-    }
     }
     cudaEventDestroy(start);
     cudaEventDestroy(stop);

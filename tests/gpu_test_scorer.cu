@@ -9,7 +9,6 @@
 
 #include "kernels/gpu/gpu_scorer.hpp"
 #include "kernels/gpu/length_bins.hpp"
-#include "kernels/gpu/profile_shapes.hpp"
 #include "kernels/subject_batch.hpp"
 #include "profile/scoring.hpp"
 #include "tests/catch.hpp"
@@ -113,11 +112,9 @@ bool have_gpu() {
 
 // Scores every query against every subject on the GPU and checks each score against the oracle.
 void check_against_reference(const ScoringScheme& scoring, const std::vector<std::string>& queries,
-                             const std::vector<std::string>& subjects,
-                             int profile_kernels = GpuScorer::kProfileAuto) {
+                             const std::vector<std::string>& subjects) {
   const PackedSubjects packed(subjects, scoring.matrix().alphabet().pad_code());
   GpuScorer scorer(0, scoring);
-  scorer.set_profile_kernels(profile_kernels);
   scorer.set_subjects(packed.batch());
   std::vector<std::int32_t> scores(queries.size() * subjects.size(), -12345);
   scorer.score(queries, scores.data());
@@ -208,53 +205,6 @@ TEST_CASE("GPU scores of small random sets match the reference", "[gpu][small]")
   std::vector<std::int32_t> scores(subjects.size(), -1);
   scorer.score({std::string()}, scores.data());
   CHECK(std::count(scores.begin(), scores.end(), 0) == static_cast<long>(subjects.size()));
-}
-
-// The query-profile kernels take the subjects of up to 1024 residues; their shape is chosen by the query's
-// length, so the edges that matter are the query's: every multiple of each shape's tile width -1/0/+1.
-// Each shape is forced in turn (kProfileOff: the length-bin kernels they replace), against the reference.
-std::vector<std::size_t> tile_edge_lengths(int shape) {
-  namespace d = warpsearch::gpu::detail;
-  if (shape < 0) return {1, 37, 301};
-  const std::size_t width = static_cast<std::size_t>(d::kProfileShapes[shape].group) * d::kProfileShapes[shape].regs;
-  return {1, width - 1, width, width + 1, 2 * width - 1, 2 * width + 1, 3 * width + 5};
-}
-
-void check_profile_shapes(const ScoringScheme& scoring, const std::vector<std::size_t>& subject_lengths,
-                          std::uint64_t seed) {
-  namespace d = warpsearch::gpu::detail;
-  std::mt19937_64 rng(seed);
-  const int letters = scoring.matrix().alphabet().size();
-  const std::string relative = warpsearch::test::random_codes(rng, 1500, letters);
-  std::vector<std::string> subjects;
-  for (std::size_t length : subject_lengths)
-    for (int copy = 0; copy < 2; ++copy) subjects.push_back(make_subject(rng, length, letters, copy == 0 ? "" : relative));
-  std::shuffle(subjects.begin(), subjects.end(), rng);
-  for (int choice = GpuScorer::kProfileOff; choice < d::kProfileShapeCount; ++choice) {
-    if (choice == GpuScorer::kProfileAuto) continue;
-    SECTION(choice == GpuScorer::kProfileOff ? std::string("length-bin kernels") : "profile shape " + std::to_string(choice)) {
-      std::vector<std::string> queries;
-      for (std::size_t length : tile_edge_lengths(choice)) {
-        std::string query = relative.substr(0, std::min(length, relative.size()));
-        if (length > relative.size()) query += warpsearch::test::random_codes(rng, length - relative.size(), letters);
-        queries.push_back(query);
-      }
-      check_against_reference(scoring, queries, subjects, choice);
-    }
-  }
-}
-
-TEST_CASE("GPU query-profile kernels match the reference for every shape at every tile edge", "[gpu]") {
-  if (!have_gpu()) return;
-  const ScoringScheme scoring(SubstitutionMatrix::builtin("BLOSUM62"), GapOpen{10}, GapExtend{1});
-  check_profile_shapes(scoring, {1, 2, 3, 8, 9, 31, 32, 33, 63, 64, 65, 100, 255, 256, 257, 511, 512, 513, 800, 1023, 1024, 1025, 1300},
-                       29);
-}
-
-TEST_CASE("GPU query-profile kernels, every shape, several tiles: small", "[gpu][small]") {
-  if (!have_gpu()) return;
-  const ScoringScheme scoring(SubstitutionMatrix::builtin("BLOSUM45"), GapOpen{14}, GapExtend{2});
-  check_profile_shapes(scoring, {1, 33, 200, 1024, 1100}, 31);
 }
 
 TEST_CASE("GPU scores DNA exactly", "[gpu]") {

@@ -9,7 +9,7 @@
 # residues, the set of ../shared/ANCHORS.md) is "db1"; "db8" is the same 8 times over (261 M residues).
 # Writes the TSV tables, a summary and logs.tgz (every log) to $OUT, and prints the summary last.
 #   STEPS="tests memcheck racecheck bench cudasw e2e ncu ncu_metrics ncu_cells sass"
-#   (default: tests memcheck bench cudasw); PROFILE_VARIANTS (bench: auto, off, shape indices); MEMCHECK_FILTER, RACECHECK_FILTER: Catch2 test specs for the
+#   (default: tests memcheck bench cudasw); MEMCHECK_FILTER, RACECHECK_FILTER: Catch2 test specs for the
 #   sanitizer steps (default "[small]")
 set -u
 FINAL_OUT=${OUT:-/tmp/warpsearch-out}
@@ -60,17 +60,13 @@ fi
 
 if has bench; then
   # BENCH_BINS: benchmark builds to compare (e.g. a second build with other tuning flags).
-  # PROFILE_VARIANTS: --profile-kernels choices to compare (auto, off, a shape index).
   for bench in ${BENCH_BINS:-gpu_score_bench}; do
-    for variant in ${PROFILE_VARIANTS:-auto}; do
-      for db in db1 db8; do
-        r=$REPEAT; [[ $db == db8 ]] && r=1
-        tag=${bench#gpu_score_bench}
-        [[ $variant != auto ]] && tag="${tag}_profile_$variant"
-        "$BIN/$bench" --db "$WORK/$db.fa" --queries "$DATA/cudasw_20.fa" --repeat $r --profile-kernels "$variant" \
-          --tsv "$OUT/gpu_bench_$db$tag.tsv" --label "ws${tag}_$db" > "$OUT/bench_$db$tag.log" 2>&1
-        summary+=("ours$tag $db: $(grep overall "$OUT/bench_$db$tag.log")")
-      done
+    for db in db1 db8; do
+      r=$REPEAT; [[ $db == db8 ]] && r=1
+      tag=${bench#gpu_score_bench}
+      "$BIN/$bench" --db "$WORK/$db.fa" --queries "$DATA/cudasw_20.fa" --repeat $r \
+        --tsv "$OUT/gpu_bench_$db$tag.tsv" --label "ws${tag}_$db" > "$OUT/bench_$db$tag.log" 2>&1
+      summary+=("ours$tag $db: $(grep overall "$OUT/bench_$db$tag.log")")
     done
   done
 fi

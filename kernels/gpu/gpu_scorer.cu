@@ -5,11 +5,9 @@
 // tail overlaps the next query's start. Within a slot, per query:
 //   main:     upload query, clear overflow count, fork
 //   long:     cooperative bin (subjects longer than 4096)
-//   worker k: the tiled bins (1025..4096, one per tile width), then the subjects of up to 1024
-//             residues: one query-profile kernel (profile_kernel.cuh) where the query's profile fits
-//             in shared memory, else the single-tile bins, round-robin over the workers, longest first
-//             (bins run concurrently: a small bin alone would leave most of the device idle); the bins
-//             with tile edges share the edge buffer in ranges
+//   worker k: the tiled bins (1025..4096, one per tile width), then the single-tile bins, round-robin
+//             over the workers, longest first (bins run concurrently: a small bin alone would leave
+//             most of the device idle); the bins with tile edges share the edge buffer in ranges
 //   main:     join, 32-bit rescoring of saturated subjects, copy scores to pinned host memory
 #include "kernels/gpu/gpu_scorer.hpp"
 
@@ -24,7 +22,6 @@
 
 #include "kernels/gpu/cuda_support.cuh"
 #include "kernels/gpu/length_bins.hpp"
-#include "kernels/gpu/profile_shapes.hpp"
 #include "kernels/gpu/sw_dispatch.hpp"
 
 namespace warpsearch::gpu {
@@ -37,9 +34,6 @@ using detail::kLengthBins;
 using detail::kHugeBin;
 using detail::kFirstTiledBin;
 using detail::kRescoreBin;
-using detail::kProfileMaxSubject;
-using detail::kProfileShapes;
-using detail::ProfilePlan;
 using detail::PinnedBuffer;
 using detail::ScopedDevice;
 using detail::Stream;
@@ -58,10 +52,6 @@ namespace {
 // Tile edges of the tiled kernels: at most this many bytes per slot (fewer concurrent groups for long
 // queries).
 constexpr std::size_t kEdgeBudgetBytes = std::size_t{256} << 20;
-// Tile edges of the query-profile kernel: at most this many bytes per slot (a smaller grid beyond).
-constexpr std::size_t kProfileEdgeBudgetBytes = std::size_t{256} << 20;
-static_assert(kProfileMaxSubject == kLengthBins[kFirstTiledBin - 1].max_length,
-              "the profile kernels take exactly the subjects of the single-tile bins");
 // Host staging of scores: at most this many bytes per batch of queries.
 constexpr std::size_t kScoreStagingBytes = std::size_t{64} << 20;
 constexpr int kWorkers = 4;  // streams for the single-tile bins of one query
@@ -84,17 +74,6 @@ __global__ void select_hits(const std::int32_t* scores, std::uint32_t count, int
   }
 }
 
-// Queries as table-row byte offsets (compact code * N * N * 4) between padding rows (KernelParams::query),
-// and the profiles of those the query-profile kernels take (ProfileParams::profile), in pinned memory
-// for asynchronous uploads; start[q] = query q's first padding row, profile_start[q] its profile.
-struct PackedQueries {
-  PinnedBuffer<std::uint32_t> rows;
-  std::vector<std::size_t> start;
-  PinnedBuffer<std::uint8_t> profiles;
-  std::vector<std::size_t> profile_start;
-  std::vector<ProfilePlan> plans;
-};
-
 // Streams, events and work space of one query in flight.
 struct QuerySlot {
   Stream main;
@@ -104,9 +83,7 @@ struct QuerySlot {
   Event long_done;
   std::array<Event, kWorkers> worker_done;
   DeviceBuffer<std::uint32_t> query;
-  DeviceBuffer<std::uint8_t> profile;
   DeviceBuffer<std::uint64_t> edges;
-  DeviceBuffer<std::uint64_t> profile_edges;
   DeviceBuffer<std::int32_t> scores;
   DeviceBuffer<int> overflow_count;
   DeviceBuffer<std::int32_t> overflow_list;
@@ -134,13 +111,6 @@ struct GpuScorer::Impl {
   int table_words = 0;
   int shared_bytes = 0;
   std::array<int, kBinCount> blocks_per_sm{};
-  // Query-profile kernels: the shared memory a block may use, blocks per multiprocessor per shape, the
-  // scores by compact code (n x n) the profiles are built from, and whether they all fit 8 bits.
-  int profile_shared_limit = 0;
-  std::array<int, detail::kProfileShapeCount> profile_blocks_per_sm{};
-  std::vector<int> letter_scores;
-  bool scores_fit_int8 = false;
-  int profile_choice = GpuScorer::kProfileAuto;
   DeviceBuffer<std::uint32_t> table;
   std::array<QuerySlot, kSlots> slots;
   // score_above: the call's hits, and how many there were (may exceed the capacity).
@@ -157,7 +127,6 @@ struct GpuScorer::Impl {
   DeviceBuffer<std::int32_t> d_jobs;
   std::array<int, kBinCount> job_begin{};  // in jobs (two subject indices each)
   std::array<int, kBinCount> job_count{};
-  std::uint32_t single_tile_longest = 0;  // the longest subject of the single-tile bins
 
   explicit Impl(int device_index) : device(device_index) {}
 
@@ -189,42 +158,6 @@ struct GpuScorer::Impl {
     if (slot.edges.size() < words) slot.edges = DeviceBuffer<std::uint64_t>(words, device);
   }
 
-  // One launch of the query-profile kernel over every subject of the single-tile bins (their jobs are
-  // contiguous and in ascending length order), its profile already on the slot's device buffer.
-  void enqueue_profile_kernel(QuerySlot& slot, const ProfilePlan& plan, cudaStream_t stream) {
-    const int threads = kProfileShapes[plan.shape].threads;
-    const int group = kProfileShapes[plan.shape].group;
-    const int groups_per_block = threads / group;
-    detail::ProfileParams q;
-    q.profile = slot.profile.get();
-    q.stride = plan.stride;
-    q.alphabet_n = n;
-    q.tiles = plan.tiles;
-    q.residues = d_residues.get();
-    q.offsets = d_offsets.get();
-    q.lengths = d_lengths.get();
-    q.jobs = d_jobs.get() + 2 * static_cast<std::size_t>(job_begin[0]);
-    q.num_jobs = job_begin[kFirstTiledBin] - job_begin[0];
-    q.gap_first = gap_first;
-    q.gap_extend = gap_extend;
-    q.scores = slot.scores.get();
-    q.overflow_count = slot.overflow_count.get();
-    q.overflow_list = slot.overflow_list.get();
-    const long long warp_jobs = ceil_div(q.num_jobs, 32 / group);
-    int grid = std::max(1, std::min(ceil_div(warp_jobs, threads / 32),
-                                    std::max(1, profile_blocks_per_sm[static_cast<std::size_t>(plan.shape)]) * sm_count));
-    if (plan.tiles > 1) {
-      // Tile edges: a row of words per group slot, as long as the longest subject.
-      q.edge_rows = static_cast<int>(single_tile_longest);
-      const std::size_t per_block = static_cast<std::size_t>(groups_per_block) * q.edge_rows * sizeof(std::uint64_t);
-      grid = std::max(1, std::min(grid, static_cast<int>(kProfileEdgeBudgetBytes / per_block)));
-      const std::size_t words = static_cast<std::size_t>(grid) * groups_per_block * q.edge_rows;
-      if (slot.profile_edges.size() < words) slot.profile_edges = DeviceBuffer<std::uint64_t>(words, device);
-      q.edges = slot.profile_edges.get();
-    }
-    detail::profile_entry(plan.shape).launch(q, grid, plan.stride * n, stream);
-  }
-
   // Where a query's scores go: all of them into `staged` (pinned host memory), or, with `staged` null,
   // those at or above `threshold` into the device hit list, tagged with `query`.
   struct Destination {
@@ -235,29 +168,9 @@ struct GpuScorer::Impl {
 
   // Enqueues the scoring of one query (codes premultiplied and padded as KernelParams::query says, in
   // pinned memory) into a slot; the scores reach their destination once the slot's main stream is done.
-  // The queries of one call packed for upload.
-  PackedQueries pack(const std::vector<std::string>& query_codes) const;
-
-  // The query-profile plan of a query of m residues: shape -1 where the length-bin kernels take it.
-  ProfilePlan profile_plan(int m) const {
-    if (profile_choice == GpuScorer::kProfileOff || !scores_fit_int8) return {};
-    const auto limit = static_cast<std::size_t>(profile_shared_limit);
-    if (profile_choice == GpuScorer::kProfileAuto) return detail::choose_profile_plan(m, n, limit);
-    const ProfilePlan plan = detail::profile_plan_for_shape(profile_choice, m);
-    return static_cast<std::size_t>(plan.stride) * static_cast<std::size_t>(n) <= limit ? plan : ProfilePlan{};
-  }
-
-  // Enqueues the scoring of one query (codes premultiplied and padded as KernelParams::query says, in
-  // pinned memory; with plan.shape >= 0 also its profile, ProfileParams::profile) into a slot; the
-  // scores reach their destination once the slot's main stream is done.
-  void enqueue_query(QuerySlot& slot, const std::uint32_t* query, int m, const std::uint8_t* profile,
-                     const ProfilePlan& plan, const Destination& to) {
+  void enqueue_query(QuerySlot& slot, const std::uint32_t* query, int m, const Destination& to) {
     const std::size_t padded = static_cast<std::size_t>(m) + 2 * detail::kQueryPadding;
     if (slot.query.size() < padded) slot.query = DeviceBuffer<std::uint32_t>(padded, device);
-    const long long single_tile_jobs = job_begin[kFirstTiledBin] - job_begin[0];
-    const bool use_profile = plan.shape >= 0 && single_tile_jobs > 0;
-    const std::size_t profile_bytes = use_profile ? static_cast<std::size_t>(plan.stride) * n : 0;
-    if (slot.profile.size() < profile_bytes) slot.profile = DeviceBuffer<std::uint8_t>(profile_bytes, device);
     if (slot.scores.size() < count) {
       slot.scores = DeviceBuffer<std::int32_t>(count, device);
       slot.overflow_list = DeviceBuffer<std::int32_t>(count, device);
@@ -268,8 +181,6 @@ struct GpuScorer::Impl {
     cudaStream_t main = slot.main.get();
     WARPSEARCH_CUDA_CHECK(
         cudaMemcpyAsync(slot.query.get(), query, padded * sizeof(std::uint32_t), cudaMemcpyHostToDevice, main));
-    if (use_profile)
-      WARPSEARCH_CUDA_CHECK(cudaMemcpyAsync(slot.profile.get(), profile, profile_bytes, cudaMemcpyHostToDevice, main));
     WARPSEARCH_CUDA_CHECK(cudaMemsetAsync(slot.overflow_count.get(), 0, sizeof(int), main));
     WARPSEARCH_CUDA_CHECK(cudaEventRecord(slot.forked.get(), main));
 
@@ -340,16 +251,12 @@ struct GpuScorer::Impl {
     }
     p.edges = slot.edges.get();
     WARPSEARCH_CUDA_CHECK(cudaEventRecord(slot.long_done.get(), lng));
-    if (use_profile) {
-      enqueue_profile_kernel(slot, plan, slot.workers[next_worker].get());
-    } else {
-      for (int bin = kFirstTiledBin - 1; bin >= 0; --bin) {  // longest bins first
-        if (job_count[bin] == 0) continue;
-        p.jobs = d_jobs.get() + 2 * static_cast<std::size_t>(job_begin[bin]);
-        p.num_jobs = job_count[bin];
-        detail::bin_entry(bin).launch(p, grid_for(bin, p.num_jobs), shared_bytes, slot.workers[next_worker].get());
-        next_worker = (next_worker + 1) % kWorkers;
-      }
+    for (int bin = kFirstTiledBin - 1; bin >= 0; --bin) {  // longest bins first
+      if (job_count[bin] == 0) continue;
+      p.jobs = d_jobs.get() + 2 * static_cast<std::size_t>(job_begin[bin]);
+      p.num_jobs = job_count[bin];
+      detail::bin_entry(bin).launch(p, grid_for(bin, p.num_jobs), shared_bytes, slot.workers[next_worker].get());
+      next_worker = (next_worker + 1) % kWorkers;
     }
     for (int k = 0; k < kWorkers; ++k) {
       WARPSEARCH_CUDA_CHECK(cudaEventRecord(slot.worker_done[k].get(), slot.workers[k].get()));
@@ -428,19 +335,6 @@ GpuScorer::GpuScorer(int device, const ScoringScheme& scoring) {
                              " bytes of shared memory, the device allows " +
                              std::to_string(properties.sharedMemPerBlockOptin));
   for (int bin = 0; bin < kBinCount; ++bin) detail::bin_entry(bin).prepare(s.shared_bytes, &s.blocks_per_sm[bin]);
-
-  s.letter_scores.resize(static_cast<std::size_t>(s.n * s.n));
-  s.scores_fit_int8 = true;
-  for (int q = 0; q < s.n; ++q)
-    for (int a = 0; a < s.n; ++a) {
-      const int score = score_of(q, a);
-      s.letter_scores[static_cast<std::size_t>(q * s.n + a)] = score;
-      s.scores_fit_int8 = s.scores_fit_int8 && score >= -128 && score <= 127;
-    }
-  s.profile_shared_limit = static_cast<int>(properties.sharedMemPerBlockOptin);
-  for (int shape = 0; shape < detail::kProfileShapeCount; ++shape)
-    detail::profile_entry(shape).prepare(s.profile_shared_limit,
-                                         &s.profile_blocks_per_sm[static_cast<std::size_t>(shape)]);
 }
 
 GpuScorer::~GpuScorer() {
@@ -519,9 +413,6 @@ void GpuScorer::set_subjects(const SubjectBatch& subjects) {
   for (std::int32_t i : order) members[static_cast<std::size_t>(detail::bin_of_length(lengths[i]))].push_back(i);
   for (int bin = kFirstTiledBin; bin <= kHugeBin; ++bin)
     std::reverse(members[static_cast<std::size_t>(bin)].begin(), members[static_cast<std::size_t>(bin)].end());
-  s.single_tile_longest = 0;
-  for (int bin = 0; bin < kFirstTiledBin; ++bin)
-    for (std::int32_t i : members[static_cast<std::size_t>(bin)]) s.single_tile_longest = std::max(s.single_tile_longest, lengths[i]);
   std::vector<std::int32_t> jobs;
   for (int bin = 0; bin < kBinCount; ++bin) {
     auto& list = members[static_cast<std::size_t>(bin)];
@@ -560,60 +451,47 @@ void GpuScorer::set_subjects(const SubjectBatch& subjects) {
                                      cudaMemcpyHostToDevice));
 }
 
-PackedQueries GpuScorer::Impl::pack(const std::vector<std::string>& query_codes) const {
-  const Impl& s = *this;
-  {
-    std::size_t total = 0;
-    std::size_t profile_total = 0;
-    std::vector<ProfilePlan> plans(query_codes.size());
-    for (std::size_t q = 0; q < query_codes.size(); ++q) {
-      if (query_codes[q].size() > static_cast<std::size_t>(0x3FFFFFFF))
-        throw std::invalid_argument("GpuScorer::score: a query longer than 2^30 residues");
-      total += query_codes[q].size() + 2 * detail::kQueryPadding;
-      if (!query_codes[q].empty()) plans[q] = s.profile_plan(static_cast<int>(query_codes[q].size()));
-      if (plans[q].shape >= 0) profile_total += static_cast<std::size_t>(plans[q].stride) * s.n;
-    }
-    const int n = s.n;
-    const int pad = n - 1;
-    const auto compact = [&](char c) {
-      const auto code = static_cast<std::uint8_t>(c);
-      return code < s.alphabet_size ? static_cast<int>(s.compact[code]) : pad;
-    };
-    const auto row_of = [&](int code) { return static_cast<std::uint32_t>(code * n * n) * 4u; };
-    PackedQueries packed{PinnedBuffer<std::uint32_t>(total), std::vector<std::size_t>(query_codes.size()),
-                         PinnedBuffer<std::uint8_t>(std::max<std::size_t>(1, profile_total)),
-                         std::vector<std::size_t>(query_codes.size()), plans};
-    std::fill(packed.rows.get(), packed.rows.get() + total, row_of(pad));
-    std::size_t at = 0;
-    std::size_t profile_at = 0;
-    for (std::size_t q = 0; q < query_codes.size(); ++q) {
-      packed.start[q] = at;
-      at += detail::kQueryPadding;
-      for (const char c : query_codes[q]) packed.rows.get()[at++] = row_of(compact(c));
-      at += detail::kQueryPadding;
-      packed.profile_start[q] = profile_at;
-      if (plans[q].shape < 0) continue;
-      // Row a, byte j: score(query residue j, a); the padding code's scores past the query's end.
-      const int m = static_cast<int>(query_codes[q].size());
-      for (int a = 0; a < n; ++a) {
-        std::uint8_t* row = packed.profiles.get() + profile_at + static_cast<std::size_t>(a) * plans[q].stride;
-        for (int j = 0; j < plans[q].stride; ++j) {
-          const int residue = j < m ? compact(query_codes[q][static_cast<std::size_t>(j)]) : pad;
-          row[j] = static_cast<std::uint8_t>(static_cast<std::int8_t>(s.letter_scores[static_cast<std::size_t>(residue * n + a)]));
-        }
-      }
-      profile_at += static_cast<std::size_t>(plans[q].stride) * n;
-    }
-    return packed;
+namespace {
+
+// Queries as table-row byte offsets (compact code * N * N * 4) between padding rows (KernelParams::query),
+// in pinned memory for asynchronous uploads; start[q] = query q's first padding row.
+struct PackedQueries {
+  PinnedBuffer<std::uint32_t> rows;
+  std::vector<std::size_t> start;
+};
+
+PackedQueries pack_queries(const std::vector<std::string>& query_codes, int n, int alphabet_size,
+                                  const std::uint8_t* compact) {
+  std::size_t total = 0;
+  for (const auto& q : query_codes) {
+    if (q.size() > static_cast<std::size_t>(0x3FFFFFFF))
+      throw std::invalid_argument("GpuScorer::score: a query longer than 2^30 residues");
+    total += q.size() + 2 * detail::kQueryPadding;
   }
+  const auto row_of = [&](int code) { return static_cast<std::uint32_t>(code * n * n) * 4u; };
+  PackedQueries packed{PinnedBuffer<std::uint32_t>(total), std::vector<std::size_t>(query_codes.size())};
+  std::fill(packed.rows.get(), packed.rows.get() + total, row_of(n - 1));
+  std::size_t at = 0;
+  for (std::size_t q = 0; q < query_codes.size(); ++q) {
+    packed.start[q] = at;
+    at += detail::kQueryPadding;
+    for (const char c : query_codes[q]) {
+      const auto code = static_cast<std::uint8_t>(c);
+      packed.rows.get()[at++] = row_of(code < alphabet_size ? compact[code] : n - 1);
+    }
+    at += detail::kQueryPadding;
+  }
+  return packed;
 }
+
+}  // namespace
 
 void GpuScorer::score(const std::vector<std::string>& query_codes, std::int32_t* scores) {
   Impl& s = *impl_;
   if (s.count == 0 || query_codes.empty()) return;
   ScopedDevice scoped(s.device);
   s.synchronize();
-  const PackedQueries packed = s.pack(query_codes);
+  const PackedQueries packed = pack_queries(query_codes, s.n, s.alphabet_size, s.compact.data());
 
   const std::size_t batch = std::max<std::size_t>(
       1, std::min(query_codes.size(), kScoreStagingBytes / (s.count * sizeof(std::int32_t))));
@@ -629,8 +507,7 @@ void GpuScorer::score(const std::vector<std::string>& query_codes, std::int32_t*
       }
       Impl::Destination to;
       to.staged = staged;
-      s.enqueue_query(s.slots[q % kSlots], packed.rows.get() + packed.start[q], m,
-                      packed.profiles.get() + packed.profile_start[q], packed.plans[q], to);
+      s.enqueue_query(s.slots[q % kSlots], packed.rows.get() + packed.start[q], m, to);
     }
     s.synchronize();
     std::memcpy(scores + first * s.count, h_scores.get(), (last - first) * s.count * sizeof(std::int32_t));
@@ -647,7 +524,7 @@ void GpuScorer::score_above(const std::vector<std::string>& query_codes, const s
   if (query_codes.size() > 0xFFFFFFFFu) throw std::invalid_argument("GpuScorer::score_above: too many queries");
   ScopedDevice scoped(s.device);
   s.synchronize();
-  const PackedQueries packed = s.pack(query_codes);
+  const PackedQueries packed = pack_queries(query_codes, s.n, s.alphabet_size, s.compact.data());
   if (s.d_hits.size() != s.hit_capacity) s.d_hits = DeviceBuffer<ScoreHit>(s.hit_capacity, s.device);
   if (s.d_hit_count.size() == 0) s.d_hit_count = DeviceBuffer<unsigned long long>(1, s.device);
   // Both slots append to the list: clear its count before either starts.
@@ -666,8 +543,7 @@ void GpuScorer::score_above(const std::vector<std::string>& query_codes, const s
     Impl::Destination to;
     to.threshold = thresholds[q];
     to.query = static_cast<std::uint32_t>(q);
-    s.enqueue_query(s.slots[q % kSlots], packed.rows.get() + packed.start[q], m,
-                    packed.profiles.get() + packed.profile_start[q], packed.plans[q], to);
+    s.enqueue_query(s.slots[q % kSlots], packed.rows.get() + packed.start[q], m, to);
   }
   s.synchronize();
   unsigned long long found = 0;
@@ -694,11 +570,5 @@ void GpuScorer::score_above(const std::vector<std::string>& query_codes, const s
 }
 
 void GpuScorer::set_hit_capacity(std::size_t hits) { impl_->hit_capacity = std::max<std::size_t>(1, hits); }
-
-void GpuScorer::set_profile_kernels(int choice) {
-  if (choice < kProfileOff || choice >= detail::kProfileShapeCount)
-    throw std::invalid_argument("GpuScorer::set_profile_kernels: no choice " + std::to_string(choice));
-  impl_->profile_choice = choice;
-}
 
 }  // namespace warpsearch::gpu

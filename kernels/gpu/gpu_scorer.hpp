@@ -58,15 +58,6 @@ class GpuScorer {
   // Entries of the device hit list (default 2^20, 12 bytes each); tests lower it to force the fallback.
   void set_hit_capacity(std::size_t hits);
 
-  // Which kernels score the subjects of up to 1024 residues: kProfileAuto (default) the query-profile
-  // kernels with the shape that suits the query, where its profile fits in shared memory and the
-  // scores in 8 bits (else the length-bin kernels); kProfileOff the length-bin kernels; a shape index
-  // (kernels/gpu/profile_shapes.hpp) that shape wherever the profile kernels apply. For tests and
-  // benchmarks: every choice gives the same scores.
-  static constexpr int kProfileAuto = -1;
-  static constexpr int kProfileOff = -2;
-  void set_profile_kernels(int choice);
-
   // Device memory a batch of subjects needs on top of what the scorer already holds (the subjects,
   // their bookkeeping and per-query scores, and the work space of queries up to max_query_length),
   // and the device memory free now: callers split larger chunks into several batches.

@@ -1,4 +1,4 @@
-// The dispatch tables: one entry per length bin (kLengthBins) and per query-profile shape (kProfileShapes).
+// The dispatch table: one entry per length bin, built from kLengthBins' indices.
 #include "kernels/gpu/sw_dispatch.hpp"
 
 #include <array>
@@ -15,19 +15,7 @@ constexpr auto make_bin_table(std::index_sequence<Bins...>) {
       BinEntry{&prepare_bin<static_cast<int>(Bins)>, &launch_bin<static_cast<int>(Bins)>}...};
 }
 
-template <std::size_t... Shapes>
-constexpr auto make_profile_table(std::index_sequence<Shapes...>) {
-  return std::array<ProfileEntry, sizeof...(Shapes)>{
-      ProfileEntry{&prepare_profile<static_cast<int>(Shapes)>, &launch_profile<static_cast<int>(Shapes)>}...};
-}
-
 }  // namespace
-
-const ProfileEntry& profile_entry(int shape) {
-  static const auto table = make_profile_table(std::make_index_sequence<kProfileShapeCount>{});
-  if (shape < 0 || shape >= kProfileShapeCount) throw std::out_of_range("no profile shape " + std::to_string(shape));
-  return table[static_cast<std::size_t>(shape)];
-}
 
 const BinEntry& bin_entry(int bin) {
   static const auto table = make_bin_table(std::make_index_sequence<kBinCount>{});

@@ -7,7 +7,6 @@
 #include <cstdint>
 
 #include "kernels/gpu/length_bins.hpp"
-#include "kernels/gpu/profile_shapes.hpp"
 
 namespace warpsearch::gpu::detail {
 
@@ -61,43 +60,5 @@ struct BinEntry {
 
 // The one dispatch table, indexed like kLengthBins.
 const BinEntry& bin_entry(int bin);
-
-// What a query-profile kernel (profile_kernel.cuh) reads and writes. Device pointers unless noted.
-struct ProfileParams {
-  // alphabet_n rows of `stride` bytes: row a, byte j = score(query residue j, compact code a) as int8
-  // (the padding code's score past the query's end).
-  const std::uint8_t* profile = nullptr;
-  int stride = 0;
-  int alphabet_n = 0;
-  int tiles = 0;  // of group * regs query columns
-  const std::uint8_t* residues = nullptr;
-  const std::uint64_t* offsets = nullptr;
-  const std::uint32_t* lengths = nullptr;
-  // Subject pairs (two indices, the second -1 for an unpaired subject), in ascending length order; the
-  // kernel takes them longest first.
-  const std::int32_t* jobs = nullptr;
-  int num_jobs = 0;
-  int gap_first = 0;
-  int gap_extend = 0;
-  std::int32_t* scores = nullptr;
-  int* overflow_count = nullptr;
-  std::int32_t* overflow_list = nullptr;
-  std::uint64_t* edges = nullptr;  // tiles > 1: edge_rows words per group slot (grid * groups per block)
-  int edge_rows = 0;               // at least the longest subject's length
-};
-
-template <int Shape>
-void prepare_profile(int shared_bytes, int* blocks_per_sm);
-
-template <int Shape>
-void launch_profile(const ProfileParams& params, int grid, int shared_bytes, cudaStream_t stream);
-
-struct ProfileEntry {
-  void (*prepare)(int shared_bytes, int* blocks_per_sm);
-  void (*launch)(const ProfileParams& params, int grid, int shared_bytes, cudaStream_t stream);
-};
-
-// Indexed like kProfileShapes.
-const ProfileEntry& profile_entry(int shape);
 
 }  // namespace warpsearch::gpu::detail
