@@ -6,6 +6,8 @@
 //   common: [--mode local|global|semiglobal] [--matrix BLOSUM62] [--open 11] [--extend 1]
 //           [--match 2 --mismatch -3 (DNA; open 5, extend 2 unless given)] [--repeat 3]
 //           [--check K] [--tsv out.tsv] [--label name]
+//           [--no-early-exit] [--early-exit-steps 8] [--packed] [--packed-limit N]
+//           (GpuPairAligner::KernelOptions) [--first-percent 100] (SubBatchLimits::first_percent)
 //
 // FASTA files may be gzip-compressed (db/fasta.hpp). Each run is one align() call on all pairs
 // (packing, upload, forward and reverse passes, results back): one warm-up, then the median of
@@ -66,6 +68,8 @@ int main(int argc, char** argv) {
     std::string matrix_name = "BLOSUM62";
     std::optional<int> open, extend;
     int match = 2, mismatch = -3, repeat = 3, check = 0;
+    warpsearch::gpu::GpuPairAligner::KernelOptions kernel_options;
+    warpsearch::gpu::GpuPairAligner::SubBatchLimits sub_batch_limits;
     std::size_t pair_count = 100000, min_length = 100, max_length = 1000;
     std::uint64_t seed = 1;
     for (int i = 1; i < argc; ++i) {
@@ -91,6 +95,11 @@ int main(int argc, char** argv) {
       else if (arg == "--check") check = std::stoi(value());
       else if (arg == "--tsv") tsv_path = value();
       else if (arg == "--label") label = value();
+      else if (arg == "--no-early-exit") kernel_options.reverse_early_exit = false;
+      else if (arg == "--early-exit-steps") kernel_options.early_exit_check_steps = std::stoi(value());
+      else if (arg == "--packed") kernel_options.packed_lanes = true;
+      else if (arg == "--packed-limit") kernel_options.packed_length_limit = std::stoi(value());
+      else if (arg == "--first-percent") sub_batch_limits.first_percent = static_cast<std::uint32_t>(std::stoul(value()));
       else throw std::invalid_argument("unknown option " + arg);
     }
     const AlignmentMode mode = parse_mode(mode_name);
@@ -137,6 +146,8 @@ int main(int argc, char** argv) {
     }
 
     warpsearch::gpu::GpuPairAligner aligner(0, scoring);
+    aligner.set_kernel_options(kernel_options);
+    aligner.set_sub_batch_limits(sub_batch_limits);
     std::vector<warpsearch::gpu::PairSpan> spans;
     aligner.align(tasks, mode, spans);  // warm-up
     std::vector<double> seconds, kernel_seconds;
@@ -153,9 +164,12 @@ int main(int argc, char** argv) {
     const double cells = static_cast<double>(timings.forward_cells);
     const double gcups = cells / t / 1e9;
     const double gcups_passes = cells / tk / 1e9;
-    std::printf("%s: %zu pairs, %llu residues, %s, %s %d/%d, %.3g cells (+%.3g reverse)\n", aligner.device_name().c_str(),
-                tasks.size(), static_cast<unsigned long long>(residues), mode_name.c_str(), scoring.matrix().name().c_str(),
-                scoring.gap_open(), scoring.gap_extend(), cells, static_cast<double>(timings.reverse_cells));
+    std::printf("%s: %zu pairs, %llu residues, %s, %s %d/%d, %.3g cells (+%.3g reverse, %.3g of them up to the "
+                "starts' rows; early exit %s, packed %s)\n",
+                aligner.device_name().c_str(), tasks.size(), static_cast<unsigned long long>(residues), mode_name.c_str(),
+                scoring.matrix().name().c_str(), scoring.gap_open(), scoring.gap_extend(), cells,
+                static_cast<double>(timings.reverse_cells), static_cast<double>(timings.reverse_cells_to_start),
+                kernel_options.reverse_early_exit ? "on" : "off", kernel_options.packed_lanes ? "on" : "off");
     std::printf("overall: %.4f s median of %d, %.1f GCUPS, %.0f pairs/s; passes only %.4f s, %.1f GCUPS "
                 "(%u sub-batches; overlapping: host pack %.4f, upload %.4f, forward %.4f, reverse %.4f)\n",
                 t, repeat, gcups, static_cast<double>(tasks.size()) / t, tk, gcups_passes, timings.sub_batches,
@@ -186,13 +200,16 @@ int main(int argc, char** argv) {
       std::ofstream tsv(tsv_path, std::ios::app);
       if (header)
         tsv << "label\tdevice\tmode\tscoring\tpairs\tresidues\tcells\treverse_cells\tseconds\tgcups\tpairs_per_s\t"
-               "passes_seconds\tpasses_gcups\tpack_s\tupload_s\tforward_s\treverse_s\tsub_batches\tchecked_mismatches\n";
+               "passes_seconds\tpasses_gcups\tpack_s\tupload_s\tforward_s\treverse_s\tsub_batches\tchecked_mismatches\t"
+               "reverse_cells_to_start\tearly_exit\tpacked\tfirst_percent\n";
       tsv << label << '\t' << aligner.device_name() << '\t' << mode_name << '\t' << scoring.matrix().name() << ' '
           << scoring.gap_open() << '/' << scoring.gap_extend() << '\t' << tasks.size() << '\t' << residues << '\t'
           << timings.forward_cells << '\t' << timings.reverse_cells << '\t' << t << '\t' << gcups << '\t'
           << static_cast<double>(tasks.size()) / t << '\t' << tk << '\t' << gcups_passes << '\t' << timings.pack << '\t'
           << timings.upload << '\t' << timings.forward << '\t' << timings.reverse << '\t' << timings.sub_batches << '\t'
-          << mismatches << '\n';
+          << mismatches << '\t' << timings.reverse_cells_to_start << '\t'
+          << (kernel_options.reverse_early_exit ? kernel_options.early_exit_check_steps : 0) << '\t'
+          << (kernel_options.packed_lanes ? 1 : 0) << '\t' << sub_batch_limits.first_percent << '\n';
     }
     return mismatches == 0 ? 0 : 1;
   } catch (const std::exception& error) {

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -53,8 +54,10 @@ struct Pair {
 };
 
 // Aligns every pair on the GPU in one call and checks each span against reference::span.
-void check_pairs(const ScoringScheme& scoring, const std::vector<Pair>& pairs, AlignmentMode mode) {
+void check_pairs(const ScoringScheme& scoring, const std::vector<Pair>& pairs, AlignmentMode mode,
+                 const GpuPairAligner::KernelOptions& options = {}) {
   GpuPairAligner aligner(0, scoring);
+  aligner.set_kernel_options(options);
   std::vector<PairTask> tasks;
   for (const auto& pair : pairs) tasks.push_back({pair.query, pair.target});
   std::vector<PairSpan> spans;
@@ -68,7 +71,7 @@ void check_pairs(const ScoringScheme& scoring, const std::vector<Pair>& pairs, A
                       got.query_end == expected.query_end && got.target_begin == expected.subject_begin &&
                       got.target_end == expected.subject_end;
     if (!same && ++mismatches <= 10)
-      UNSCOPED_INFO(mode_name(mode) << " pair " << k << " (" << pairs[k].query.size() << " x " << pairs[k].target.size()
+      UNSCOPED_INFO(mode_name(mode) << (options.reverse_early_exit ? "" : " (no early exit)") << " pair " << k << " (" << pairs[k].query.size() << " x " << pairs[k].target.size()
                                     << ", " << scoring.matrix().name() << " " << scoring.gap_open() << "/"
                                     << scoring.gap_extend() << "): GPU " << got.score << " q[" << got.query_begin << ","
                                     << got.query_end << ") t[" << got.target_begin << "," << got.target_end
@@ -99,7 +102,7 @@ Pair planted_pair(std::mt19937_64& rng, std::size_t query_length, std::size_t ta
 std::vector<std::size_t> boundary_lengths() {
   std::vector<std::size_t> lengths = {1, 2, 3, 5, 31, 32, 33, 1023, 1024, 1025, 1537};
   for (const auto& shape : warpsearch::gpu::detail::kPairShapes) {
-    const std::size_t width = static_cast<std::size_t>(shape.group) * shape.regs;
+    const std::size_t width = static_cast<std::size_t>(shape.group) * shape.regs * (shape.packed ? 2 : 1);
     for (const std::size_t limit : {width, 2 * width})
       lengths.insert(lengths.end(), {limit - 1, limit, limit + 1});
   }
@@ -146,8 +149,9 @@ TEST_CASE("GpuPairAligner: empty batches, empty sequences and bad codes", "[gpu]
   }
 }
 
-// Few pairs, every shape (single-pass and tiled, several tiles) and both profile element widths: the
-// subset compute-sanitizer runs (memcheck, racecheck) on the device.
+// Few pairs, every shape (single-pass and tiled, several tiles, packed and 32-bit) and both profile
+// element widths, the early exit on and off: the subset compute-sanitizer runs (memcheck, racecheck)
+// on the device.
 TEST_CASE("GpuPairAligner: every shape once, both element widths", "[gpu][pairs][tiny]") {
   if (!have_gpu()) return;
   std::mt19937_64 rng(31);
@@ -162,6 +166,108 @@ TEST_CASE("GpuPairAligner: every shape once, both element widths", "[gpu][pairs]
     check_pairs(narrow, pairs, mode);
     check_pairs(wide, dna, mode);
   }
+  // The reverse early exit checked at every step with packed (16-bit) shapes limited so that one call
+  // mixes packed and 32-bit passes; then neither the early exit nor packed shapes.
+  GpuPairAligner::KernelOptions every_step_mixed;
+  every_step_mixed.early_exit_check_steps = 1;
+  every_step_mixed.packed_lanes = true;
+  every_step_mixed.packed_length_limit = 200;
+  GpuPairAligner::KernelOptions off;
+  off.reverse_early_exit = false;
+  off.packed_lanes = false;
+  for (const auto& options : {every_step_mixed, off}) {
+    check_pairs(narrow, pairs, AlignmentMode::local, options);
+    check_pairs(wide, dna, AlignmentMode::local, options);
+  }
+  check_pairs(ScoringScheme(SubstitutionMatrix::nucleotide(1, -1), GapOpen{0}, GapExtend{1}), dna, AlignmentMode::local);
+}
+
+// The reverse early exit (local mode): on at every check interval and off, on unrelated protein pairs
+// (short alignments: the exit comes early, in the first tile), planted ones (long alignments, starts in
+// later tiles) and tie-heavy DNA (many cells reach the score), with every shape.
+TEST_CASE("GpuPairAligner: the reverse early exit gives the reference's starts", "[gpu][pairs][small]") {
+  if (!have_gpu()) return;
+  std::mt19937_64 rng(77);
+  std::vector<Pair> protein;
+  std::uniform_int_distribution<std::size_t> length(1, 1200);
+  for (int k = 0; k < 200; ++k) protein.push_back(planted_pair(rng, length(rng), length(rng), 25));
+  for (int k = 0; k < 200; ++k)
+    protein.push_back({warpsearch::test::random_codes(rng, length(rng), 25), warpsearch::test::random_codes(rng, length(rng), 25)});
+  std::vector<Pair> dna;
+  for (int k = 0; k < 300; ++k)
+    dna.push_back({warpsearch::test::random_codes(rng, length(rng) / 4 + 1, 2), warpsearch::test::random_codes(rng, length(rng) / 4 + 1, 2)});
+  for (const std::size_t n : boundary_lengths()) dna.push_back(planted_pair(rng, n, n + 5, 4));
+  const ScoringScheme ties(SubstitutionMatrix::nucleotide(1, -1), GapOpen{0}, GapExtend{1});
+  for (const int steps : {0, 1, 2, 8, 32}) {  // 0: off
+    GpuPairAligner::KernelOptions options;
+    options.reverse_early_exit = steps > 0;
+    options.early_exit_check_steps = std::max(steps, 1);
+    check_pairs(blosum62(), protein, AlignmentMode::local, options);
+    check_pairs(ties, dna, AlignmentMode::local, options);
+  }
+  GpuPairAligner aligner(0, blosum62());
+  GpuPairAligner::KernelOptions bad;
+  bad.early_exit_check_steps = 3;
+  CHECK_THROWS_AS(aligner.set_kernel_options(bad), std::invalid_argument);
+  bad = {};
+  bad.packed_length_limit = -1;
+  CHECK_THROWS_AS(aligner.set_kernel_options(bad), std::invalid_argument);
+}
+
+// Packed (s16x2) shapes: local passes whose min(query, target length) x the largest score fits 16 bits
+// with a margin (pair_pack_limit) run packed, the others 32-bit, chosen per pass in one call. Every span
+// against the reference: packed on, off, and limited to short pairs (mixing both kinds in each shape),
+// with the early exit on and off, on protein and tie-heavy DNA, lengths at every packed tile boundary.
+TEST_CASE("GpuPairAligner: packed 16-bit and 32-bit passes give the reference's spans", "[gpu][pairs][small]") {
+  if (!have_gpu()) return;
+  std::mt19937_64 rng(1616);
+  std::vector<Pair> protein;
+  std::uniform_int_distribution<std::size_t> length(150, 1300);
+  for (int k = 0; k < 250; ++k) protein.push_back(planted_pair(rng, length(rng), length(rng), 25));
+  for (const std::size_t n : boundary_lengths())
+    if (n > 192) protein.push_back(planted_pair(rng, n, 193 + n % 500, 25));
+  std::vector<Pair> dna;
+  for (int k = 0; k < 150; ++k) dna.push_back(planted_pair(rng, length(rng), length(rng), 4));
+  const ScoringScheme dna_scoring(SubstitutionMatrix::nucleotide(2, -3), GapOpen{5}, GapExtend{2});
+  const ScoringScheme ties(SubstitutionMatrix::nucleotide(1, -1), GapOpen{0}, GapExtend{1});
+  for (const int limit : {0, 400, -1}) {  // -1: packing off
+    for (const bool early_exit : {true, false}) {
+      GpuPairAligner::KernelOptions options;
+      options.packed_lanes = limit >= 0;
+      options.packed_length_limit = std::max(limit, 0);
+      options.reverse_early_exit = early_exit;
+      check_pairs(blosum62(), protein, AlignmentMode::local, options);
+      check_pairs(dna_scoring, dna, AlignmentMode::local, options);
+      check_pairs(ties, dna, AlignmentMode::local, options);
+    }
+  }
+}
+
+// The 16-bit bound itself: an identical pair of tryptophans (the largest BLOSUM62 score, 11) at the
+// bound, (32767 - 23) / 11 = 2,976 residues, scores 32,736 in packed shapes; one residue more runs
+// 32-bit (32,747); both exact.
+TEST_CASE("GpuPairAligner: packed passes at the 16-bit bound", "[gpu][pairs][small]") {
+  if (!have_gpu()) return;
+  const ScoringScheme scoring = blosum62();
+  int w = 0;
+  for (int c = 0; c < scoring.matrix().alphabet().size(); ++c)
+    if (scoring.score(static_cast<std::uint8_t>(c), static_cast<std::uint8_t>(c)) == 11) w = c;
+  std::mt19937_64 rng(2976);
+  std::vector<Pair> pairs;
+  for (const std::size_t n : {2975, 2976, 2977}) {
+    const std::string s(n, static_cast<char>(w));
+    pairs.push_back({s, s});
+    pairs.push_back({s, warpsearch::test::random_codes(rng, 300, 25) + s});  // reverse pass from far right
+  }
+  GpuPairAligner::KernelOptions packed;
+  packed.packed_lanes = true;
+  check_pairs(scoring, pairs, AlignmentMode::local, packed);
+  GpuPairAligner aligner(0, scoring);
+  aligner.set_kernel_options(packed);
+  std::vector<PairSpan> spans;
+  aligner.align({{pairs[2].query, pairs[2].target}, {pairs[4].query, pairs[4].target}}, AlignmentMode::local, spans);
+  CHECK(spans[0].score == 2976 * 11);
+  CHECK(spans[1].score == 2977 * 11);
 }
 
 TEST_CASE("GpuPairAligner equals the reference on random protein pairs, every mode", "[gpu][pairs][small]") {

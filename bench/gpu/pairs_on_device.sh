@@ -5,9 +5,10 @@
 #   carry/data/proteins.fa.gz                               real proteins (32.7 M residues, gzip FASTA: bench/make_protein_db.sh)
 # Steps (STEPS, default all): tests = the GPU pair tests ("[pairs]", with the 50,000 x 50,000 pair);
 # sanitize = compute-sanitizer memcheck and racecheck on "[pairs][tiny]"; bench = 100,000 real protein
-# pairs of 100..1,000 residues in each mode, longer pairs, and simulated DNA pairs, each run checked
-# against reference::span on a sample (--check). Writes gpu_pairs.tsv, a summary and logs.tgz to
-# $OUT, and prints the summary last.
+# pairs of 100..1,000 residues in each mode (local also with the packed 16-bit shapes on, a first
+# sub-batch of half size, and the reverse early exit off: the kernels before it), longer pairs, and
+# simulated DNA pairs, each run checked against reference::span on a
+# sample (--check). Writes gpu_pairs.tsv, a summary and logs.tgz to $OUT, and prints the summary last.
 set -u
 FINAL_OUT=${OUT:-/tmp/warpsearch-out}
 OUT=/tmp/warpsearch-pair-logs
@@ -76,6 +77,11 @@ EOF
     run "protein_100k_${mode}" --fasta "$WORK/protdb.fa" --pairs 100000 --min-length 100 --max-length 1000 \
       --mode $mode --check 300
   done
+  common=(--fasta "$WORK/protdb.fa" --pairs 100000 --min-length 100 --max-length 1000 --mode local --check 300)
+  run protein_100k_local_no_exit "${common[@]}" --no-early-exit
+  run protein_100k_local_packed "${common[@]}" --packed
+  run protein_100k_local_first_half "${common[@]}" --first-percent 50
+  run protein_100k_local_before "${common[@]}" --no-early-exit
   run protein_1m_local --fasta "$WORK/protdb.fa" --pairs 1000000 --min-length 100 --max-length 1000 --mode local --check 100
   run protein_long_local --fasta "$WORK/protdb.fa" --pairs 5000 --min-length 1000 --max-length 8000 --mode local --check 20
   run dna_1_5kb_local --query "$WORK/dna_q.fa" --target "$WORK/dna_t.fa" --mode local --check 20

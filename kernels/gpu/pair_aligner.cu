@@ -29,6 +29,7 @@
 #include <array>
 #include <atomic>
 #include <chrono>
+#include <climits>
 #include <condition_variable>
 #include <cstring>
 #include <functional>
@@ -90,16 +91,32 @@ struct ShapeEntry {
   void (*launch)(const PairKernelParams&, int, cudaStream_t);
 };
 
-template <typename Element, std::size_t... S>
-std::array<ShapeEntry, kPairShapeCount> make_entries(std::index_sequence<S...>) {
-  return {ShapeEntry{&detail::prepare_pair_kernel<kPairShapes[S].group, kPairShapes[S].regs, Element>,
-                     &detail::launch_pair_kernel<kPairShapes[S].group, kPairShapes[S].regs, Element>}...};
+// Packed shapes exist for int8 profiles only (16-bit elements are never packed: empty entries).
+template <typename Element, bool Stop, std::size_t S>
+ShapeEntry make_entry() {
+  constexpr detail::PairShape shape = kPairShapes[S];
+  if constexpr (shape.packed && sizeof(Element) != 1) {
+    return ShapeEntry{nullptr, nullptr};
+  } else {
+    return ShapeEntry{&detail::prepare_pair_kernel<shape.group, shape.regs, Element, shape.packed, Stop>,
+                      &detail::launch_pair_kernel<shape.group, shape.regs, Element, shape.packed, Stop>};
+  }
 }
 
-// Entries by [wide][shape]: 8-bit or 16-bit profile elements.
-const std::array<ShapeEntry, kPairShapeCount>& shape_entries(bool wide) {
-  static const auto narrow_entries = make_entries<std::int8_t>(std::make_index_sequence<kPairShapeCount>{});
-  static const auto wide_entries = make_entries<std::int16_t>(std::make_index_sequence<kPairShapeCount>{});
+template <typename Element, bool Stop, std::size_t... S>
+std::array<ShapeEntry, kPairShapeCount> make_entries(std::index_sequence<S...>) {
+  return {make_entry<Element, Stop, S>()...};
+}
+
+// Entries by [wide][stop][shape]: 8-bit or 16-bit profile elements; with the early exit of local reverse
+// passes (PairKernelParams::stop_scores) or without.
+const std::array<ShapeEntry, kPairShapeCount>& shape_entries(bool wide, bool stop) {
+  constexpr auto shapes = std::make_index_sequence<kPairShapeCount>{};
+  static const auto narrow_entries = make_entries<std::int8_t, false>(shapes);
+  static const auto wide_entries = make_entries<std::int16_t, false>(shapes);
+  static const auto narrow_stop_entries = make_entries<std::int8_t, true>(shapes);
+  static const auto wide_stop_entries = make_entries<std::int16_t, true>(shapes);
+  if (stop) return wide ? wide_stop_entries : narrow_stop_entries;
   return wide ? wide_entries : narrow_entries;
 }
 
@@ -215,21 +232,23 @@ __global__ void compact_codes_kernel(std::uint8_t* residues, std::uint64_t count
 
 // The reverse jobs of a sub-batch, step 1: how many per shape (counters[0..S-1], zeroed before).
 __global__ void count_reverse_jobs_kernel(const PairJob* jobs, const PairEnd* ends, std::uint32_t count,
-                                          AlignmentMode mode, PairShapeWidths widths, std::uint32_t* counters) {
+                                          AlignmentMode mode, PairShapeWidths widths, std::uint32_t pack_limit,
+                                          std::uint32_t* counters) {
   for (std::uint32_t k = blockIdx.x * blockDim.x + threadIdx.x; k < count; k += gridDim.x * blockDim.x) {
     PairJob reverse;
     if (detail::reverse_job_of(mode, jobs[k], ends[k], reverse))
-      atomicAdd(&counters[detail::pair_shape_for(reverse.cols, widths)], 1u);
+      atomicAdd(&counters[detail::pair_shape_for(reverse.cols, widths, reverse.rows, pack_limit)], 1u);
   }
 }
 
 // Step 2: every job's span as far as the forward pass gives it, and the reverse jobs, shape by shape
-// (in any order within a shape) at reverse_jobs[range of the shape]; source[slot] = the forward job.
+// (in any order within a shape) at reverse_jobs[range of the shape]; source[slot] = the forward job,
+// reverse_scores[slot] its score (the reverse pass's best: its early exit, pair_kernel.cuh).
 // ranges[2 s], ranges[2 s + 1] = first slot and count of shape s.
 __global__ void build_reverse_jobs_kernel(const PairJob* jobs, const PairEnd* ends, std::uint32_t count,
-                                          AlignmentMode mode, PairShapeWidths widths, std::uint32_t* counters,
-                                          std::uint32_t* ranges, PairJob* reverse_jobs, std::uint32_t* source,
-                                          PairSpan* spans) {
+                                          AlignmentMode mode, PairShapeWidths widths, std::uint32_t pack_limit,
+                                          std::uint32_t* counters, std::uint32_t* ranges, PairJob* reverse_jobs,
+                                          std::uint32_t* source, std::int32_t* reverse_scores, PairSpan* spans) {
   std::uint32_t first[kPairShapeCount];
   std::uint32_t total = 0;
   for (int s = 0; s < kPairShapeCount; ++s) {
@@ -246,10 +265,11 @@ __global__ void build_reverse_jobs_kernel(const PairJob* jobs, const PairEnd* en
     spans[k] = detail::forward_span(mode, job, end);
     PairJob reverse;
     if (detail::reverse_job_of(mode, job, end, reverse)) {
-      const int shape = detail::pair_shape_for(reverse.cols, widths);
+      const int shape = detail::pair_shape_for(reverse.cols, widths, reverse.rows, pack_limit);
       const std::uint32_t slot = first[shape] + atomicAdd(&counters[kPairShapeCount + shape], 1u);
       reverse_jobs[slot] = reverse;
       source[slot] = k;
+      reverse_scores[slot] = end.score;
     }
   }
 }
@@ -300,7 +320,11 @@ struct GpuPairAligner::Impl {
   CompactMap compact{};
   int alphabet_rows = 0;
   bool wide = false;  // 16-bit profile elements
-  std::array<int, kPairShapeCount> blocks_per_sm{};
+  // Local passes with min(rows, cols) up to this take packed (16-bit) shapes; 0: none
+  // (detail::pair_pack_limit, lowered by KernelOptions::packed_length_limit).
+  std::uint32_t pack_limit = 0;
+  std::array<int, kPairShapeCount> blocks_per_sm{};       // resident blocks per SM of each shape's kernel,
+  std::array<int, kPairShapeCount> blocks_per_sm_stop{};  // and of its early-exit instantiation
   // Score tables s + o, [row code][column code]: rows = target (local) or rows = query.
   DeviceBuffer<std::uint8_t> table_target_rows;
   DeviceBuffer<std::uint8_t> table_query_rows;
@@ -310,6 +334,7 @@ struct GpuPairAligner::Impl {
   std::array<DeviceBuffer<std::uint64_t>, 2 * kStreams> edges;  // forward streams', then reverse streams'
   std::vector<std::unique_ptr<SubBatchEvents>> events;
   SubBatchLimits sub_batch_limits;
+  KernelOptions kernel_options;
   // Per batch, indexed by the batch's pairs (members) or by sub-batch.
   DeviceBuffer<std::uint8_t> d_residues;
   DeviceBuffer<PairJob> d_jobs;  // forward jobs, each sub-batch in launch order
@@ -317,6 +342,7 @@ struct GpuPairAligner::Impl {
   DeviceBuffer<PairJob> d_reverse_jobs;
   DeviceBuffer<PairEnd> d_reverse_ends;
   DeviceBuffer<std::uint32_t> d_reverse_source;
+  DeviceBuffer<std::int32_t> d_reverse_scores;
   DeviceBuffer<PairSpan> d_spans;  // in launch order
   DeviceBuffer<std::uint32_t> d_counters;  // kCounterWords per sub-batch
   DeviceBuffer<std::uint32_t> d_ranges;    // 2 per shape per sub-batch
@@ -350,10 +376,12 @@ struct GpuPairAligner::Impl {
 
   // Blocks of a launch of `count` jobs of a shape: enough for all of them, at most what stays
   // resident, and (tiled shapes with edges of `edge_stride` words per group) what the edge buffer holds.
-  int launch_grid(int shape, std::size_t count, std::uint64_t edge_stride, std::size_t edge_words) const {
+  int launch_grid(int shape, std::size_t count, std::uint64_t edge_stride, std::size_t edge_words,
+                  bool stop = false) const {
     const int groups_per_block = block_threads() / kPairShapes[shape].group;
     const std::size_t wanted = (count + groups_per_block - 1) / groups_per_block;
-    const std::size_t resident = static_cast<std::size_t>(std::max(1, blocks_per_sm[static_cast<std::size_t>(shape)])) * sm_count;
+    const int per_sm = (stop ? blocks_per_sm_stop : blocks_per_sm)[static_cast<std::size_t>(shape)];
+    const std::size_t resident = static_cast<std::size_t>(std::max(1, per_sm)) * sm_count;
     std::size_t grid = std::max<std::size_t>(1, std::min(wanted, resident));
     if (edge_stride > 0)
       grid = std::max<std::size_t>(1, std::min<std::size_t>(grid, edge_words / (edge_stride * groups_per_block)));
@@ -366,7 +394,8 @@ struct GpuPairAligner::Impl {
     std::size_t words = 0;
     for (int shape = detail::kFirstTiledShape; shape < kPairShapeCount; ++shape) {
       const std::size_t per_block = stride * static_cast<std::size_t>(block_threads() / kPairShapes[shape].group);
-      const std::size_t resident = static_cast<std::size_t>(std::max(1, blocks_per_sm[static_cast<std::size_t>(shape)])) * sm_count;
+      const auto k = static_cast<std::size_t>(shape);
+      const std::size_t resident = static_cast<std::size_t>(std::max({1, blocks_per_sm[k], blocks_per_sm_stop[k]})) * sm_count;
       words = std::max(words, std::max(per_block, std::min(per_block * resident, kEdgeBudgetBytes / sizeof(std::uint64_t))));
     }
     return words;
@@ -432,7 +461,9 @@ void GpuPairAligner::Impl::align_batch(const std::vector<PairTask>& pairs, const
   const std::size_t parts = std::max<std::size_t>(
       1, std::min({kMaxSubBatches, static_cast<std::size_t>(residues / std::max<std::uint64_t>(1, sub_batch_limits.residues)),
                    count / std::max<std::size_t>(1, sub_batch_limits.min_pairs)}));
-  detail::split_by_weight(cell_prefix, parts, bounds);
+  const std::uint32_t first_percent =
+      std::max<std::uint32_t>(1, std::min<std::uint32_t>(100, sub_batch_limits.first_percent));
+  detail::split_by_weight(cell_prefix, parts, bounds, first_percent);
   const std::size_t sub_batches = bounds.size() - 1;
   timings.sub_batches += static_cast<std::uint32_t>(sub_batches);
 
@@ -454,6 +485,7 @@ void GpuPairAligner::Impl::align_batch(const std::vector<PairTask>& pairs, const
   ensure_device(d_reverse_jobs, count, device);
   ensure_device(d_reverse_ends, count, device);
   ensure_device(d_reverse_source, count, device);
+  ensure_device(d_reverse_scores, count, device);
   ensure_device(d_spans, count, device);
   ensure_device(d_counters, sub_batches * kCounterWords, device);
   ensure_device(d_ranges, sub_batches * kCounterWords, device);
@@ -472,8 +504,15 @@ void GpuPairAligner::Impl::align_batch(const std::vector<PairTask>& pairs, const
   base.gap_open = open;
   base.gap_extend = extend;
   base.mode = mode;
-  const auto& entries = shape_entries(wide);
+  const auto& entries = shape_entries(wide, false);
   constexpr PairShapeWidths widths = detail::pair_shape_widths();
+  // Packed (16-bit) shapes: local passes only, both directions, pairs within the proven bound.
+  std::uint32_t pass_pack_limit = 0;
+  if (local && kernel_options.packed_lanes) {
+    pass_pack_limit = pack_limit;
+    if (kernel_options.packed_length_limit > 0)
+      pass_pack_limit = std::min(pass_pack_limit, static_cast<std::uint32_t>(kernel_options.packed_length_limit));
+  }
   timings.pack += seconds_since(clock);
 
   for (std::size_t part = 0; part < sub_batches; ++part) {
@@ -504,7 +543,7 @@ void GpuPairAligner::Impl::align_batch(const std::vector<PairTask>& pairs, const
       check_codes(pairs[k].target, k, "target");
     }
     std::uint32_t* part_order = order.data() + first;
-    detail::order_pair_jobs(jobs.data() + first, n, part_sorted, order_scratch);
+    detail::order_pair_jobs(jobs.data() + first, n, part_sorted, order_scratch, pass_pack_limit);
     std::copy(part_sorted.begin(), part_sorted.end(), part_order);
     PairJob* staged_jobs = h_jobs.get() + first;
     std::uint64_t reverse_stride = 0;
@@ -537,11 +576,12 @@ void GpuPairAligner::Impl::align_batch(const std::vector<PairTask>& pairs, const
     p.reverse = false;
     int launch = 0;
     for (std::size_t j = 0; j < n;) {
-      const int shape = detail::pair_shape_for(staged_jobs[j].cols, widths);
+      const int shape = detail::pair_shape_for(staged_jobs[j].cols, widths, staged_jobs[j].rows, pass_pack_limit);
       const std::uint32_t width = widths.width[shape];
       std::uint64_t stride = 0;
       std::size_t end = j;
-      for (; end < n && detail::pair_shape_for(staged_jobs[end].cols, widths) == shape; ++end)
+      for (; end < n && detail::pair_shape_for(staged_jobs[end].cols, widths, staged_jobs[end].rows, pass_pack_limit) == shape;
+           ++end)
         if (staged_jobs[end].cols > width) stride = std::max<std::uint64_t>(stride, staged_jobs[end].rows);
       const int stream = launch++ % kStreams;
       p.jobs = d_jobs.get() + first + j;
@@ -566,11 +606,12 @@ void GpuPairAligner::Impl::align_batch(const std::vector<PairTask>& pairs, const
     std::uint32_t* ranges = d_ranges.get() + part * kCounterWords;
     const auto n32 = static_cast<std::uint32_t>(n);
     count_reverse_jobs_kernel<<<small_kernel_grid(n), 256, 0, join>>>(d_jobs.get() + first, d_ends.get() + first, n32,
-                                                                        mode, widths, counters);
+                                                                        mode, widths, pass_pack_limit, counters);
     WARPSEARCH_CUDA_CHECK_LAUNCH();
     build_reverse_jobs_kernel<<<small_kernel_grid(n), 256, 0, join>>>(
-        d_jobs.get() + first, d_ends.get() + first, n32, mode, widths, counters, ranges, d_reverse_jobs.get() + first,
-        d_reverse_source.get() + first, d_spans.get() + first);
+        d_jobs.get() + first, d_ends.get() + first, n32, mode, widths, pass_pack_limit, counters, ranges,
+        d_reverse_jobs.get() + first, d_reverse_source.get() + first, d_reverse_scores.get() + first,
+        d_spans.get() + first);
     WARPSEARCH_CUDA_CHECK_LAUNCH();
     if (mode != AlignmentMode::global) {
       WARPSEARCH_CUDA_CHECK(cudaEventRecord(ev.built.get(), join));
@@ -578,8 +619,11 @@ void GpuPairAligner::Impl::align_batch(const std::vector<PairTask>& pairs, const
         WARPSEARCH_CUDA_CHECK(cudaStreamWaitEvent(reverse_streams[static_cast<std::size_t>(s)].get(), ev.built.get(), 0));
       std::uint32_t max_cols = 1;
       for (std::size_t j = 0; j < n; ++j) max_cols = std::max(max_cols, staged_jobs[j].cols);
-      const unsigned shapes = detail::pair_shapes_up_to(max_cols);
+      const unsigned shapes = detail::pair_shapes_up_to(max_cols, pass_pack_limit);
       p.reverse = true;
+      p.stop_scores = local && kernel_options.reverse_early_exit ? d_reverse_scores.get() + first : nullptr;
+      p.stop_check_mask = kernel_options.early_exit_check_steps - 1;
+      const auto& reverse_entries = shape_entries(wide, p.stop_scores != nullptr);
       launch = 0;
       for (int shape = kPairShapeCount - 1; shape >= 0; --shape) {
         if ((shapes >> shape & 1u) == 0) continue;
@@ -591,8 +635,9 @@ void GpuPairAligner::Impl::align_batch(const std::vector<PairTask>& pairs, const
         p.job_range = ranges + 2 * shape;
         p.edges = edges[static_cast<std::size_t>(kStreams + stream)].get();
         p.edge_stride = tiled ? reverse_stride : 0;
-        entries[static_cast<std::size_t>(shape)].launch(p, launch_grid(shape, n, p.edge_stride, edge_words),
-                                                        reverse_streams[static_cast<std::size_t>(stream)].get());
+        const int grid = launch_grid(shape, n, p.edge_stride, edge_words, p.stop_scores != nullptr);
+        reverse_entries[static_cast<std::size_t>(shape)].launch(p, grid,
+                                                                reverse_streams[static_cast<std::size_t>(stream)].get());
       }
       for (int s = 1; s < kStreams; ++s) {
         WARPSEARCH_CUDA_CHECK(cudaEventRecord(ev.reverse_done[static_cast<std::size_t>(s)].get(), reverse_streams[static_cast<std::size_t>(s)].get()));
@@ -633,6 +678,8 @@ void GpuPairAligner::Impl::align_batch(const std::vector<PairTask>& pairs, const
       if (local ? span.score > 0 : mode == AlignmentMode::semiglobal && span.target_end > 0)
         timings.reverse_cells += local ? std::uint64_t{span.target_end} * span.query_end
                                        : std::uint64_t{span.query_end} * span.target_end;
+      if (local && span.score > 0)
+        timings.reverse_cells_to_start += std::uint64_t{span.target_end - span.target_begin} * span.query_end;
     }
     timings.pack += seconds_since(clock);
     timings.upload += elapsed_seconds(ev.upload_begin, ev.upload_end);
@@ -674,6 +721,7 @@ GpuPairAligner::GpuPairAligner(int device, const ScoringScheme& scoring) {
   const int a_rows = s.alphabet_rows;
   std::vector<int> target_rows(static_cast<std::size_t>(a_rows) * a_rows);
   std::vector<int> query_rows(target_rows.size());
+  int max_profile = INT_MIN;
   for (int a = 0; a < a_rows; ++a)
     for (int b = 0; b < a_rows; ++b) {
       const auto index = static_cast<std::size_t>(a * a_rows + b);
@@ -682,7 +730,9 @@ GpuPairAligner::GpuPairAligner(int device, const ScoringScheme& scoring) {
       target_rows[index] = scoring.score(code_b, code_a) + first;
       query_rows[index] = scoring.score(code_a, code_b) + first;
       if (target_rows[index] > 127 || target_rows[index] < -128) s.wide = true;
+      max_profile = std::max(max_profile, target_rows[index]);
     }
+  s.pack_limit = detail::pair_pack_limit(scoring.matrix().max_score(), max_profile, s.extend, s.wide);
   const std::size_t element = s.wide ? 2 : 1;
   auto upload = [&](const std::vector<int>& values, DeviceBuffer<std::uint8_t>& buffer) {
     std::vector<std::uint8_t> bytes(values.size() * element);
@@ -700,16 +750,19 @@ GpuPairAligner::GpuPairAligner(int device, const ScoringScheme& scoring) {
   upload(target_rows, s.table_target_rows);
   upload(query_rows, s.table_query_rows);
 
-  const auto& entries = shape_entries(s.wide);
   for (int shape = 0; shape < kPairShapeCount; ++shape) {
-    const std::size_t bytes =
-        s.wide ? detail::pair_shared_bytes<std::int16_t>(kPairShapes[shape].group, kPairShapes[shape].regs, a_rows)
-               : detail::pair_shared_bytes<std::int8_t>(kPairShapes[shape].group, kPairShapes[shape].regs, a_rows);
+    const auto& entry = shape_entries(s.wide, false)[static_cast<std::size_t>(shape)];
+    if (entry.prepare == nullptr) continue;  // a packed shape of 16-bit elements: never chosen
+    const detail::PairShape& k = kPairShapes[shape];
+    const std::size_t bytes = s.wide ? detail::pair_shared_bytes<std::int16_t>(k.group, k.regs, a_rows, k.packed)
+                                     : detail::pair_shared_bytes<std::int8_t>(k.group, k.regs, a_rows, k.packed);
     if (bytes > properties.sharedMemPerBlockOptin)
       throw std::runtime_error("GPU " + s.name + ": the pair kernel needs " + std::to_string(bytes) +
                                " bytes of shared memory per block, the device allows " +
                                std::to_string(properties.sharedMemPerBlockOptin));
-    entries[static_cast<std::size_t>(shape)].prepare(a_rows, &s.blocks_per_sm[static_cast<std::size_t>(shape)]);
+    entry.prepare(a_rows, &s.blocks_per_sm[static_cast<std::size_t>(shape)]);
+    shape_entries(s.wide, true)[static_cast<std::size_t>(shape)].prepare(
+        a_rows, &s.blocks_per_sm_stop[static_cast<std::size_t>(shape)]);
   }
 }
 
@@ -728,6 +781,16 @@ GpuPairAligner& GpuPairAligner::operator=(GpuPairAligner&&) noexcept = default;
 std::string GpuPairAligner::device_name() const { return impl_->name; }
 const GpuPairAligner::Timings& GpuPairAligner::last_timings() const { return impl_->timings; }
 void GpuPairAligner::set_sub_batch_limits(const SubBatchLimits& limits) { impl_->sub_batch_limits = limits; }
+void GpuPairAligner::set_kernel_options(const KernelOptions& options) {
+  const int steps = options.early_exit_check_steps;
+  if (steps < 1 || steps > 32 || (steps & (steps - 1)) != 0)
+    throw std::invalid_argument("GpuPairAligner: early_exit_check_steps must be 1, 2, 4, 8, 16 or 32, not " +
+                                std::to_string(steps));
+  if (options.packed_length_limit < 0)
+    throw std::invalid_argument("GpuPairAligner: packed_length_limit must be 0 (the proven bound) or positive, not " +
+                                std::to_string(options.packed_length_limit));
+  impl_->kernel_options = options;
+}
 
 void GpuPairAligner::align(const std::vector<PairTask>& pairs, AlignmentMode mode, std::vector<PairSpan>& out) {
   Impl& s = *impl_;

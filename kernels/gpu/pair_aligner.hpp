@@ -84,20 +84,47 @@ class GpuPairAligner {
     double reverse = 0;
     double passes = 0;
     std::uint64_t forward_cells = 0;  // sum of query length x target length
-    std::uint64_t reverse_cells = 0;  // cells of the reverse passes
+    std::uint64_t reverse_cells = 0;  // cells of the reverse passes' rectangles (end row x end column)
+    // Of those, the local ones up to the start's row (start row x end column): what the early exit
+    // leaves to compute, plus up to a group's width and a check interval of rows per tile.
+    std::uint64_t reverse_cells_to_start = 0;
     std::uint32_t sub_batches = 0;    // summed over the call's batches
   };
   const Timings& last_timings() const;
 
   // How a batch is cut into sub-batches: one per `residues` residues, each of at least `min_pairs`
-  // pairs, at most 8. The defaults keep every sub-batch large enough to fill an H100 several times over;
-  // tests lower them so that a small input (one compute-sanitizer can check in minutes) still has
-  // several sub-batches in flight. Results do not depend on them.
+  // pairs, at most 8; the first carries first_percent % of the others' cells (its host packing and
+  // upload are the only ones no device work hides; on the H100 a smaller first sub-batch measured no
+  // better: 100% 723, 50% 706, 25% 679 GCUPS on the 100k local benchmark, so the default is 100). The defaults keep every sub-batch
+  // large enough to fill an H100 several times over; tests lower them so that a small input (one
+  // compute-sanitizer can check in minutes) still has several sub-batches in flight. Results do not
+  // depend on them.
   struct SubBatchLimits {
     std::uint64_t residues = std::uint64_t{1} << 22;
     std::size_t min_pairs = 8192;
+    std::uint32_t first_percent = 100;  // 1..100
   };
   void set_sub_batch_limits(const SubBatchLimits& limits);
+
+  // Kernel choices, for tests and benchmarks; results never depend on them.
+  //   reverse_early_exit: a local reverse pass stops once every lane has passed the first row that
+  //                       reaches the forward score (no later row can hold the start);
+  //   early_exit_check_steps: how often (in wavefront steps) a group checks for it: 1, 2, 4, ... 32;
+  //   packed_lanes: local passes whose scores provably fit 16 bits (min(query, target length) x the
+  //                 largest score + the largest score + open + extend <= 32767; 8-bit profiles) run
+  //                 two columns per 32-bit register (s16x2, DPX on sm_90); the others 32-bit.
+  //                 Off by default: on the H100 the packed shapes' forward kernels took 1.5x the
+  //                 32-bit ones' time (docs/gpu_pair_kernels.md);
+  //   packed_length_limit: > 0 lowers that bound on min(query, target length) (tests: 16- and 32-bit
+  //                 pairs in one call); 0 keeps the proven one.
+  // Throws std::invalid_argument for another check interval or a negative limit.
+  struct KernelOptions {
+    bool reverse_early_exit = true;
+    int early_exit_check_steps = 8;
+    bool packed_lanes = false;
+    int packed_length_limit = 0;
+  };
+  void set_kernel_options(const KernelOptions& options);
 
  private:
   struct Impl;

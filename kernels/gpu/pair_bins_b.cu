@@ -1,11 +1,12 @@
-// Explicit instantiations of the pair kernel for every shape of kPairShapes, 16-bit profiles (the
-// schemes whose scores + open + extend do not fit 8 bits). One file per element type, so that the two
-// compile in parallel.
+// Explicit instantiations of the pair kernel for every 32-bit shape of kPairShapes, 16-bit profiles
+// (the schemes whose scores + open + extend do not fit 8 bits), without the early exit.
+// One file per element type and stop flag, so that they compile in parallel (pair_bins_c.cu: the
+// packed shapes).
 #include "kernels/gpu/pair_kernel.cuh"
 
 #define WARPSEARCH_PAIR_SHAPE(S)                                                   \
   WARPSEARCH_INSTANTIATE_PAIR_SHAPE(warpsearch::gpu::detail::kPairShapes[S].group, \
-                                    warpsearch::gpu::detail::kPairShapes[S].regs, std::int16_t)
+                                    warpsearch::gpu::detail::kPairShapes[S].regs, std::int16_t, false, false)
 WARPSEARCH_PAIR_SHAPE(0);
 WARPSEARCH_PAIR_SHAPE(1);
 WARPSEARCH_PAIR_SHAPE(2);
@@ -14,4 +15,4 @@ WARPSEARCH_PAIR_SHAPE(4);
 WARPSEARCH_PAIR_SHAPE(5);
 WARPSEARCH_PAIR_SHAPE(6);
 WARPSEARCH_PAIR_SHAPE(7);
-static_assert(warpsearch::gpu::detail::kPairShapeCount == 8, "instantiate every shape");
+static_assert(warpsearch::gpu::detail::kFirstPackedShape == 8, "instantiate every 32-bit shape");

@@ -56,6 +56,12 @@ struct PairKernelParams {
   bool reverse = false;
   std::uint64_t* edges = nullptr;  // tile edges (G = 32 shapes): edge_stride words per group slot
   std::uint64_t edge_stride = 0;   // at least the rows of every job of more than one tile
+  // Local reverse passes only (the early exit, pair_kernel.cuh): stop_scores[k] = the best score of
+  // jobs[k] (the forward score), indexed like jobs (job_range included). Once a lane holds it at row i,
+  // rows past i cannot change the end, so the group stops after row i (and later tiles run rows <= i).
+  // The group checks every stop_check_mask + 1 steps (a power of two).
+  const std::int32_t* stop_scores = nullptr;
+  int stop_check_mask = 7;
 };
 
 // "Minus infinity" of the 32-bit recurrence: far below any reachable value (|H| < 2^29 for the
@@ -67,25 +73,31 @@ inline constexpr int kMinusInfinity = INT_MIN / 2;
 template <typename Element>
 inline constexpr int kPairBlockThreads = sizeof(Element) == 1 ? 256 : 128;
 
-// Shared memory of a block: its groups' profile slices, then the score table.
+// Shared memory of a block: its groups' profile slices (packed shapes: two columns per register), then
+// the score table.
 template <typename Element>
-constexpr std::size_t pair_shared_bytes(int group, int regs, int alphabet_rows) {
+constexpr std::size_t pair_shared_bytes(int group, int regs, int alphabet_rows, bool packed = false) {
   const std::size_t groups = static_cast<std::size_t>(kPairBlockThreads<Element> / group);
-  const std::size_t slices = groups * alphabet_rows * group * regs * sizeof(Element);
+  const std::size_t slices = groups * alphabet_rows * group * regs * (packed ? 2 : 1) * sizeof(Element);
   const std::size_t table = static_cast<std::size_t>(alphabet_rows) * alphabet_rows * sizeof(Element);
   return slices + ((table + 15) & ~std::size_t{15});
 }
 
-// The shapes: G lanes per pair, R columns per lane. G < 32 shapes take sequences of at most G * R
+// The shapes: G lanes per pair, R registers per lane. G < 32 shapes take sequences of at most G * R
 // columns in one pass; G = 32 shapes walk tiles of G * R columns (tile edges in global memory).
+// Packed shapes (local passes whose scores provably fit 16 bits, pair_pack_limit) hold two columns per
+// register, s16x2: tiles of 2 * G * R columns, cut into two strips of G * R, strip 1 in the high
+// halves running G rows behind strip 0 (pair_kernel.cuh).
 struct PairShape {
   int group;
   int regs;
+  bool packed = false;
 };
-inline constexpr PairShape kPairShapes[] = {{4, 4},   {8, 4},  {16, 4},  {16, 8},
-                                            {16, 12}, {32, 8}, {32, 12}, {32, 16}};
+inline constexpr PairShape kPairShapes[] = {{4, 4},   {8, 4},  {16, 4},  {16, 8},       {16, 12},
+                                            {32, 8},  {32, 12}, {32, 16}, {32, 4, true}, {32, 8, true}};
 inline constexpr int kPairShapeCount = static_cast<int>(sizeof(kPairShapes) / sizeof(kPairShapes[0]));
 inline constexpr int kFirstTiledShape = 5;
+inline constexpr int kFirstPackedShape = 8;  // packed shapes last, all tiled
 
 constexpr bool pair_shapes_are_valid() {
   for (int s = 0; s < kPairShapeCount; ++s) {
@@ -93,6 +105,7 @@ constexpr bool pair_shapes_are_valid() {
     if (shape.group != 4 && shape.group != 8 && shape.group != 16 && shape.group != 32) return false;
     if (shape.regs % 4 != 0 || shape.regs < 4 || shape.regs > 32) return false;  // whole int8 words
     if ((shape.group == 32) != (s >= kFirstTiledShape)) return false;
+    if (shape.packed != (s >= kFirstPackedShape)) return false;
     if (s > 0 && s < kFirstTiledShape &&
         shape.group * shape.regs <= kPairShapes[s - 1].group * kPairShapes[s - 1].regs)
       return false;
@@ -100,28 +113,35 @@ constexpr bool pair_shapes_are_valid() {
   return true;
 }
 static_assert(pair_shapes_are_valid(), "kPairShapes: single-pass shapes (G < 32) by ascending width, then the "
-                                       "tiled G = 32 shapes; R a multiple of 4 up to 32");
+                                       "tiled G = 32 shapes, the packed ones last; R a multiple of 4 up to 32");
 
-// Columns per tile of each shape (G * R): a value type, so that device code (which cannot read the
-// host's kPairShapes) chooses shapes with the same function.
+// Columns per tile of each shape (G * R, twice that packed): a value type, so that device code (which
+// cannot read the host's kPairShapes) chooses shapes with the same function.
 struct PairShapeWidths {
   std::uint32_t width[kPairShapeCount];
 };
 constexpr PairShapeWidths pair_shape_widths() {
   PairShapeWidths widths{};
   for (int s = 0; s < kPairShapeCount; ++s)
-    widths.width[s] = static_cast<std::uint32_t>(kPairShapes[s].group * kPairShapes[s].regs);
+    widths.width[s] =
+        static_cast<std::uint32_t>(kPairShapes[s].group * kPairShapes[s].regs * (kPairShapes[s].packed ? 2 : 1));
   return widths;
 }
 
 // The shape of a pass with `cols` columns: the narrowest single-pass shape that holds them, else the
-// tiled shape computing the fewest padded columns (ties: fewer, wider tiles).
-WARPSEARCH_HOST_DEVICE constexpr int pair_shape_for(std::uint32_t cols, const PairShapeWidths& widths) {
+// tiled shape computing the fewest padded columns (ties: fewer, wider tiles). With pack_limit > 0 (a
+// local pass whose scores fit 16 bits when min(rows, cols) <= pack_limit, see pair_pack_limit), a pass
+// beyond the single-pass shapes that meets the limit takes a packed shape, chosen the same way.
+WARPSEARCH_HOST_DEVICE constexpr int pair_shape_for(std::uint32_t cols, const PairShapeWidths& widths,
+                                                    std::uint32_t rows = 0, std::uint32_t pack_limit = 0) {
   for (int s = 0; s < kFirstTiledShape; ++s)
     if (cols <= widths.width[s]) return s;
-  int chosen = kFirstTiledShape;
+  const bool packed = pack_limit > 0 && (rows < cols ? rows : cols) <= pack_limit;
+  const int from = packed ? kFirstPackedShape : kFirstTiledShape;
+  const int to = packed ? kPairShapeCount : kFirstPackedShape;
+  int chosen = from;
   std::uint64_t chosen_columns = ~std::uint64_t{0};
-  for (int s = kFirstTiledShape; s < kPairShapeCount; ++s) {
+  for (int s = from; s < to; ++s) {
     const std::uint64_t width = widths.width[s];
     const std::uint64_t columns = (cols + width - 1) / width * width;
     if (columns <= chosen_columns) {
@@ -132,6 +152,19 @@ WARPSEARCH_HOST_DEVICE constexpr int pair_shape_for(std::uint32_t cols, const Pa
   return chosen;
 }
 constexpr int pair_shape_for(std::uint32_t cols) { return pair_shape_for(cols, pair_shape_widths()); }
+
+// The largest min(rows, cols) of a local pass that packed (16-bit) shapes may take: every value of the
+// shifted recurrence then stays within int16. With o = open + extend: H <= min(rows, cols) * max_score
+// (an alignment has at most that many pairs), T = H(diag) + s + o <= H + max_profile (the largest
+// s + o), E' and F' <= H. From below: H >= 0, T >= s + o >= -128 (int8 profiles), max(T, E') - o >=
+// -128 - o before the floor, and minus infinity (-16384) minus one extend, at once raised to an H. So
+// H_max + max_profile <= 32767 suffices. 0 (never packed) for 16-bit profile elements or extends
+// beyond 8,000.
+constexpr std::uint32_t pair_pack_limit(int max_score, int max_profile, int extend, bool wide_elements) {
+  if (wide_elements || extend > 8000 || max_profile > 32767 - 1) return 0;
+  const int per_pair = max_score > 1 ? max_score : 1;
+  return static_cast<std::uint32_t>((32767 - (max_profile > 0 ? max_profile : 0)) / per_pair);
+}
 
 // ---- Pass-to-pass bookkeeping (the device runs these between the passes; CPU tests check them).
 
@@ -191,17 +224,18 @@ WARPSEARCH_HOST_DEVICE inline void apply_reverse_end(AlignmentMode mode, const P
 
 // ---- The host's plan (plain functions, tests/test_pair_plan.cpp).
 
-// Launch order of a pass's jobs: by shape, widest shapes first, then by cells, largest first (grid-
-// stride loops then end with short jobs), then by index. A stable LSD radix sort on a 45-bit key
-// (shape, 2^42 - 1 - cells; cells below 2^42 for sequences of at most 2^21 residues), skipping the
-// byte positions where all keys agree: O(n), no comparator. `order` receives the permutation; the
-// other vectors are scratch space, kept by the caller so that warm calls allocate nothing.
+// Launch order of a pass's jobs: by shape (pair_shape_for with pack_limit), highest shape index first,
+// then by cells, largest first (grid-stride loops then end with short jobs), then by index. A stable
+// LSD radix sort on a 46-bit key (shape, 2^42 - 1 - cells; cells below 2^42 for sequences of at most
+// 2^21 residues), skipping the byte positions where all keys agree: O(n), no comparator. `order`
+// receives the permutation; the other vectors are scratch space, kept by the caller so that warm calls
+// allocate nothing.
 struct JobOrderScratch {
   std::vector<std::uint64_t> keys, keys_tmp;
   std::vector<std::uint32_t> index_tmp;
 };
 inline void order_pair_jobs(const PairJob* jobs, std::size_t count, std::vector<std::uint32_t>& order,
-                            JobOrderScratch& scratch) {
+                            JobOrderScratch& scratch, std::uint32_t pack_limit = 0) {
   constexpr std::uint64_t kCellMask = (std::uint64_t{1} << 42) - 1;
   order.resize(count);
   scratch.keys.resize(count);
@@ -215,7 +249,8 @@ inline void order_pair_jobs(const PairJob* jobs, std::size_t count, std::vector<
   std::uint64_t differ = 0;
   for (std::size_t k = 0; k < count; ++k) {
     const std::uint64_t cells = std::min(kCellMask, std::uint64_t{jobs[k].rows} * jobs[k].cols);
-    const auto shape = static_cast<std::uint64_t>(kPairShapeCount - 1 - pair_shape_for(jobs[k].cols, widths));
+    const auto shape = static_cast<std::uint64_t>(kPairShapeCount - 1 -
+                                                  pair_shape_for(jobs[k].cols, widths, jobs[k].rows, pack_limit));
     keys[k] = (shape << 42) | (kCellMask - cells);
     index[k] = static_cast<std::uint32_t>(k);
     differ |= keys[k] ^ keys[0];
@@ -238,38 +273,48 @@ inline void order_pair_jobs(const PairJob* jobs, std::size_t count, std::vector<
 
 // Contiguous parts of about equal weight: bounds[i], bounds[i + 1] delimit part i, from 0 to n; at
 // most `parts` parts, none empty (fewer when there are fewer items). prefix[k] = the weight of items
-// 0..k-1 (n + 1 values, non-decreasing).
-inline void split_by_weight(const std::vector<std::uint64_t>& prefix, std::size_t parts, std::vector<std::size_t>& bounds) {
+// 0..k-1 (n + 1 values, non-decreasing). first_percent < 100 makes part 0 that share of the others'
+// weight (the aligner's first sub-batch, whose packing and upload nothing hides).
+inline void split_by_weight(const std::vector<std::uint64_t>& prefix, std::size_t parts, std::vector<std::size_t>& bounds,
+                            std::uint32_t first_percent = 100) {
   bounds.assign(1, 0);
   const std::size_t n = prefix.empty() ? 0 : prefix.size() - 1;
   if (n == 0) return;
   parts = std::max<std::size_t>(1, std::min(parts, n));
   const std::uint64_t total = prefix[n] - prefix[0];
   for (std::size_t i = 1; i < parts; ++i) {
-    const std::uint64_t goal = prefix[0] + total / parts * i + total % parts * i / parts;  // total * i / parts
+    std::uint64_t goal = prefix[0] + total / parts * i + total % parts * i / parts;  // total * i / parts
+    if (first_percent < 100) {  // total * (f + i - 1) / (parts - 1 + f), f = first_percent / 100
+      const long double share = (first_percent + 100.0L * static_cast<long double>(i - 1)) /
+                                (100.0L * static_cast<long double>(parts - 1) + first_percent);
+      goal = prefix[0] + static_cast<std::uint64_t>(static_cast<long double>(total) * share);
+    }
     auto k = static_cast<std::size_t>(std::lower_bound(prefix.begin(), prefix.end(), goal) - prefix.begin());
-    k = std::min(k, n - (parts - i));  // leave at least one item to each later part
-    if (k > bounds.back()) bounds.push_back(k);
+    k = std::min(std::max(k, bounds.back() + 1), n - (parts - i));  // one item at least to each part
+    bounds.push_back(k);
   }
   bounds.push_back(n);
 }
 
-// Shapes that a pass with 1..max_cols columns can take: bit s for shape s. The tiled shapes' choice
-// repeats with the least common multiple of their widths (1,536 for the table's), so column counts up
-// to 4,096 show every tiled shape that can be chosen.
-inline unsigned pair_shapes_up_to(std::uint32_t max_cols) {
+// Shapes that a pass with 1..max_cols columns can take: bit s for shape s (with pack_limit > 0, the
+// packed ones too). The tiled shapes' choice repeats with the least common multiple of their widths
+// (1,536 for the table's), so column counts up to 4,096 show every tiled shape that can be chosen.
+inline unsigned pair_shapes_up_to(std::uint32_t max_cols, std::uint32_t pack_limit = 0) {
   constexpr PairShapeWidths widths = pair_shape_widths();
   unsigned shapes = 0;
-  for (std::uint32_t c = 1; c <= std::min<std::uint32_t>(max_cols, 4096); ++c) shapes |= 1u << pair_shape_for(c, widths);
+  for (std::uint32_t c = 1; c <= std::min<std::uint32_t>(max_cols, 4096); ++c) {
+    shapes |= 1u << pair_shape_for(c, widths);
+    if (pack_limit > 0) shapes |= 1u << pair_shape_for(c, widths, 1, pack_limit);
+  }
   if (max_cols > 4096)
-    for (int s = kFirstTiledShape; s < kPairShapeCount; ++s) shapes |= 1u << s;
+    for (int s = kFirstTiledShape; s < (pack_limit > 0 ? kPairShapeCount : kFirstPackedShape); ++s) shapes |= 1u << s;
   return shapes;
 }
 
 #if defined(__CUDACC__)
-template <int G, int R, typename Element>
+template <int G, int R, typename Element, bool Packed, bool Stop>
 void prepare_pair_kernel(int alphabet_rows, int* blocks_per_sm);
-template <int G, int R, typename Element>
+template <int G, int R, typename Element, bool Packed, bool Stop>
 void launch_pair_kernel(const PairKernelParams& params, int grid, cudaStream_t stream);
 #endif
 

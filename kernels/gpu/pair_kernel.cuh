@@ -30,6 +30,39 @@
 // row asc, column asc): the smallest target end, then the smallest query end. Semiglobal: rows are the
 // query; after the last row each lane takes its first maximal column, the group the smallest column,
 // column 0 (the whole query against gaps) included. Global: the value of the last cell.
+//
+// Packed shapes (Packed = true; local passes whose scores provably fit int16, pair_pack_limit in
+// pair_dispatch.hpp). Each 32-bit register holds two cells as s16x2: a tile of 2 * G * R columns is cut
+// into two strips of G * R; lane t's low halves hold its R columns of strip 0, its high halves the same
+// R columns of strip 1, and strip 1 runs G rows behind (lane t: low half row s - t, high half row
+// s - t - G at step s), so that strip 1's left neighbour of lane 0, strip 0's last column at row
+// s - G, is lane G-1's low output of the previous step. One rotating shuffle (source lane t - 1 mod G)
+// hands every lane its input; lane 0 then replaces the low half by its own (boundary or tile edge) and
+// moves the received low half up (one PRMT). Tile edges come from lane G-1's high halves. The same
+// rotation carries the row codes. Each update is one DPX s16x2 add-max (VIADDMNMX) for two cells; the
+// score pair is one PRMT of two int8 profile words (row r's for the low half, row r - G's for the high
+// half). Ends: the packed row maximum against best - 1 filters the steps where nothing can change,
+// then each half is tracked as a 32-bit lane is (low half first: at the same row it holds the smaller
+// columns; ties at a smaller row from the high half replace). High halves before their first row are
+// reset to row 0's values after the step; low halves past the last row compute garbage that only
+// feeds high halves past it. 16-bit arithmetic wraps; the bound keeps every cell that matters exact.
+//
+// Early exit of local reverse passes (PairKernelParams::stop_scores, the Stop instantiations). The
+// reverse pass knows its best score S: the forward score (every local alignment inside the reversed
+// prefixes is one of the whole pair, so none scores more; the optimal alignment itself scores S). Its
+// end is the cell with H = S of the smallest row, then the smallest column. Claim: once some computed
+// cell (i, j) has H = S, the cells of rows 1..i (all columns, every tile) decide the end, whatever rows
+// past i hold. Proof: every cell has H <= S, so the end is the (row, column)-smallest cell with H = S;
+// (i, j) is one, so the end has row <= i. Cells of rows <= i depend only on cells of rows <= i (the
+// recurrence reads rows r and r - 1 only), so computing rows 1..i of every column exactly, and nothing
+// else, finds it. A cell of a later tile (larger columns) at row i loses to (i, j) but one at a row < i
+// wins; so later tiles still run, rows 1..i only. Hence `row_limit`: the rows a tile computes,
+// min(rows, the smallest row at which a lane has seen S so far), never growing, kept across tiles.
+// Lane t computes row s - t at step s, so a tile runs row_limit + G - 1 steps (packed: + 2G - 1);
+// every stop_check_mask + 1 steps the group votes (one __any_sync, a reduction only when some lane
+// holds S), so the common path costs one compare and one vote per 8 steps. Each lane's best_row is its
+// smallest row holding S (ties at a smaller row replace it), so the group's minimum is the smallest
+// row seen. Tile edges exist for rows < row_limit, which later tiles never exceed.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -101,6 +134,56 @@ __device__ __forceinline__ void load_words(const std::uint32_t* source, std::uin
   }
 }
 
+// Two 16-bit lanes per register (s16x2, packed shapes): per half max(a + b, c), the add wrapping
+// (pair_pack_limit keeps every cell that matters within int16), and the maximum of three.
+__device__ __forceinline__ unsigned add_max2(unsigned a, unsigned b, unsigned c) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  return __viaddmax_s16x2(a, b, c);
+#else
+  return __vmaxs2(__vadd2(a, b), c);
+#endif
+}
+
+__device__ __forceinline__ unsigned max3_2(unsigned a, unsigned b, unsigned c) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  return __vimax3_s16x2(a, b, c);
+#else
+  return __vmaxs2(__vmaxs2(a, b), c);
+#endif
+}
+
+__device__ __forceinline__ unsigned pair_of(int value) {  // both halves = value (int16 range)
+  return (static_cast<unsigned>(value) & 0xFFFFu) * 0x10001u;
+}
+__device__ __forceinline__ int low_half(unsigned v) { return static_cast<int>(static_cast<short>(v & 0xFFFFu)); }
+__device__ __forceinline__ int high_half(unsigned v) { return static_cast<int>(v) >> 16; }
+
+// Byte k of two words of int8 profile scores, sign-extended, as s16x2: low half from `low`, high half
+// from `high`; one PRMT (selector nibbles 8..15 copy the sign of byte 0..7 of the pair of words).
+__device__ __forceinline__ unsigned unpack_pair(std::uint32_t low, std::uint32_t high, int k) {
+  const auto b = static_cast<std::uint32_t>(k);
+  const std::uint32_t selector = b | ((8u | b) << 4) | ((4u + b) << 8) | ((12u + b) << 12);
+  std::uint32_t value;
+  asm("prmt.b32 %0, %1, %2, %3;" : "=r"(value) : "r"(low), "r"(high), "r"(selector));
+  return value;
+}
+
+// "Minus infinity" of the 16-bit recurrence (E' of column 0, F' of row 0): an extend below it stays in
+// int16, and the next update raises it to an H >= 0 (packed passes are local).
+inline constexpr int kMinusInfinity16 = -16384;
+
+// The minimum of v over the group's lanes (mask), every lane receiving it.
+template <int G>
+__device__ __forceinline__ unsigned group_min(unsigned mask, unsigned v) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  return __reduce_min_sync(mask, v);
+#else
+#pragma unroll
+  for (int offset = G / 2; offset > 0; offset /= 2) v = ::min(v, __shfl_xor_sync(mask, v, offset, G));
+  return v;
+#endif
+}
+
 // (score desc, row asc, column asc): is a better than b?
 __device__ __forceinline__ bool better_end(int score_a, int row_a, int col_a, int score_b, int row_b, int col_b) {
   if (score_a != score_b) return score_a > score_b;
@@ -108,10 +191,22 @@ __device__ __forceinline__ bool better_end(int score_a, int row_a, int col_a, in
   return col_a < col_b;
 }
 
-template <int G, int R, typename Element>
-__global__ void __launch_bounds__(kPairBlockThreads<Element>, 2) pair_kernel(const PairKernelParams p) {
+// Stop: the instantiation for local reverse passes with the early exit (stop_scores set); the vote in
+// the step loop costs the other passes about 11 registers, which would cost the single-pass shapes a
+// block per SM. Packed R = 4 shapes use a quarter of the (32,16) shape's shared memory: 4 blocks per SM
+// (60 registers, no spills, instead of 66 and 3 blocks).
+template <int G, int R, typename Element, bool Packed>
+inline constexpr int kPairMinBlocks = Packed && R <= 4 ? 4 : 2;
+
+template <int G, int R, typename Element, bool Packed, bool Stop>
+__global__ void __launch_bounds__(kPairBlockThreads<Element>, (kPairMinBlocks<G, R, Element, Packed>))
+    pair_kernel(const PairKernelParams p) {
   constexpr int kThreads = kPairBlockThreads<Element>;
-  constexpr int W = G * R;  // columns per tile
+  constexpr int kStrips = Packed ? 2 : 1;  // packed: strip 1 in the high halves (see the top of this file)
+  constexpr int WS = G * R;                // columns per strip
+  constexpr int W = WS * kStrips;          // columns per tile
+  constexpr int kLag = G * kStrips - 1;    // steps after a tile's last row until every lane has done it
+  static_assert(!Packed || (sizeof(Element) == 1 && G == 32), "packed shapes: int8 profiles, tiled");
   constexpr int kGroups = kThreads / G;
   constexpr int kPerWord = 4 / static_cast<int>(sizeof(Element));
   constexpr int kWords = R / kPerWord;
@@ -122,10 +217,12 @@ __global__ void __launch_bounds__(kPairBlockThreads<Element>, 2) pair_kernel(con
   // The launch's jobs: given by the host, or (reverse jobs built on the device) a range read here.
   const PairJob* jobs = p.jobs;
   PairEnd* ends = p.ends;
+  const std::int32_t* stop_scores = p.stop_scores;
   int num_jobs = p.num_jobs;
   if (p.job_range != nullptr) {
     jobs += p.job_range[0];
     ends += p.job_range[0];
+    if (stop_scores != nullptr) stop_scores += p.job_range[0];
     num_jobs = ::min(num_jobs, static_cast<int>(p.job_range[1]));
   }
   if (static_cast<long long>(blockIdx.x) * kGroups >= num_jobs) return;  // whole block idle
@@ -149,6 +246,8 @@ __global__ void __launch_bounds__(kPairBlockThreads<Element>, 2) pair_kernel(con
   const int extend = p.gap_extend;
   const int first = open + extend;
   const int floor_value = local ? 0 : kMinusInfinity;
+  const bool can_stop = Stop && local && stop_scores != nullptr;
+  const int stop_check_mask = p.stop_check_mask;
   const int pad = A - 1;
   std::uint64_t* edges = kTiled ? p.edges + static_cast<std::size_t>(slot) * p.edge_stride : nullptr;
 
@@ -161,6 +260,9 @@ __global__ void __launch_bounds__(kPairBlockThreads<Element>, 2) pair_kernel(con
     const std::uint8_t* col_seq = p.residues + pj.col_offset + (p.reverse ? cols - 1 : 0);
     const int step_sign = p.reverse ? -1 : 1;
     const int tiles = kTiled ? (cols + W - 1) / W : 1;
+    // Rows each tile computes: all, until the early exit (local reverse passes) lowers it.
+    int row_limit = rows;
+    const int stop_score = can_stop ? stop_scores[job] : INT_MAX;
 
     // The lane's best end so far (row and column 1-based). Semiglobal: column 0 competes, scoring the
     // whole query against gaps; it wins ties, being the smallest column.
@@ -174,14 +276,17 @@ __global__ void __launch_bounds__(kPairBlockThreads<Element>, 2) pair_kernel(con
     }
 
     for (int tile = 0; tile < tiles; ++tile) {
-      const int col_base = tile * W + lane * R;  // 0-based column of h[0]
+      const int col_base = tile * W + lane * R;  // 0-based column of h[0] (packed: its low half)
       // The profile slice of this lane's columns (the previous tile's is no longer read by anyone).
-      {
+#pragma unroll
+      for (int strip = 0; strip < kStrips; ++strip) {
+        const int strip_base = col_base + strip * WS;
         int codes[R];
 #pragma unroll
-        for (int j = 0; j < R; ++j) codes[j] = col_base + j < cols ? col_seq[step_sign * (col_base + j)] : pad;
+        for (int j = 0; j < R; ++j) codes[j] = strip_base + j < cols ? col_seq[step_sign * (strip_base + j)] : pad;
         for (int a = 0; a < A; ++a) {
-          std::uint32_t* out = reinterpret_cast<std::uint32_t*>(slice + static_cast<std::size_t>(a) * W + lane * R);
+          std::uint32_t* out =
+              reinterpret_cast<std::uint32_t*>(slice + static_cast<std::size_t>(a) * W + strip * WS + lane * R);
           const Element* scores = table + a * A;
 #pragma unroll
           for (int k = 0; k < kWords; ++k) {
@@ -197,101 +302,248 @@ __global__ void __launch_bounds__(kPairBlockThreads<Element>, 2) pair_kernel(con
         }
       }
       const std::uint32_t* lane_slice = reinterpret_cast<const std::uint32_t*>(slice + lane * R);
-
-      // Row 0: H(0, c) and F'(0, c) (c 1-based); the diagonal of the first row is H(0, col_base).
-      int h[R];
-      int f[R];
-#pragma unroll
-      for (int j = 0; j < R; ++j) {
-        h[j] = global ? -(open + (col_base + j + 1) * extend) : 0;
-        f[j] = kMinusInfinity;
-      }
-      int h_diag = global && col_base > 0 ? -(open + col_base * extend) : 0;
       const bool save_edge = kTiled && lane == G - 1 && tile + 1 < tiles;
       std::uint64_t edge_chunk = 0;
       std::uint64_t edge_next = 0;
       auto load_edge = [&](int r) -> std::uint64_t { return r < rows ? edges[r] : 0; };
       if (kTiled && tile > 0) edge_next = load_edge(lane);
 
-      int h_out = 0;
-      int e_out = kMinusInfinity;
-      // The row code of each step is loaded one step ahead.
-      int code = lane == 0 && rows > 0 ? row_seq[0] : 0;
-      for (int step = 0; step < rows + G - 1; ++step) {
-        const int r = step - lane;  // 0-based row of this step
-        const int next_code = r + 1 >= 0 && r + 1 < rows ? row_seq[step_sign * (r + 1)] : 0;
-        int h_in = __shfl_up_sync(mask, h_out, 1, G);
-        int e_in = __shfl_up_sync(mask, e_out, 1, G);
-        if (kTiled && tile > 0) {
-          if ((step & 31) == 0) {
-            edge_chunk = edge_next;
-            edge_next = load_edge(step + 32 + lane);
-          }
-          const std::uint64_t edge = __shfl_sync(mask, edge_chunk, step & 31);
-          if (lane == 0) {
-            h_in = static_cast<int>(static_cast<std::uint32_t>(edge));
-            e_in = static_cast<int>(static_cast<std::uint32_t>(edge >> 32));
-          }
-        } else if (lane == 0) {
-          h_in = local ? 0 : -(open + (r + 1) * extend);
-          e_in = kMinusInfinity;
+      if constexpr (Packed) {
+        // Local only. Low halves: strip 0, row r = step - lane; high halves: strip 1, row r - G. Lane 0's
+        // high input is lane G-1's low output of the previous step (strip 0's last column, row r - G):
+        // a rotating shuffle, lane 0 then putting its own low input (boundary or tile edge) below it.
+        // A half outside its rows computes garbage that reaches no counted cell: a low half past the
+        // last row feeds only high halves past it; a high half before row 0 is reset to row 0's values
+        // (H = 0, F' = minus infinity) after the step, so its neighbours and itself start from them.
+        constexpr unsigned kMinus2 = (static_cast<unsigned>(kMinusInfinity16) & 0xFFFFu) * 0x10001u;
+        const unsigned minus_extend = pair_of(-extend);
+        const unsigned minus_first = pair_of(-first);
+        unsigned h[R];
+        unsigned f[R];
+#pragma unroll
+        for (int j = 0; j < R; ++j) {
+          h[j] = 0;
+          f[j] = kMinus2;
         }
-        if (r >= 0 && r < rows) {
-          std::uint32_t words[kWords];
-          load_words(lane_slice + static_cast<std::size_t>(code) * (W * sizeof(Element) / 4), words);
-          int diag = h_diag;
-          int h_left = h_in;
-          int e = e_in;
-          h_diag = h_in;
-#pragma unroll
-          for (int j = 0; j < R; ++j) {
-            const int score = unpack<Element>(words[j / kPerWord], j % kPerWord);
-            e = add_max(e, -extend, h_left);
-            f[j] = add_max(f[j], -extend, h[j]);
-            const int t = add_max(diag, score, f[j]);
-            const int u = ::max(t, e);
-            diag = h[j];
-            h[j] = add_max(u, -first, floor_value);
-            h_left = h[j];
-          }
-          h_out = h_left;
-          e_out = e;
-          if (save_edge)
-            edges[r] = static_cast<std::uint64_t>(static_cast<std::uint32_t>(h_out)) |
-                       (static_cast<std::uint64_t>(static_cast<std::uint32_t>(e_out)) << 32);
-          if (local) {
-            int row_max = h[0];
-#pragma unroll
-            for (int j = 1; j + 1 < R; j += 2) row_max = max3(row_max, h[j], h[j + 1]);
-            if constexpr (R % 2 == 0) row_max = ::max(row_max, h[R - 1]);
-            // Rare: the lane's best improves (or ties at a smaller row, from a later tile).
-            if (row_max > best || (row_max == best && r + 1 < best_row)) {
-              int column = R - 1;
-#pragma unroll
-              for (int j = R - 1; j >= 0; --j)
-                if (h[j] == row_max) column = j;
-              best = row_max;
-              best_row = r + 1;
-              best_col = col_base + column + 1;
+        unsigned h_diag = 0;
+        unsigned h_out = 0;
+        unsigned e_out = kMinus2;
+        // The rotating shuffle's source; lane 0 then joins its own low input below the high half it
+        // received (selector 0x5410), the others keep what they received (0x7654): one PRMT.
+        const int source = (lane + G - 1) % G;
+        const unsigned join = lane == 0 ? 0x5410u : 0x7654u;
+        // Row codes travel with the wavefront as (low, high) byte pairs: lane t's codes at step s are
+        // lane t-1's at step s-1 (the same rotation); lane 0's low code comes from a chunk of 32 row
+        // codes, one per lane, loaded one chunk ahead (as the tile edges), and its high code is lane
+        // G-1's low code (selector 0x1140: the chunk's code, then the received low code).
+        const unsigned join_code = lane == 0 ? 0x1140u : 0x7654u;
+        auto load_code = [&](int x) -> unsigned { return x < rows ? row_seq[step_sign * x] : 0u; };
+        unsigned code_chunk = 0;
+        unsigned code_next = load_code(lane);
+        unsigned codes_out = 0;
+        unsigned below_best = pair_of(best - 1);  // best < 32767 in packed passes
+        for (int step = 0; step < row_limit + kLag; ++step) {
+          const int r = step - lane;  // low half's 0-based row
+          const int r_high = r - G;   // high half's
+          if ((step & 31) == 0) {
+            code_chunk = code_next;
+            code_next = load_code(step + 32 + lane);
+            if (kTiled && tile > 0) {
+              edge_chunk = edge_next;
+              edge_next = load_edge(step + 32 + lane);
             }
-          } else if (r == rows - 1) {
-            // The last row: semiglobal takes the lane's first maximal column, global the last cell.
+          }
+          const unsigned codes =
+              __byte_perm(__shfl_sync(mask, code_chunk, step & 31), __shfl_sync(mask, codes_out, source, G), join_code);
+          codes_out = codes;
+          unsigned h_in = __shfl_sync(mask, h_out, source, G);
+          unsigned e_in = __shfl_sync(mask, e_out, source, G);
+          int h_low = 0;
+          int e_low = kMinusInfinity16;
+          if (kTiled && tile > 0) {
+            const std::uint64_t edge = __shfl_sync(mask, edge_chunk, step & 31);
+            h_low = static_cast<int>(static_cast<std::uint32_t>(edge));
+            e_low = static_cast<int>(static_cast<std::uint32_t>(edge >> 32));
+          }
+          h_in = __byte_perm(static_cast<unsigned>(h_low), h_in, join);
+          e_in = __byte_perm(static_cast<unsigned>(e_low), e_in, join);
+          if (r >= 0 && r_high < row_limit) {
+            const unsigned code = codes & 0xFFu;
+            const unsigned code_high = (codes >> 8) & 0xFFu;
+            constexpr int kWordsPerStrip = R / 4;
+            std::uint32_t words[kWordsPerStrip];
+            std::uint32_t words_high[kWordsPerStrip];
+            load_words(lane_slice + static_cast<std::size_t>(code) * (W / 4), words);
+            load_words(lane_slice + static_cast<std::size_t>(code_high) * (W / 4) + WS / 4, words_high);
+            unsigned diag = h_diag;
+            unsigned h_left = h_in;
+            unsigned e = e_in;
+            h_diag = h_in;
 #pragma unroll
             for (int j = 0; j < R; ++j) {
-              const int c = col_base + j;
-              const bool candidate = global ? c == cols - 1 : c < cols && h[j] > best;
-              if (candidate) {
-                best = h[j];
-                best_row = rows;
-                best_col = c + 1;
+              const unsigned score = unpack_pair(words[j / 4], words_high[j / 4], j % 4);
+              e = add_max2(e, minus_extend, h_left);
+              f[j] = add_max2(f[j], minus_extend, h[j]);
+              const unsigned t = add_max2(diag, score, f[j]);
+              const unsigned u = __vmaxs2(t, e);
+              diag = h[j];
+              h[j] = add_max2(u, minus_first, 0u);
+              h_left = h[j];
+            }
+            if (r_high < 0) {
+#pragma unroll
+              for (int j = 0; j < R; ++j) {
+                h[j] &= 0xFFFFu;
+                f[j] = (f[j] & 0xFFFFu) | (kMinus2 & 0xFFFF0000u);
+              }
+              h_left = h[R - 1];
+              e = (e & 0xFFFFu) | (kMinus2 & 0xFFFF0000u);
+            }
+            h_out = h_left;
+            e_out = e;
+            const bool high_live = r_high >= 0 && r_high < row_limit;
+            if (save_edge && high_live)
+              edges[r_high] = static_cast<std::uint64_t>(static_cast<std::uint32_t>(high_half(h_out))) |
+                              (static_cast<std::uint64_t>(static_cast<std::uint32_t>(high_half(e_out))) << 32);
+            unsigned row_max2 = h[0];
+#pragma unroll
+            for (int j = 1; j + 1 < R; j += 2) row_max2 = max3_2(row_max2, h[j], h[j + 1]);
+            if constexpr (R % 2 == 0) row_max2 = __vmaxs2(row_max2, h[R - 1]);
+            // Either half can change the lane's best only if it reaches it (a larger score, or a tie at
+            // a smaller row): one packed max against best - 1 in both halves (kept in below_best)
+            // filters the common case; halves outside their rows may pass it, the exact test follows.
+            if (__vmaxs2(row_max2, below_best) != below_best) {
+              // Low half (row r) first, then high half (row r - G: a smaller row, larger columns).
+              const int max_low = low_half(row_max2);
+              if (r < row_limit && (max_low > best || (max_low == best && r + 1 < best_row))) {
+                int column = R - 1;
+#pragma unroll
+                for (int j = R - 1; j >= 0; --j)
+                  if (low_half(h[j]) == max_low) column = j;
+                best = max_low;
+                best_row = r + 1;
+                best_col = col_base + column + 1;
+              }
+              const int max_high = high_half(row_max2);
+              if (high_live && (max_high > best || (max_high == best && r_high + 1 < best_row))) {
+                int column = R - 1;
+#pragma unroll
+                for (int j = R - 1; j >= 0; --j)
+                  if (high_half(h[j]) == max_high) column = j;
+                best = max_high;
+                best_row = r_high + 1;
+                best_col = col_base + WS + column + 1;
+              }
+              below_best = pair_of(best - 1);
+            }
+          }
+          if (can_stop && (step & stop_check_mask) == stop_check_mask) {
+            const bool found = best == stop_score;
+            if (__any_sync(mask, found)) {
+              const unsigned row = group_min<G>(mask, found ? static_cast<unsigned>(best_row) : ~0u);
+              row_limit = ::min(row_limit, static_cast<int>(row));
+            }
+          }
+        }
+        if constexpr (kTiled) __syncwarp(mask);
+      } else {
+        // Row 0: H(0, c) and F'(0, c) (c 1-based); the diagonal of the first row is H(0, col_base).
+        int h[R];
+        int f[R];
+#pragma unroll
+        for (int j = 0; j < R; ++j) {
+          h[j] = global ? -(open + (col_base + j + 1) * extend) : 0;
+          f[j] = kMinusInfinity;
+        }
+        int h_diag = global && col_base > 0 ? -(open + col_base * extend) : 0;
+
+        int h_out = 0;
+        int e_out = kMinusInfinity;
+        // The row code of each step is loaded one step ahead.
+        int code = lane == 0 && rows > 0 ? row_seq[0] : 0;
+        for (int step = 0; step < row_limit + kLag; ++step) {
+          const int r = step - lane;  // 0-based row of this step
+          const int next_code = r + 1 >= 0 && r + 1 < rows ? row_seq[step_sign * (r + 1)] : 0;
+          int h_in = __shfl_up_sync(mask, h_out, 1, G);
+          int e_in = __shfl_up_sync(mask, e_out, 1, G);
+          if (kTiled && tile > 0) {
+            if ((step & 31) == 0) {
+              edge_chunk = edge_next;
+              edge_next = load_edge(step + 32 + lane);
+            }
+            const std::uint64_t edge = __shfl_sync(mask, edge_chunk, step & 31);
+            if (lane == 0) {
+              h_in = static_cast<int>(static_cast<std::uint32_t>(edge));
+              e_in = static_cast<int>(static_cast<std::uint32_t>(edge >> 32));
+            }
+          } else if (lane == 0) {
+            h_in = local ? 0 : -(open + (r + 1) * extend);
+            e_in = kMinusInfinity;
+          }
+          if (r >= 0 && r < row_limit) {
+            std::uint32_t words[kWords];
+            load_words(lane_slice + static_cast<std::size_t>(code) * (W * sizeof(Element) / 4), words);
+            int diag = h_diag;
+            int h_left = h_in;
+            int e = e_in;
+            h_diag = h_in;
+#pragma unroll
+            for (int j = 0; j < R; ++j) {
+              const int score = unpack<Element>(words[j / kPerWord], j % kPerWord);
+              e = add_max(e, -extend, h_left);
+              f[j] = add_max(f[j], -extend, h[j]);
+              const int t = add_max(diag, score, f[j]);
+              const int u = ::max(t, e);
+              diag = h[j];
+              h[j] = add_max(u, -first, floor_value);
+              h_left = h[j];
+            }
+            h_out = h_left;
+            e_out = e;
+            if (save_edge)
+              edges[r] = static_cast<std::uint64_t>(static_cast<std::uint32_t>(h_out)) |
+                         (static_cast<std::uint64_t>(static_cast<std::uint32_t>(e_out)) << 32);
+            if (local) {
+              int row_max = h[0];
+#pragma unroll
+              for (int j = 1; j + 1 < R; j += 2) row_max = max3(row_max, h[j], h[j + 1]);
+              if constexpr (R % 2 == 0) row_max = ::max(row_max, h[R - 1]);
+              // Rare: the lane's best improves (or ties at a smaller row, from a later tile).
+              if (row_max > best || (row_max == best && r + 1 < best_row)) {
+                int column = R - 1;
+#pragma unroll
+                for (int j = R - 1; j >= 0; --j)
+                  if (h[j] == row_max) column = j;
+                best = row_max;
+                best_row = r + 1;
+                best_col = col_base + column + 1;
+              }
+            } else if (r == rows - 1) {
+              // The last row: semiglobal takes the lane's first maximal column, global the last cell.
+#pragma unroll
+              for (int j = 0; j < R; ++j) {
+                const int c = col_base + j;
+                const bool candidate = global ? c == cols - 1 : c < cols && h[j] > best;
+                if (candidate) {
+                  best = h[j];
+                  best_row = rows;
+                  best_col = c + 1;
+                }
               }
             }
           }
+          code = next_code;
+          if (can_stop && (step & stop_check_mask) == stop_check_mask) {
+            const bool found = best == stop_score;  // best_row: the lane's smallest row holding S
+            if (__any_sync(mask, found)) {
+              const unsigned row = group_min<G>(mask, found ? static_cast<unsigned>(best_row) : ~0u);
+              row_limit = ::min(row_limit, static_cast<int>(row));
+            }
+          }
         }
-        code = next_code;
+        // The next tile's lane 0 reads what lane 31 wrote.
+        if constexpr (kTiled) __syncwarp(mask);
       }
-      // The next tile's lane 0 reads what lane 31 wrote.
-      if constexpr (kTiled) __syncwarp(mask);
     }
 
 #pragma unroll
@@ -315,26 +567,26 @@ __global__ void __launch_bounds__(kPairBlockThreads<Element>, 2) pair_kernel(con
   }
 }
 
-template <int G, int R, typename Element>
+template <int G, int R, typename Element, bool Packed, bool Stop>
 void prepare_pair_kernel(int alphabet_rows, int* blocks_per_sm) {
-  const int bytes = static_cast<int>(pair_shared_bytes<Element>(G, R, alphabet_rows));
+  const int bytes = static_cast<int>(pair_shared_bytes<Element>(G, R, alphabet_rows, Packed));
+  const auto kernel = pair_kernel<G, R, Element, Packed, Stop>;
+  WARPSEARCH_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
   WARPSEARCH_CUDA_CHECK(
-      cudaFuncSetAttribute(pair_kernel<G, R, Element>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
-  WARPSEARCH_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks_per_sm, pair_kernel<G, R, Element>,
-                                                                      kPairBlockThreads<Element>, bytes));
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks_per_sm, kernel, kPairBlockThreads<Element>, bytes));
 }
 
-template <int G, int R, typename Element>
+template <int G, int R, typename Element, bool Packed, bool Stop>
 void launch_pair_kernel(const PairKernelParams& params, int grid, cudaStream_t stream) {
-  const std::size_t bytes = pair_shared_bytes<Element>(G, R, params.alphabet_rows);
-  pair_kernel<G, R, Element><<<grid, kPairBlockThreads<Element>, bytes, stream>>>(params);
+  const std::size_t bytes = pair_shared_bytes<Element>(G, R, params.alphabet_rows, Packed);
+  pair_kernel<G, R, Element, Packed, Stop><<<grid, kPairBlockThreads<Element>, bytes, stream>>>(params);
   WARPSEARCH_CUDA_CHECK_LAUNCH();
 }
 
 }  // namespace warpsearch::gpu::detail
 
 // Explicit instantiation of one shape's entry points (pair_bins_*.cu).
-#define WARPSEARCH_INSTANTIATE_PAIR_SHAPE(G, R, Element)                                                      \
-  template void warpsearch::gpu::detail::prepare_pair_kernel<G, R, Element>(int, int*);                       \
-  template void warpsearch::gpu::detail::launch_pair_kernel<G, R, Element>(                                   \
+#define WARPSEARCH_INSTANTIATE_PAIR_SHAPE(G, R, Element, Packed, Stop)                                        \
+  template void warpsearch::gpu::detail::prepare_pair_kernel<G, R, Element, Packed, Stop>(int, int*);         \
+  template void warpsearch::gpu::detail::launch_pair_kernel<G, R, Element, Packed, Stop>(                     \
       const warpsearch::gpu::detail::PairKernelParams&, int, cudaStream_t)

@@ -1,0 +1,613 @@
+// The GPU pair kernel's per-lane logic (kernels/gpu/pair_kernel.cuh) emulated on the CPU, lane by lane
+// and step by step, and compared with reference::span: the wavefront of G lanes holding R columns each,
+// the shuffles (a lane reads its left neighbour's outputs of the previous step), tiles and their edges
+// (narrow tiles too, so that short sequences cross many tiles), the per-lane end tracking with its tie
+// rule, the group reduction, the host's pass-to-pass bookkeeping (pair_dispatch.hpp: forward_span,
+// reverse_job_of, apply_reverse_end, called as the device calls them) and the early exit of local
+// reverse passes (PairKernelParams::stop_scores: the group votes every stop_check_mask + 1 steps and
+// then runs rows up to the smallest row holding the forward score, in this tile and every later one),
+// and the packed (s16x2) shapes of local passes: two strips per tile, strip 1 in the high halves G rows
+// behind, the rotating shuffle with lane 0's fix-up, the reset of high halves before their first row,
+// per-half end tracking, tile edges from the high halves, 16-bit wrapping arithmetic (and a check that
+// no cell that counts leaves int16 under pair_pack_limit).
+// Runs without a GPU; what only the device checks is the CUDA mechanics (shuffles, votes, edge
+// prefetch, PRMT selectors).
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "kernels/alignment_mode.hpp"
+#include "kernels/gpu/pair_dispatch.hpp"
+#include "kernels/reference.hpp"
+#include "profile/scoring.hpp"
+#include "tests/catch.hpp"
+#include "tests/random_sequences.hpp"
+
+namespace {
+
+using warpsearch::AlignmentMode;
+using warpsearch::GapExtend;
+using warpsearch::GapOpen;
+using warpsearch::ScoringScheme;
+using warpsearch::SubstitutionMatrix;
+using warpsearch::gpu::PairSpan;
+using warpsearch::gpu::detail::kMinusInfinity;
+using warpsearch::gpu::detail::PairEnd;
+using warpsearch::gpu::detail::PairJob;
+namespace detail = warpsearch::gpu::detail;
+
+struct Shape {
+  int group;
+  int regs;
+  bool tiled;
+  bool packed = false;
+};
+
+struct PassOptions {
+  AlignmentMode mode = AlignmentMode::local;
+  bool reverse = false;
+  int stop_score = INT_MAX;  // INT_MAX: no early exit
+  int stop_check_mask = 7;
+};
+
+struct PassResult {
+  PairEnd end;
+  std::uint64_t cells = 0;  // lane-row updates x R (padding columns included), as the kernel computes them
+  std::uint64_t overflows = 0;  // packed: live cells whose 32-bit value left int16
+};
+
+// One half of an s16x2 register.
+using Half = std::int16_t;
+struct Pair16 {
+  Half low = 0, high = 0;
+};
+Half wrap(int v) { return static_cast<Half>(static_cast<std::uint16_t>(static_cast<unsigned>(v) & 0xFFFFu)); }
+
+bool better_end(int score_a, int row_a, int col_a, int score_b, int row_b, int col_b) {
+  if (score_a != score_b) return score_a > score_b;
+  if (row_a != row_b) return row_a < row_b;
+  return col_a < col_b;
+}
+
+// One pass of one job, as one group of the kernel runs it. residues: the batch's residue codes;
+// score(row code, column code) = s (the kernel's table holds s + o).
+template <class Score>
+PassResult emulate_pass(const std::string& residues, const PairJob& job, const Shape& shape, const ScoringScheme& scoring,
+                        const PassOptions& o, Score score) {
+  const int G = shape.group;
+  const int R = shape.regs;
+  const int W = G * R;
+  const int rows = static_cast<int>(job.rows);
+  const int cols = static_cast<int>(job.cols);
+  REQUIRE((shape.tiled || cols <= W));
+  const bool local = o.mode == AlignmentMode::local;
+  const bool global = o.mode == AlignmentMode::global;
+  const int open = scoring.gap_open();
+  const int extend = scoring.gap_extend();
+  const int first = open + extend;
+  const int floor_value = local ? 0 : kMinusInfinity;
+  const int pad_score = scoring.matrix().min_score();
+  const bool can_stop = local && o.stop_score != INT_MAX;
+  auto row_code = [&](int r) {
+    return static_cast<std::uint8_t>(residues[job.row_offset + (o.reverse ? rows - 1 - r : r)]);
+  };
+  auto col_code = [&](int c) {
+    return static_cast<std::uint8_t>(residues[job.col_offset + (o.reverse ? cols - 1 - c : c)]);
+  };
+
+  std::vector<int> best(G, local ? 0 : kMinusInfinity), best_row(G, -1), best_col(G, INT_MAX);
+  if (o.mode == AlignmentMode::semiglobal) {
+    best[0] = -(open + rows * extend);
+    best_row[0] = rows;
+    best_col[0] = 0;
+  }
+  std::vector<std::int64_t> edge_h(static_cast<std::size_t>(rows), 0x5A5A5A5A), edge_e(edge_h);  // garbage
+  const int tiles = shape.tiled ? (cols + W - 1) / W : 1;
+  int row_limit = rows;
+  PassResult result;
+  for (int tile = 0; tile < tiles; ++tile) {
+    std::vector<std::vector<int>> h(static_cast<std::size_t>(G)), f(h);
+    std::vector<int> h_diag(static_cast<std::size_t>(G)), h_out(static_cast<std::size_t>(G), 0),
+        e_out(static_cast<std::size_t>(G), kMinusInfinity);
+    for (int t = 0; t < G; ++t) {
+      const int col_base = tile * W + t * R;
+      for (int j = 0; j < R; ++j) {
+        h[t].push_back(global ? -(open + (col_base + j + 1) * extend) : 0);
+        f[t].push_back(kMinusInfinity);
+      }
+      h_diag[t] = global && col_base > 0 ? -(open + col_base * extend) : 0;
+    }
+    for (int step = 0; step < row_limit + G - 1; ++step) {
+      // Shuffle up: every lane reads its left neighbour's outputs of the previous step.
+      const std::vector<int> h_prev = h_out;
+      const std::vector<int> e_prev = e_out;
+      for (int t = 0; t < G; ++t) {
+        const int r = step - t;
+        const int col_base = tile * W + t * R;
+        int h_in = t > 0 ? h_prev[t - 1] : 0;
+        int e_in = t > 0 ? e_prev[t - 1] : kMinusInfinity;
+        if (t == 0) {
+          if (tile > 0) {
+            if (r >= 0 && r < rows) {
+              h_in = static_cast<int>(edge_h[r]);
+              e_in = static_cast<int>(edge_e[r]);
+            }
+          } else {
+            h_in = local ? 0 : -(open + (r + 1) * extend);
+            e_in = kMinusInfinity;
+          }
+        }
+        if (r < 0 || r >= row_limit) continue;
+        result.cells += R;
+        int diag = h_diag[t];
+        int h_left = h_in;
+        int e = e_in;
+        h_diag[t] = h_in;
+        for (int j = 0; j < R; ++j) {
+          const int c = col_base + j;
+          const int s = (c < cols ? score(row_code(r), col_code(c)) : pad_score) + first;
+          e = std::max(e - extend, h_left);
+          f[t][j] = std::max(f[t][j] - extend, h[t][j]);
+          const int tt = std::max(diag + s, f[t][j]);
+          const int u = std::max(tt, e);
+          diag = h[t][j];
+          h[t][j] = std::max(u - first, floor_value);
+          h_left = h[t][j];
+        }
+        h_out[t] = h_left;
+        e_out[t] = e;
+        if (shape.tiled && t == G - 1 && tile + 1 < tiles) {
+          edge_h[r] = h_out[t];
+          edge_e[r] = e_out[t];
+        }
+        if (local) {
+          const int row_max = *std::max_element(h[t].begin(), h[t].end());
+          if (row_max > best[t] || (row_max == best[t] && r + 1 < best_row[t])) {
+            const int column = static_cast<int>(std::find(h[t].begin(), h[t].end(), row_max) - h[t].begin());
+            best[t] = row_max;
+            best_row[t] = r + 1;
+            best_col[t] = col_base + column + 1;
+          }
+        } else if (r == rows - 1) {
+          for (int j = 0; j < R; ++j) {
+            const int c = col_base + j;
+            const bool candidate = global ? c == cols - 1 : c < cols && h[t][j] > best[t];
+            if (candidate) {
+              best[t] = h[t][j];
+              best_row[t] = rows;
+              best_col[t] = c + 1;
+            }
+          }
+        }
+      }
+      // The vote (after the step's cells, as in the kernel).
+      if (can_stop && (step & o.stop_check_mask) == o.stop_check_mask) {
+        unsigned row = ~0u;
+        for (int t = 0; t < G; ++t)
+          if (best[t] == o.stop_score) row = std::min(row, static_cast<unsigned>(best_row[t]));
+        if (row != ~0u) row_limit = std::min(row_limit, static_cast<int>(row));
+      }
+    }
+  }
+  // The group's reduction (butterfly: any order gives the same minimum of a total order).
+  int b = best[0], br = best_row[0], bc = best_col[0];
+  for (int t = 1; t < G; ++t)
+    if (better_end(best[t], best_row[t], best_col[t], b, br, bc)) {
+      b = best[t];
+      br = best_row[t];
+      bc = best_col[t];
+    }
+  result.end.score = b;
+  result.end.row_end = br > 0 ? static_cast<std::uint32_t>(br) : 0u;
+  result.end.col_end = br > 0 ? static_cast<std::uint32_t>(bc) : 0u;
+  return result;
+}
+
+// A packed pass (local), as the kernel's `if constexpr (Packed)` branch runs it.
+template <class Score>
+PassResult emulate_packed_pass(const std::string& residues, const PairJob& job, const Shape& shape,
+                               const ScoringScheme& scoring, const PassOptions& o, Score score) {
+  const int G = shape.group;
+  const int R = shape.regs;
+  const int WS = G * R;
+  const int W = 2 * WS;
+  const int rows = static_cast<int>(job.rows);
+  const int cols = static_cast<int>(job.cols);
+  REQUIRE(o.mode == AlignmentMode::local);
+  const int extend = scoring.gap_extend();
+  const int first = scoring.gap_open() + extend;
+  const int pad_score = scoring.matrix().min_score();
+  const bool can_stop = o.stop_score != INT_MAX;
+  constexpr int kMinus = -16384;
+  auto row_code = [&](int r) {
+    return static_cast<std::uint8_t>(residues[job.row_offset + (o.reverse ? rows - 1 - r : r)]);
+  };
+  auto col_code = [&](int c) {
+    return static_cast<std::uint8_t>(residues[job.col_offset + (o.reverse ? cols - 1 - c : c)]);
+  };
+  PassResult result;
+  // max(a + b, c) per half, wrapping; `live` halves are checked against int16.
+  auto add_max = [&](Half a, int b, Half c, bool live) {
+    const int exact = a + b;
+    if (live && exact != wrap(exact) && std::max(exact, int{c}) == exact) ++result.overflows;
+    return std::max(wrap(exact), c);
+  };
+  std::vector<int> best(G, 0), best_row(G, -1), best_col(G, INT_MAX);
+  std::vector<std::int64_t> edge_h(static_cast<std::size_t>(rows), 0x5A5A5A5A), edge_e(edge_h);  // garbage
+  const int tiles = (cols + W - 1) / W;
+  int row_limit = rows;
+  for (int tile = 0; tile < tiles; ++tile) {
+    std::vector<std::vector<Pair16>> h(static_cast<std::size_t>(G), std::vector<Pair16>(static_cast<std::size_t>(R)));
+    std::vector<std::vector<Pair16>> f(h);
+    for (auto& lane : f)
+      for (auto& v : lane) v = {kMinus, kMinus};
+    std::vector<Pair16> h_diag(static_cast<std::size_t>(G)), h_out(static_cast<std::size_t>(G)),
+        e_out(static_cast<std::size_t>(G), Pair16{kMinus, kMinus});
+    // Row codes (low, high) travel with the wavefront: rotated like H, lane 0's low code from the chunk
+    // of row codes (0 past the last row), its high code lane G-1's low code.
+    std::vector<std::pair<int, int>> codes_out(static_cast<std::size_t>(G), {0, 0});
+    for (int step = 0; step < row_limit + 2 * G - 1; ++step) {
+      const std::vector<Pair16> h_prev = h_out;  // the rotating shuffle reads the previous step's outputs
+      const std::vector<Pair16> e_prev = e_out;
+      const std::vector<std::pair<int, int>> codes_prev = codes_out;
+      for (int t = 0; t < G; ++t) {
+        const int r = step - t;
+        const int r_high = r - G;
+        const int col_base = tile * W + t * R;
+        Pair16 h_in = h_prev[static_cast<std::size_t>((t + G - 1) % G)];
+        Pair16 e_in = e_prev[static_cast<std::size_t>((t + G - 1) % G)];
+        std::pair<int, int> codes = codes_prev[static_cast<std::size_t>((t + G - 1) % G)];
+        if (t == 0) codes = {step < rows ? row_code(step) : 0, codes.first};
+        codes_out[t] = codes;
+        if (t == 0) {
+          int h_low = 0;
+          int e_low = kMinus;
+          if (tile > 0) {
+            h_low = r >= 0 && r < rows ? static_cast<int>(edge_h[r]) : 0;
+            e_low = r >= 0 && r < rows ? static_cast<int>(edge_e[r]) : 0;
+          }
+          h_in = {wrap(h_low), h_in.low};  // __byte_perm(low, rotated, 0x5410)
+          e_in = {wrap(e_low), e_in.low};
+        }
+        if (r < 0 || r_high >= row_limit) continue;
+        result.cells += 2 * R;
+        const bool low_live = r < row_limit;
+        const bool high_live = r_high >= 0;
+        const auto code = static_cast<std::uint8_t>(codes.first);
+        const auto code_high = static_cast<std::uint8_t>(codes.second);
+        Pair16 diag = h_diag[t];
+        Pair16 h_left = h_in;
+        Pair16 e = e_in;
+        h_diag[t] = h_in;
+        for (int j = 0; j < R; ++j) {
+          const int c_low = col_base + j;
+          const int c_high = col_base + WS + j;
+          const int s_low = (c_low < cols ? score(code, col_code(c_low)) : pad_score) + first;
+          const int s_high = (c_high < cols ? score(code_high, col_code(c_high)) : pad_score) + first;
+          Pair16& hj = h[t][j];
+          Pair16& fj = f[t][j];
+          e = {add_max(e.low, -extend, h_left.low, low_live), add_max(e.high, -extend, h_left.high, high_live)};
+          fj = {add_max(fj.low, -extend, hj.low, low_live), add_max(fj.high, -extend, hj.high, high_live)};
+          const Pair16 tt = {add_max(diag.low, s_low, fj.low, low_live), add_max(diag.high, s_high, fj.high, high_live)};
+          const Pair16 u = {std::max(tt.low, e.low), std::max(tt.high, e.high)};
+          diag = hj;
+          hj = {add_max(u.low, -first, 0, low_live), add_max(u.high, -first, 0, high_live)};
+          h_left = hj;
+        }
+        if (r_high < 0) {
+          for (int j = 0; j < R; ++j) {
+            h[t][j].high = 0;
+            f[t][j].high = kMinus;
+          }
+          h_left = h[t][R - 1];
+          e.high = kMinus;
+        }
+        h_out[t] = h_left;
+        e_out[t] = e;
+        const bool high_counted = r_high >= 0 && r_high < row_limit;
+        if (t == G - 1 && tile + 1 < tiles && high_counted) {
+          edge_h[r_high] = h_out[t].high;
+          edge_e[r_high] = e_out[t].high;
+        }
+        int max_low = h[t][0].low, max_high = h[t][0].high;
+        for (int j = 1; j < R; ++j) {
+          max_low = std::max<int>(max_low, h[t][j].low);
+          max_high = std::max<int>(max_high, h[t][j].high);
+        }
+        // The kernel's filter: a packed max against best - 1 in both halves.
+        const Half below = wrap(best[t] - 1);
+        if (std::max(wrap(max_low), below) == below && std::max(wrap(max_high), below) == below) continue;
+        if (low_live && (max_low > best[t] || (max_low == best[t] && r + 1 < best_row[t]))) {
+          int column = 0;
+          while (h[t][column].low != max_low) ++column;
+          best[t] = max_low;
+          best_row[t] = r + 1;
+          best_col[t] = col_base + column + 1;
+        }
+        if (high_counted && (max_high > best[t] || (max_high == best[t] && r_high + 1 < best_row[t]))) {
+          int column = 0;
+          while (h[t][column].high != max_high) ++column;
+          best[t] = max_high;
+          best_row[t] = r_high + 1;
+          best_col[t] = col_base + WS + column + 1;
+        }
+      }
+      if (can_stop && (step & o.stop_check_mask) == o.stop_check_mask) {
+        unsigned row = ~0u;
+        for (int t = 0; t < G; ++t)
+          if (best[t] == o.stop_score) row = std::min(row, static_cast<unsigned>(best_row[t]));
+        if (row != ~0u) row_limit = std::min(row_limit, static_cast<int>(row));
+      }
+    }
+  }
+  int b = best[0], br = best_row[0], bc = best_col[0];
+  for (int t = 1; t < G; ++t)
+    if (better_end(best[t], best_row[t], best_col[t], b, br, bc)) {
+      b = best[t];
+      br = best_row[t];
+      bc = best_col[t];
+    }
+  result.end.score = b;
+  result.end.row_end = br > 0 ? static_cast<std::uint32_t>(br) : 0u;
+  result.end.col_end = br > 0 ? static_cast<std::uint32_t>(bc) : 0u;
+  return result;
+}
+
+template <class Score>
+PassResult run_pass(const std::string& residues, const PairJob& job, const Shape& shape, const ScoringScheme& scoring,
+                    const PassOptions& o, Score score) {
+  if (shape.packed) return emulate_packed_pass(residues, job, shape, scoring, o, score);
+  return emulate_pass(residues, job, shape, scoring, o, score);
+}
+
+// The largest min(rows, cols) of a packed pass, as GpuPairAligner computes it.
+std::uint32_t pack_limit_of(const ScoringScheme& scoring) {
+  const int first = scoring.gap_open() + scoring.gap_extend();
+  const int max_profile = scoring.matrix().max_score() + first;
+  const bool wide = max_profile > 127 || scoring.matrix().min_score() + first < -128;
+  return detail::pair_pack_limit(scoring.matrix().max_score(), max_profile, scoring.gap_extend(), wide);
+}
+
+// The shape a pass takes: the aligner's (pair_shape_for), or a forced one.
+Shape aligner_shape(const PairJob& job, std::uint32_t pack_limit) {
+  const auto& s = detail::kPairShapes[detail::pair_shape_for(job.cols, detail::pair_shape_widths(), job.rows, pack_limit)];
+  return Shape{s.group, s.regs, s.group == 32, s.packed};
+}
+
+struct SpanRun {
+  PairSpan span;
+  std::uint64_t reverse_cells = 0;
+  std::uint64_t overflows = 0;
+  bool packed = false;  // the forward pass ran packed
+  bool reverse_score_matches = true;
+};
+
+// Forward pass, the host's bookkeeping, reverse pass, as the aligner runs them for one pair.
+// forced: a shape for both passes (a packed one only where the aligner may pack, local passes within
+// the bound, whatever their columns; else the aligner's shape).
+SpanRun emulate_span(const std::string& query, const std::string& target, const ScoringScheme& scoring,
+                     AlignmentMode mode, const Shape* forced, bool early_exit, int check_mask, bool packing) {
+  const std::string residues = query + target;
+  const bool local = mode == AlignmentMode::local;
+  const auto m = static_cast<std::uint32_t>(query.size());
+  const auto n = static_cast<std::uint32_t>(target.size());
+  const PairJob forward = local ? PairJob{m, 0, n, m} : PairJob{0, m, m, n};
+  auto score = [&](std::uint8_t row, std::uint8_t col) { return local ? scoring.score(col, row) : scoring.score(row, col); };
+  PassOptions o;
+  o.mode = mode;
+  const std::uint32_t pack_limit = local && packing ? pack_limit_of(scoring) : 0;
+  auto shape_of = [&](const PairJob& job) {
+    const Shape chosen = aligner_shape(job, pack_limit);
+    if (forced == nullptr) return chosen;
+    if (forced->packed && (pack_limit == 0 || std::min(job.rows, job.cols) > pack_limit)) return chosen;
+    return *forced;
+  };
+  const Shape forward_shape = shape_of(forward);
+  const PassResult fwd = run_pass(residues, forward, forward_shape, scoring, o, score);
+  SpanRun run;
+  run.packed = forward_shape.packed;
+  run.overflows = fwd.overflows;
+  run.span = detail::forward_span(mode, forward, fwd.end);
+  PairJob reverse;
+  if (detail::reverse_job_of(mode, forward, fwd.end, reverse)) {
+    o.reverse = true;
+    if (local && early_exit) o.stop_score = fwd.end.score;
+    o.stop_check_mask = check_mask;
+    const PassResult rev = run_pass(residues, reverse, shape_of(reverse), scoring, o, score);
+    run.reverse_cells = rev.cells;
+    run.overflows += rev.overflows;
+    run.reverse_score_matches = rev.end.score == run.span.score;
+    detail::apply_reverse_end(mode, rev.end, run.span);
+  }
+  return run;
+}
+
+bool same_span(const PairSpan& got, const warpsearch::reference::Span& expected) {
+  return got.score == expected.score && got.query_begin == expected.query_begin && got.query_end == expected.query_end &&
+         got.target_begin == expected.subject_begin && got.target_end == expected.subject_end;
+}
+
+struct Pair {
+  std::string query, target;
+};
+
+Pair planted_pair(std::mt19937_64& rng, std::size_t query_length, std::size_t target_length, int alphabet_size) {
+  using warpsearch::test::mutated_codes;
+  using warpsearch::test::random_codes;
+  Pair pair{random_codes(rng, query_length, alphabet_size), random_codes(rng, target_length, alphabet_size)};
+  if (query_length < 4 || target_length < 4 || rng() % 3 == 0) return pair;  // a third unrelated
+  const std::size_t begin = std::uniform_int_distribution<std::size_t>(0, query_length / 2)(rng);
+  const std::size_t length = std::uniform_int_distribution<std::size_t>(1, query_length - begin)(rng);
+  std::string piece = mutated_codes(rng, pair.query.substr(begin, length), alphabet_size, 0.25, 3);
+  piece.resize(std::min(piece.size(), target_length));
+  const std::size_t at = std::uniform_int_distribution<std::size_t>(0, target_length - piece.size())(rng);
+  pair.target.replace(at, piece.size(), piece);
+  return pair;
+}
+
+// Checks every pair in every mode, with the aligner's shapes and with forced narrow shapes, the early
+// exit on (check intervals 1, 8, 32) and off; returns the reverse cells with and without it (local).
+void check_pairs(const ScoringScheme& scoring, const std::vector<Pair>& pairs, std::uint64_t& cells_on,
+                 std::uint64_t& cells_off, std::size_t& checked, std::size_t& packed) {
+  // Narrow tiles; R = 1 and 2 (not kernel shapes, the same logic) put a lane's neighbours few columns
+  // away, so that the cells the early exit skips often decide ties.
+  static const Shape kForced[] = {{4, 4, true}, {8, 4, true}, {2, 4, true}, {8, 1, true}, {4, 2, true}};
+  static const Shape kPacked[] = {{4, 4, true, true}, {2, 4, true, true}, {8, 1, true, true}, {4, 2, true, true},
+                                  {32, 4, true, true}, {1, 4, true, true}};
+  std::size_t k = 0;
+  for (const Pair& pair : pairs) {
+    ++k;
+    for (const AlignmentMode mode : {AlignmentMode::local, AlignmentMode::semiglobal, AlignmentMode::global}) {
+      const auto expected = warpsearch::reference::span(pair.query, pair.target, scoring, mode);
+      const Shape* forced = k % 2 == 1 ? &kPacked[k / 2 % 6] : k % 4 == 0 ? nullptr : &kForced[k / 4 % 5];
+      for (const int check_mask : {-1, 0, 7, 31, -2}) {  // -1: no early exit; -2: no packing
+        if (mode != AlignmentMode::local && check_mask < -1) continue;
+        if (mode != AlignmentMode::local && check_mask >= 0) continue;
+        const SpanRun run = emulate_span(pair.query, pair.target, scoring, mode, forced, check_mask >= 0,
+                                         std::max(check_mask, 0), check_mask != -2);
+        INFO("pair " << k << " " << pair.query.size() << " x " << pair.target.size() << " mode "
+                     << static_cast<int>(mode) << " check mask " << check_mask << " forced shape "
+                     << (forced ? forced->group : 0) << ": emulated " << run.span.score << " q["
+                     << run.span.query_begin << "," << run.span.query_end << ") t[" << run.span.target_begin << ","
+                     << run.span.target_end << "), reference " << expected.score << " q[" << expected.query_begin
+                     << "," << expected.query_end << ") t[" << expected.subject_begin << "," << expected.subject_end
+                     << ")");
+        REQUIRE(run.reverse_score_matches);
+        REQUIRE(run.overflows == 0);
+        REQUIRE(same_span(run.span, expected));
+        ++checked;
+        packed += run.packed ? 1 : 0;
+        if (mode == AlignmentMode::local && check_mask == -1) cells_off += run.reverse_cells;
+        if (mode == AlignmentMode::local && check_mask == 7) cells_on += run.reverse_cells;
+      }
+    }
+  }
+}
+
+std::vector<std::size_t> boundary_lengths() {
+  std::vector<std::size_t> lengths = {1, 2, 3, 5, 7, 8, 9, 31, 32, 33};
+  for (const auto& shape : detail::kPairShapes) {
+    const std::size_t width = static_cast<std::size_t>(shape.group) * shape.regs;
+    if (width > 400) continue;  // keeps the test fast; wider tiles are the same code
+    lengths.insert(lengths.end(), {width - 1, width, width + 1});
+  }
+  std::sort(lengths.begin(), lengths.end());
+  lengths.erase(std::unique(lengths.begin(), lengths.end()), lengths.end());
+  return lengths;
+}
+
+}  // namespace
+
+TEST_CASE("Pair kernel logic: emulated lanes, tiles and the reverse early exit equal the reference",
+          "[pairs][gpu-logic]") {
+  const std::vector<ScoringScheme> schemes = {
+      ScoringScheme(SubstitutionMatrix::builtin("BLOSUM62"), GapOpen{11}, GapExtend{1}),
+      ScoringScheme(SubstitutionMatrix::nucleotide(2, -3), GapOpen{5}, GapExtend{2}),
+      ScoringScheme(SubstitutionMatrix::nucleotide(1, -1), GapOpen{0}, GapExtend{1}),  // ties everywhere
+      ScoringScheme(SubstitutionMatrix::builtin("PAM30"), GapOpen{9}, GapExtend{1}),
+  };
+  std::mt19937_64 rng(5150);
+  std::uint64_t cells_on = 0, cells_off = 0;
+  std::size_t checked = 0;
+  std::size_t packed = 0;
+  for (const ScoringScheme& scoring : schemes) {
+    const int letters = scoring.matrix().alphabet().size() > 10 ? 25 : 4;
+    std::vector<Pair> pairs;
+    std::uniform_int_distribution<std::size_t> length(1, 180);
+    for (int k = 0; k < 150; ++k) pairs.push_back(planted_pair(rng, length(rng), length(rng), letters));
+    for (const std::size_t q : boundary_lengths()) {
+      pairs.push_back(planted_pair(rng, q, 1 + q % 37, letters));
+      pairs.push_back(planted_pair(rng, 1 + q % 41, q, letters));
+      pairs.push_back(planted_pair(rng, q, q, letters));
+    }
+    // Two-letter sequences (ties in every row) and identical pairs.
+    for (int k = 0; k < 20; ++k) {
+      pairs.push_back({warpsearch::test::random_codes(rng, length(rng), 2), warpsearch::test::random_codes(rng, length(rng), 2)});
+      const std::string s = warpsearch::test::random_codes(rng, length(rng), letters);
+      pairs.push_back({s, s});
+    }
+    check_pairs(scoring, pairs, cells_on, cells_off, checked, packed);
+  }
+  // Protein pairs as the benchmark's (100..1,100 residues, most unrelated): the aligner's packed shapes
+  // (32,4)p and (32,8)p over several tiles, and their early exit.
+  {
+    std::vector<Pair> long_pairs;
+    std::uniform_int_distribution<std::size_t> length(100, 1100);
+    for (int k = 0; k < 12; ++k) long_pairs.push_back(planted_pair(rng, length(rng), length(rng), 25));
+    check_pairs(schemes[0], long_pairs, cells_on, cells_off, checked, packed);
+  }
+  // Many small tie-heavy pairs (two letters, free gap opens): rows reaching the score in many places.
+  const ScoringScheme ties(SubstitutionMatrix::nucleotide(1, -1), GapOpen{0}, GapExtend{1});
+  std::vector<Pair> small;
+  std::uniform_int_distribution<std::size_t> short_length(1, 40);
+  for (int k = 0; k < 1500; ++k)
+    small.push_back({warpsearch::test::random_codes(rng, short_length(rng), 2),
+                     warpsearch::test::random_codes(rng, short_length(rng), 2)});
+  check_pairs(ties, small, cells_on, cells_off, checked, packed);
+  INFO("reverse cells with the early exit " << cells_on << ", without " << cells_off << "; " << packed << " of "
+                                              << checked << " spans packed");
+  CHECK(checked > 5000);
+  CHECK(packed > checked / 4);
+  CHECK(cells_on < cells_off);
+}
+
+// The 16-bit bound (pair_pack_limit) is tight enough to matter and safe: an identical pair of the
+// letter with the largest score, at the limit, runs packed with no live cell leaving int16 and gives
+// the reference's span; a little past the limit the same emulation does overflow (so the check and
+// the bound are not vacuous).
+TEST_CASE("Pair kernel logic: packed passes at the 16-bit bound", "[pairs][gpu-logic]") {
+  const ScoringScheme scoring(SubstitutionMatrix::builtin("BLOSUM62"), GapOpen{11}, GapExtend{1});
+  const std::uint32_t limit = pack_limit_of(scoring);
+  CHECK(limit == (32767 - (11 + 12)) / 11);  // W-W scores 11; profile values s + 12
+  int best_code = 0;
+  for (int c = 0; c < scoring.matrix().alphabet().size(); ++c)
+    if (scoring.score(static_cast<std::uint8_t>(c), static_cast<std::uint8_t>(c)) == scoring.matrix().max_score()) best_code = c;
+  const std::string at_limit(limit, static_cast<char>(best_code));
+  const SpanRun run = emulate_span(at_limit, at_limit, scoring, AlignmentMode::local, nullptr, true, 7, true);
+  CHECK(run.packed);
+  CHECK(run.overflows == 0);
+  CHECK(run.span.score == static_cast<int>(limit) * scoring.matrix().max_score());
+  CHECK(same_span(run.span, warpsearch::reference::span(at_limit, at_limit, scoring, AlignmentMode::local)));
+  // One more residue: the aligner takes a 32-bit shape.
+  const std::string past(limit + 1, static_cast<char>(best_code));
+  CHECK_FALSE(emulate_span(past, past, scoring, AlignmentMode::local, nullptr, true, 7, true).packed);
+  // Forced packed past the bound: the emulation sees the overflow.
+  const std::string over(limit + 40, static_cast<char>(best_code));
+  const std::string residues = over + over;
+  const auto n = static_cast<std::uint32_t>(over.size());
+  PassOptions o;
+  const PassResult forced = emulate_packed_pass(residues, PairJob{n, 0, n, n}, Shape{32, 8, true, true}, scoring, o,
+                                                [&](std::uint8_t row, std::uint8_t col) { return scoring.score(col, row); });
+  CHECK(forced.overflows > 0);
+}
+
+// The aligner's first sub-batch is smaller (SubBatchLimits::first_percent): split_by_weight gives part 0
+// that share of the other parts' weight, the others equal, all contiguous and non-empty.
+TEST_CASE("Pair plan: a smaller first sub-batch", "[pairs][plan]") {
+  std::mt19937_64 rng(12);
+  std::vector<std::size_t> bounds;
+  for (const std::size_t n : {1, 2, 9, 1000, 100000}) {
+    std::vector<std::uint64_t> prefix(n + 1, 0);
+    std::uniform_int_distribution<std::uint64_t> weight(1, 1000);
+    for (std::size_t k = 0; k < n; ++k) prefix[k + 1] = prefix[k] + weight(rng);
+    for (const std::size_t parts : {1, 2, 8}) {
+      for (const std::uint32_t percent : {1u, 25u, 50u, 100u}) {
+        detail::split_by_weight(prefix, parts, bounds, percent);
+        INFO(n << " items, " << parts << " parts, first " << percent << "%");
+        REQUIRE(bounds.front() == 0);
+        REQUIRE(bounds.back() == n);
+        CHECK(bounds.size() - 1 == std::min(parts, n));
+        for (std::size_t i = 0; i + 1 < bounds.size(); ++i) CHECK(bounds[i] < bounds[i + 1]);
+        if (n >= 1000 && parts > 1) {
+          const double first = static_cast<double>(prefix[bounds[1]]);
+          const double other = static_cast<double>(prefix[bounds[2]] - prefix[bounds[1]]);
+          CHECK(std::abs(first / other - percent / 100.0) < 0.05 + 2000.0 / other);
+        }
+      }
+    }
+  }
+}
