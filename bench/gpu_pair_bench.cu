@@ -7,7 +7,8 @@
 //           [--match 2 --mismatch -3 (DNA; open 5, extend 2 unless given)] [--repeat 3]
 //           [--check K] [--tsv out.tsv] [--label name]
 //           [--no-early-exit] [--early-exit-steps 8] [--packed] [--packed-limit N]
-//           (GpuPairAligner::KernelOptions) [--first-percent 100] (SubBatchLimits::first_percent)
+//           (GpuPairAligner::KernelOptions) [--first-percent 50] [--sub-batch-pairs 8192]
+//           [--sub-batch-residues 4194304] (SubBatchLimits: first_percent, min_pairs, residues)
 //
 // FASTA files may be gzip-compressed (db/fasta.hpp). Each run is one align() call on all pairs
 // (packing, upload, forward and reverse passes, results back): one warm-up, then the median of
@@ -100,6 +101,8 @@ int main(int argc, char** argv) {
       else if (arg == "--packed") kernel_options.packed_lanes = true;
       else if (arg == "--packed-limit") kernel_options.packed_length_limit = std::stoi(value());
       else if (arg == "--first-percent") sub_batch_limits.first_percent = static_cast<std::uint32_t>(std::stoul(value()));
+      else if (arg == "--sub-batch-pairs") sub_batch_limits.min_pairs = std::stoull(value());
+      else if (arg == "--sub-batch-residues") sub_batch_limits.residues = std::stoull(value());
       else throw std::invalid_argument("unknown option " + arg);
     }
     const AlignmentMode mode = parse_mode(mode_name);
@@ -174,6 +177,8 @@ int main(int argc, char** argv) {
                 "(%u sub-batches; overlapping: host pack %.4f, upload %.4f, forward %.4f, reverse %.4f)\n",
                 t, repeat, gcups, static_cast<double>(tasks.size()) / t, tk, gcups_passes, timings.sub_batches,
                 timings.pack, timings.upload, timings.forward, timings.reverse);
+    std::printf("host: first upload enqueued after %.4f s, copying %.4f, enqueuing %.4f, waiting %.4f\n",
+                timings.host_first_upload, timings.host_copy, timings.host_enqueue, timings.host_wait);
 
     int mismatches = 0;
     if (check > 0 && !tasks.empty()) {

@@ -1,6 +1,7 @@
 // The GPU pair kernel's per-lane logic (kernels/gpu/pair_kernel.cuh) emulated on the CPU, lane by lane
 // and step by step, and compared with reference::span: the wavefront of G lanes holding R columns each,
-// the shuffles (a lane reads its left neighbour's outputs of the previous step), tiles and their edges
+// the shuffles (a lane reads its left neighbour's outputs of the previous step), the 32-bit recurrence in
+// the kernel's form (one add-max per column along a row), tiles and their edges
 // (narrow tiles too, so that short sequences cross many tiles), the per-lane end tracking with its tie
 // rule, the group reduction, the host's pass-to-pass bookkeeping (pair_dispatch.hpp: forward_span,
 // reverse_job_of, apply_reverse_end, called as the device calls them) and the early exit of local
@@ -138,27 +139,25 @@ PassResult emulate_pass(const std::string& residues, const PairJob& job, const S
             }
           } else {
             h_in = local ? 0 : -(open + (r + 1) * extend);
-            e_in = kMinusInfinity;
+            e_in = h_in;  // E'(r, 1) = H(r, 0)
           }
         }
         if (r < 0 || r >= row_limit) continue;
         result.cells += R;
         int diag = h_diag[t];
-        int h_left = h_in;
-        int e = e_in;
+        int e = e_in;  // E' of the lane's first column
         h_diag[t] = h_in;
         for (int j = 0; j < R; ++j) {
           const int c = col_base + j;
           const int s = (c < cols ? score(row_code(r), col_code(c)) : pad_score) + first;
-          e = std::max(e - extend, h_left);
           f[t][j] = std::max(f[t][j] - extend, h[t][j]);
           const int tt = std::max(diag + s, f[t][j]);
-          const int u = std::max(tt, e);
+          const int v = std::max(tt - first, floor_value);
           diag = h[t][j];
-          h[t][j] = std::max(u - first, floor_value);
-          h_left = h[t][j];
+          h[t][j] = std::max(e - first, v);
+          e = std::max(e - extend, v);  // E' of the next column
         }
-        h_out[t] = h_left;
+        h_out[t] = h[t][R - 1];
         e_out[t] = e;
         if (shape.tiled && t == G - 1 && tile + 1 < tiles) {
           edge_h[r] = h_out[t];

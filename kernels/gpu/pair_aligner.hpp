@@ -89,20 +89,26 @@ class GpuPairAligner {
     // leaves to compute, plus up to a group's width and a check interval of rows per tile.
     std::uint64_t reverse_cells_to_start = 0;
     std::uint32_t sub_batches = 0;    // summed over the call's batches
+    // The calling thread's time (seconds): from the call's start to the first upload enqueued, copying
+    // and checking residues (with the pool's threads), enqueuing work, and blocked on results.
+    double host_first_upload = 0;
+    double host_copy = 0;
+    double host_enqueue = 0;
+    double host_wait = 0;
   };
   const Timings& last_timings() const;
 
   // How a batch is cut into sub-batches: one per `residues` residues, each of at least `min_pairs`
   // pairs, at most 8; the first carries first_percent % of the others' cells (its host packing and
-  // upload are the only ones no device work hides; on the H100 a smaller first sub-batch measured no
-  // better: 100% 723, 50% 706, 25% 679 GCUPS on the 100k local benchmark, so the default is 100). The defaults keep every sub-batch
-  // large enough to fill an H100 several times over; tests lower them so that a small input (one
-  // compute-sanitizer can check in minutes) still has several sub-batches in flight. Results do not
-  // depend on them.
+  // upload are the only ones no device work hides). On the H100, 100k local pairs, whole call: 100%
+  // 807, 50% 833, 25% 842 GCUPS (another build in the same call: 761, 808, 781), hence 50. The defaults
+  // keep every sub-batch large enough to fill an H100 several times over; tests lower them so that a
+  // small input (one compute-sanitizer can check in minutes) still has several sub-batches in flight.
+  // Results do not depend on them.
   struct SubBatchLimits {
     std::uint64_t residues = std::uint64_t{1} << 22;
     std::size_t min_pairs = 8192;
-    std::uint32_t first_percent = 100;  // 1..100
+    std::uint32_t first_percent = 50;  // 1..100
   };
   void set_sub_batch_limits(const SubBatchLimits& limits);
 

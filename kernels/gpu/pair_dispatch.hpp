@@ -73,12 +73,25 @@ inline constexpr int kMinusInfinity = INT_MIN / 2;
 template <typename Element>
 inline constexpr int kPairBlockThreads = sizeof(Element) == 1 ? 256 : 128;
 
+// Profile elements a lane's slot of a slice holds: R rounded up to whole 32-bit words, and the words to
+// a power of two, so that a lane reads its row with 16-, 8- or 4-byte loads at aligned addresses (the
+// lanes of a quarter warp then hit distinct banks): R = 12 reads 16 bytes, not three words, and a tiled
+// shape may take any R.
+WARPSEARCH_HOST_DEVICE constexpr int pair_lane_elements(int regs, std::size_t element_bytes) {
+  const int per_word = static_cast<int>(4 / element_bytes);
+  const int words = (regs + per_word - 1) / per_word;
+  int slot_words = 1;
+  while (slot_words < words) slot_words *= 2;
+  return slot_words * per_word;
+}
+
 // Shared memory of a block: its groups' profile slices (packed shapes: two columns per register), then
 // the score table.
 template <typename Element>
 constexpr std::size_t pair_shared_bytes(int group, int regs, int alphabet_rows, bool packed = false) {
   const std::size_t groups = static_cast<std::size_t>(kPairBlockThreads<Element> / group);
-  const std::size_t slices = groups * alphabet_rows * group * regs * (packed ? 2 : 1) * sizeof(Element);
+  const std::size_t slot = static_cast<std::size_t>(pair_lane_elements(regs, sizeof(Element)));
+  const std::size_t slices = groups * alphabet_rows * group * slot * (packed ? 2 : 1) * sizeof(Element);
   const std::size_t table = static_cast<std::size_t>(alphabet_rows) * alphabet_rows * sizeof(Element);
   return slices + ((table + 15) & ~std::size_t{15});
 }
@@ -93,6 +106,10 @@ struct PairShape {
   int regs;
   bool packed = false;
 };
+// Tiled widths 256, 384 and 512: a pass of 100..1,000 columns computes 19% more columns than it has.
+// Widths 32 columns apart would bring that to 6%, but were slower on the H100 (docs/gpu_pair_kernels.md,
+// session 6): a sub-batch's jobs spread over three times as many launches, each too small to fill the
+// device.
 inline constexpr PairShape kPairShapes[] = {{4, 4},   {8, 4},  {16, 4},  {16, 8},       {16, 12},
                                             {32, 8},  {32, 12}, {32, 16}, {32, 4, true}, {32, 8, true}};
 inline constexpr int kPairShapeCount = static_cast<int>(sizeof(kPairShapes) / sizeof(kPairShapes[0]));
@@ -103,17 +120,19 @@ constexpr bool pair_shapes_are_valid() {
   for (int s = 0; s < kPairShapeCount; ++s) {
     const PairShape& shape = kPairShapes[s];
     if (shape.group != 4 && shape.group != 8 && shape.group != 16 && shape.group != 32) return false;
-    if (shape.regs % 4 != 0 || shape.regs < 4 || shape.regs > 32) return false;  // whole int8 words
+    if (shape.regs < 4 || shape.regs > 32) return false;
+    if ((shape.packed || shape.group < 32) && shape.regs % 4 != 0) return false;  // whole int8 words
     if ((shape.group == 32) != (s >= kFirstTiledShape)) return false;
     if (shape.packed != (s >= kFirstPackedShape)) return false;
     if (s > 0 && s < kFirstTiledShape &&
         shape.group * shape.regs <= kPairShapes[s - 1].group * kPairShapes[s - 1].regs)
       return false;
   }
-  return true;
+  return kPairShapeCount <= 32;  // shape sets are bit masks (pair_shapes_up_to)
 }
 static_assert(pair_shapes_are_valid(), "kPairShapes: single-pass shapes (G < 32) by ascending width, then the "
-                                       "tiled G = 32 shapes, the packed ones last; R a multiple of 4 up to 32");
+                                       "tiled G = 32 shapes, the packed ones last; R from 4 to 32, a multiple of 4 "
+                                       "unless tiled and not packed");
 
 // Columns per tile of each shape (G * R, twice that packed): a value type, so that device code (which
 // cannot read the host's kPairShapes) chooses shapes with the same function.
@@ -297,8 +316,8 @@ inline void split_by_weight(const std::vector<std::uint64_t>& prefix, std::size_
 }
 
 // Shapes that a pass with 1..max_cols columns can take: bit s for shape s (with pack_limit > 0, the
-// packed ones too). The tiled shapes' choice repeats with the least common multiple of their widths
-// (1,536 for the table's), so column counts up to 4,096 show every tiled shape that can be chosen.
+// packed ones too). Every tiled shape is chosen at a column count equal to its width (at most 1,024),
+// so beyond 4,096 columns all of them are taken as possible.
 inline unsigned pair_shapes_up_to(std::uint32_t max_cols, std::uint32_t pack_limit = 0) {
   constexpr PairShapeWidths widths = pair_shape_widths();
   unsigned shapes = 0;

@@ -11,16 +11,23 @@
 // writes the tile edge (H and E' per row) to global memory and lane 0 reads it back in the next tile,
 // 32 rows at a time one chunk ahead, in place (a row is overwritten 31 steps after it was read).
 //
-// Profile slice (the SequentialProfile layout of profile/query_profile.hpp, restricted to a tile):
-// element (a * G * R + c) of a group's slice, for row code a in 0..A-1 and tile column c, holds
-// s(a, column residue c) + o, as int8 (Element = std::int8_t, four per 32-bit word, little-endian) or
-// int16 (when a score + o does not fit 8 bits). Columns past the end hold the padding code's score.
-// Each lane builds and reads only its own R columns, so no synchronisation is needed.
+// Profile slice (the SequentialProfile layout of profile/query_profile.hpp, restricted to a tile): for
+// row code a in 0..A-1, a row of the group's slice holds s(a, column residue) + o for the tile's
+// columns, as int8 (Element = std::int8_t, four per 32-bit word, little-endian) or int16 (when a score
+// + o does not fit 8 bits); lane t's R columns start at element t * S of the row, S =
+// pair_lane_elements(R) (whole words, a power of two of them: aligned vector loads). Columns past the
+// end hold the padding code's score. Each lane builds and reads only its own columns, so no
+// synchronisation is needed.
 //
 // Recurrence (a gap of length k costs open + k * extend; o = open + extend, e = extend), E and F kept
 // shifted by +o so that every update is one add-max (Hopper DPX VIADDMNMX):
 //   E'(r,c) = max(E'(r,c-1) - e, H(r,c-1))        F'(r,c) = max(F'(r-1,c) - e, H(r-1,c))
 //   T(r,c)  = max(H(r-1,c-1) + s + o, F'(r,c))    H(r,c)  = max(max(T, E') - o, floor)
+// The 32-bit lanes evaluate it as V = max(T - o, floor), H = max(E' - o, V) and
+// E'(r,c+1) = max(E'(r,c) - e, V), which equals max(E' - e, H) because o >= e: the chain along a row
+// is then one add-max per column (E' to E') instead of three (E', max, H), the other updates hang off
+// it. A lane hands on H of its last column and E' of the column after it (tile edges hold the same);
+// lane 0's E'(r,1) is H(r,0). The packed lanes keep the first form (their E' is that of the last column).
 // floor = 0 (local) or minus infinity. Boundaries (1-based r, c): H(0,c) = 0 unless global, then
 // -(open + c * e); H(r,0) = 0 for local, else -(open + r * e); E'(r,0) = F'(0,c) = minus infinity.
 //
@@ -192,11 +199,12 @@ __device__ __forceinline__ bool better_end(int score_a, int row_a, int col_a, in
 }
 
 // Stop: the instantiation for local reverse passes with the early exit (stop_scores set); the vote in
-// the step loop costs the other passes about 11 registers, which would cost the single-pass shapes a
-// block per SM. Packed R = 4 shapes use a quarter of the (32,16) shape's shared memory: 4 blocks per SM
-// (60 registers, no spills, instead of 66 and 3 blocks).
+// the step loop costs the other passes about 11 registers. Blocks per SM: packed R = 4 shapes use a
+// quarter of the (32,16) shape's shared memory, and the single-pass shapes of up to 128 columns little
+// more: 4 blocks (64 registers; ptxas gives them 47-56, no spills, where it would take 63-74 with a
+// bound of 2), the others 2 (their slices allow no more).
 template <int G, int R, typename Element, bool Packed>
-inline constexpr int kPairMinBlocks = Packed && R <= 4 ? 4 : 2;
+inline constexpr int kPairMinBlocks = (Packed && R <= 4) || (!Packed && G * R <= 128) ? 4 : 2;
 
 template <int G, int R, typename Element, bool Packed, bool Stop>
 __global__ void __launch_bounds__(kPairBlockThreads<Element>, (kPairMinBlocks<G, R, Element, Packed>))
@@ -209,9 +217,12 @@ __global__ void __launch_bounds__(kPairBlockThreads<Element>, (kPairMinBlocks<G,
   static_assert(!Packed || (sizeof(Element) == 1 && G == 32), "packed shapes: int8 profiles, tiled");
   constexpr int kGroups = kThreads / G;
   constexpr int kPerWord = 4 / static_cast<int>(sizeof(Element));
-  constexpr int kWords = R / kPerWord;
+  constexpr int kSlot = pair_lane_elements(R, sizeof(Element));  // a lane's elements per slice row (>= R)
+  constexpr int kWords = kSlot / kPerWord;                         // the words it loads per row
+  constexpr int kStripRow = G * kSlot;                             // elements of a strip per row code
+  constexpr int kSliceRow = kStripRow * kStrips;                   // of a group's slice per row code
   static_assert(G == 4 || G == 8 || G == 16 || G == 32, "groups are 4 to 32 lanes of one warp");
-  static_assert(R % kPerWord == 0 && R >= 4 && R <= 32, "a lane holds whole profile words");
+  static_assert(R >= 4 && R <= 32 && (!Packed || R % 4 == 0), "4 to 32 columns per lane (packed: whole words)");
   constexpr bool kTiled = G == 32;  // only whole warps prefetch tile edges (one row per lane)
 
   // The launch's jobs: given by the host, or (reverse jobs built on the device) a range read here.
@@ -230,14 +241,14 @@ __global__ void __launch_bounds__(kPairBlockThreads<Element>, (kPairMinBlocks<G,
   const int A = p.alphabet_rows;
   extern __shared__ uint4 shared_words[];
   Element* slices = reinterpret_cast<Element*>(shared_words);
-  Element* table = slices + static_cast<std::size_t>(kGroups) * A * W;
+  Element* table = slices + static_cast<std::size_t>(kGroups) * A * kSliceRow;
   for (int k = threadIdx.x; k < A * A; k += kThreads) table[k] = static_cast<const Element*>(p.table)[k];
   __syncthreads();
 
   const int lane = threadIdx.x % G;
   const int group = threadIdx.x / G;
   const unsigned mask = G == 32 ? 0xFFFFFFFFu : (((1u << G) - 1u) << ((threadIdx.x % 32) / G * G));
-  Element* slice = slices + static_cast<std::size_t>(group) * A * W;
+  Element* slice = slices + static_cast<std::size_t>(group) * A * kSliceRow;
   const int slot = static_cast<int>(blockIdx.x) * kGroups + group;
   const int slots = static_cast<int>(gridDim.x) * kGroups;
   const bool local = p.mode == AlignmentMode::local;
@@ -285,15 +296,16 @@ __global__ void __launch_bounds__(kPairBlockThreads<Element>, (kPairMinBlocks<G,
 #pragma unroll
         for (int j = 0; j < R; ++j) codes[j] = strip_base + j < cols ? col_seq[step_sign * (strip_base + j)] : pad;
         for (int a = 0; a < A; ++a) {
-          std::uint32_t* out =
-              reinterpret_cast<std::uint32_t*>(slice + static_cast<std::size_t>(a) * W + strip * WS + lane * R);
+          std::uint32_t* out = reinterpret_cast<std::uint32_t*>(slice + static_cast<std::size_t>(a) * kSliceRow +
+                                                                strip * kStripRow + lane * kSlot);
           const Element* scores = table + a * A;
 #pragma unroll
           for (int k = 0; k < kWords; ++k) {
             std::uint32_t word = 0;
 #pragma unroll
             for (int i = 0; i < kPerWord; ++i) {
-              const auto bits = static_cast<std::uint32_t>(static_cast<int>(scores[codes[k * kPerWord + i]])) &
+              const int j = k * kPerWord + i;  // the slot's elements past R are never read
+              const auto bits = static_cast<std::uint32_t>(static_cast<int>(scores[j < R ? codes[j] : pad])) &
                                 (sizeof(Element) == 1 ? 0xFFu : 0xFFFFu);
               word |= bits << (8 * sizeof(Element) * i);
             }
@@ -301,7 +313,7 @@ __global__ void __launch_bounds__(kPairBlockThreads<Element>, (kPairMinBlocks<G,
           }
         }
       }
-      const std::uint32_t* lane_slice = reinterpret_cast<const std::uint32_t*>(slice + lane * R);
+      const std::uint32_t* lane_slice = reinterpret_cast<const std::uint32_t*>(slice + lane * kSlot);
       const bool save_edge = kTiled && lane == G - 1 && tile + 1 < tiles;
       std::uint64_t edge_chunk = 0;
       std::uint64_t edge_next = 0;
@@ -370,11 +382,10 @@ __global__ void __launch_bounds__(kPairBlockThreads<Element>, (kPairMinBlocks<G,
           if (r >= 0 && r_high < row_limit) {
             const unsigned code = codes & 0xFFu;
             const unsigned code_high = (codes >> 8) & 0xFFu;
-            constexpr int kWordsPerStrip = R / 4;
-            std::uint32_t words[kWordsPerStrip];
-            std::uint32_t words_high[kWordsPerStrip];
-            load_words(lane_slice + static_cast<std::size_t>(code) * (W / 4), words);
-            load_words(lane_slice + static_cast<std::size_t>(code_high) * (W / 4) + WS / 4, words_high);
+            std::uint32_t words[kWords];
+            std::uint32_t words_high[kWords];
+            load_words(lane_slice + static_cast<std::size_t>(code) * (kSliceRow / 4), words);
+            load_words(lane_slice + static_cast<std::size_t>(code_high) * (kSliceRow / 4) + kStripRow / 4, words_high);
             unsigned diag = h_diag;
             unsigned h_left = h_in;
             unsigned e = e_in;
@@ -478,27 +489,27 @@ __global__ void __launch_bounds__(kPairBlockThreads<Element>, (kPairMinBlocks<G,
             }
           } else if (lane == 0) {
             h_in = local ? 0 : -(open + (r + 1) * extend);
-            e_in = kMinusInfinity;
+            e_in = h_in;  // E'(r, 1) = max(E'(r, 0) - e, H(r, 0)), E'(r, 0) = minus infinity
           }
           if (r >= 0 && r < row_limit) {
             std::uint32_t words[kWords];
-            load_words(lane_slice + static_cast<std::size_t>(code) * (W * sizeof(Element) / 4), words);
+            load_words(lane_slice + static_cast<std::size_t>(code) * (kSliceRow * sizeof(Element) / 4), words);
             int diag = h_diag;
-            int h_left = h_in;
-            int e = e_in;
+            int e = e_in;  // E'(r, the lane's first column)
             h_diag = h_in;
+            // The E' chain along the row is one add-max per column (see the top of the file): v, the
+            // cell without its left gap, does not depend on E', and E'(r, c + 1) needs only v.
 #pragma unroll
             for (int j = 0; j < R; ++j) {
               const int score = unpack<Element>(words[j / kPerWord], j % kPerWord);
-              e = add_max(e, -extend, h_left);
               f[j] = add_max(f[j], -extend, h[j]);
               const int t = add_max(diag, score, f[j]);
-              const int u = ::max(t, e);
+              const int v = add_max(t, -first, floor_value);
               diag = h[j];
-              h[j] = add_max(u, -first, floor_value);
-              h_left = h[j];
+              h[j] = add_max(e, -first, v);
+              e = add_max(e, -extend, v);
             }
-            h_out = h_left;
+            h_out = h[R - 1];
             e_out = e;
             if (save_edge)
               edges[r] = static_cast<std::uint64_t>(static_cast<std::uint32_t>(h_out)) |
@@ -590,3 +601,19 @@ void launch_pair_kernel(const PairKernelParams& params, int grid, cudaStream_t s
   template void warpsearch::gpu::detail::prepare_pair_kernel<G, R, Element, Packed, Stop>(int, int*);         \
   template void warpsearch::gpu::detail::launch_pair_kernel<G, R, Element, Packed, Stop>(                     \
       const warpsearch::gpu::detail::PairKernelParams&, int, cudaStream_t)
+
+// Every 32-bit shape (kPairShapes[0 .. kFirstPackedShape)) of one element type, with or without the
+// early exit (pair_bins_{a,b,d,e}.cu).
+#define WARPSEARCH_PAIR_SHAPE_32(S, Element, Stop)                                 \
+  WARPSEARCH_INSTANTIATE_PAIR_SHAPE(warpsearch::gpu::detail::kPairShapes[S].group, \
+                                    warpsearch::gpu::detail::kPairShapes[S].regs, Element, false, Stop)
+#define WARPSEARCH_INSTANTIATE_32BIT_PAIR_SHAPES(Element, Stop)                                \
+  WARPSEARCH_PAIR_SHAPE_32(0, Element, Stop);                                                  \
+  WARPSEARCH_PAIR_SHAPE_32(1, Element, Stop);                                                  \
+  WARPSEARCH_PAIR_SHAPE_32(2, Element, Stop);                                                  \
+  WARPSEARCH_PAIR_SHAPE_32(3, Element, Stop);                                                  \
+  WARPSEARCH_PAIR_SHAPE_32(4, Element, Stop);                                                  \
+  WARPSEARCH_PAIR_SHAPE_32(5, Element, Stop);                                                  \
+  WARPSEARCH_PAIR_SHAPE_32(6, Element, Stop);                                                  \
+  WARPSEARCH_PAIR_SHAPE_32(7, Element, Stop);                                                  \
+  static_assert(warpsearch::gpu::detail::kFirstPackedShape == 8, "instantiate every 32-bit shape")
