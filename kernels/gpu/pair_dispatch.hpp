@@ -73,16 +73,11 @@ inline constexpr int kMinusInfinity = INT_MIN / 2;
 template <typename Element>
 inline constexpr int kPairBlockThreads = sizeof(Element) == 1 ? 256 : 128;
 
-// Profile elements a lane's slot of a slice holds: R rounded up to whole 32-bit words, and the words to
-// a power of two, so that a lane reads its row with 16-, 8- or 4-byte loads at aligned addresses (the
-// lanes of a quarter warp then hit distinct banks): R = 12 reads 16 bytes, not three words, and a tiled
-// shape may take any R.
+// Profile elements a lane's slot of a slice holds: R rounded up to whole 32-bit words (a lane reads its
+// row with 16-, 8- or 4-byte loads, as the word count allows), so that a tiled shape may take any R.
 WARPSEARCH_HOST_DEVICE constexpr int pair_lane_elements(int regs, std::size_t element_bytes) {
   const int per_word = static_cast<int>(4 / element_bytes);
-  const int words = (regs + per_word - 1) / per_word;
-  int slot_words = 1;
-  while (slot_words < words) slot_words *= 2;
-  return slot_words * per_word;
+  return (regs + per_word - 1) / per_word * per_word;
 }
 
 // Shared memory of a block: its groups' profile slices (packed shapes: two columns per register), then

@@ -15,8 +15,8 @@
 // row code a in 0..A-1, a row of the group's slice holds s(a, column residue) + o for the tile's
 // columns, as int8 (Element = std::int8_t, four per 32-bit word, little-endian) or int16 (when a score
 // + o does not fit 8 bits); lane t's R columns start at element t * S of the row, S =
-// pair_lane_elements(R) (whole words, a power of two of them: aligned vector loads). Columns past the
-// end hold the padding code's score. Each lane builds and reads only its own columns, so no
+// pair_lane_elements(R) (R rounded up to whole words). Columns past the end hold the padding code's
+// score. Each lane builds and reads only its own columns, so no
 // synchronisation is needed.
 //
 // Recurrence (a gap of length k costs open + k * extend; o = open + extend, e = extend), E and F kept
