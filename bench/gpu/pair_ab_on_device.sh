@@ -15,23 +15,7 @@ REPEAT=${REPEAT:-5}
 WORKLOADS=${WORKLOADS:-"local global dna"}
 export LD_LIBRARY_PATH=$PWD/carry/lib:${LD_LIBRARY_PATH:-}
 gunzip -c carry/data/proteins.fa.gz > "$WORK/protdb.fa"
-python3 - "$WORK" <<'EOF'
-import random, sys
-work = sys.argv[1]
-rng = random.Random(7)  # the DNA pairs of pairs_on_device.sh
-with open(f"{work}/dna_q.fa", "w") as q, open(f"{work}/dna_t.fa", "w") as t:
-    for k in range(4000):
-        s = "".join(rng.choice("ACGT") for _ in range(rng.randint(1000, 5000)))
-        out = []
-        for c in s:
-            x = rng.random()
-            if x < 0.034: out.append(rng.choice("ACGT"))
-            elif x < 0.067: out.append(c + rng.choice("ACGT"))
-            elif x < 0.1: continue
-            else: out.append(c)
-        q.write(f">q{k}\n{s}\n")
-        t.write(f">t{k}\n{''.join(out)}\n")
-EOF
+python3 bench/gpu/make_dna_pairs.py "$WORK"
 TSV="$FINAL_OUT/pair_ab.tsv"
 summary=()
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,temperature.gpu --format=csv,noheader > "$WORK/gpu.txt"

@@ -49,25 +49,7 @@ fi
 
 if has bench; then
   gunzip -c "$DATA/proteins.fa.gz" > "$WORK/protdb.fa"
-  # DNA: 4,000 pairs of 1..5 kb, the target a copy of the query with 10% substitutions and indels
-  # (seeded; python3 only).
-  python3 - "$WORK" <<'EOF'
-import random, sys
-work = sys.argv[1]
-rng = random.Random(7)
-with open(f"{work}/dna_q.fa", "w") as q, open(f"{work}/dna_t.fa", "w") as t:
-    for k in range(4000):
-        s = "".join(rng.choice("ACGT") for _ in range(rng.randint(1000, 5000)))
-        out = []
-        for c in s:
-            x = rng.random()
-            if x < 0.034: out.append(rng.choice("ACGT"))
-            elif x < 0.067: out.append(c + rng.choice("ACGT"))
-            elif x < 0.1: continue
-            else: out.append(c)
-        q.write(f">q{k}\n{s}\n")
-        t.write(f">t{k}\n{''.join(out)}\n")
-EOF
+  python3 bench/gpu/make_dna_pairs.py "$WORK"  # 4,000 DNA pairs of 1..5 kb, 10% divergence (seeded)
   TSV="$OUT/gpu_pairs.tsv"
   run() {  # label, then bench arguments
     local label=$1; shift
