@@ -74,6 +74,30 @@ bool better_end(int score_a, int row_a, int col_a, int score_b, int row_b, int c
   return col_a < col_b;
 }
 
+// The early exit's vote: the smallest row at which a lane holds the stop score lowers row_limit.
+void vote(const std::vector<int>& best, const std::vector<int>& best_row, int stop_score, int& row_limit) {
+  unsigned row = ~0u;
+  for (std::size_t t = 0; t < best.size(); ++t)
+    if (best[t] == stop_score) row = std::min(row, static_cast<unsigned>(best_row[t]));
+  if (row != ~0u) row_limit = std::min(row_limit, static_cast<int>(row));
+}
+
+// The group's reduction (butterfly: any order gives the same minimum of a total order).
+PairEnd group_end(const std::vector<int>& best, const std::vector<int>& best_row, const std::vector<int>& best_col) {
+  int b = best[0], br = best_row[0], bc = best_col[0];
+  for (std::size_t t = 1; t < best.size(); ++t)
+    if (better_end(best[t], best_row[t], best_col[t], b, br, bc)) {
+      b = best[t];
+      br = best_row[t];
+      bc = best_col[t];
+    }
+  PairEnd end;
+  end.score = b;
+  end.row_end = br > 0 ? static_cast<std::uint32_t>(br) : 0u;
+  end.col_end = br > 0 ? static_cast<std::uint32_t>(bc) : 0u;
+  return end;
+}
+
 // One pass of one job, as one group of the kernel runs it. residues: the batch's residue codes;
 // score(row code, column code) = s (the kernel's table holds s + o).
 template <class Score>
@@ -184,25 +208,10 @@ PassResult emulate_pass(const std::string& residues, const PairJob& job, const S
         }
       }
       // The vote (after the step's cells, as in the kernel).
-      if (can_stop && (step & o.stop_check_mask) == o.stop_check_mask) {
-        unsigned row = ~0u;
-        for (int t = 0; t < G; ++t)
-          if (best[t] == o.stop_score) row = std::min(row, static_cast<unsigned>(best_row[t]));
-        if (row != ~0u) row_limit = std::min(row_limit, static_cast<int>(row));
-      }
+      if (can_stop && (step & o.stop_check_mask) == o.stop_check_mask) vote(best, best_row, o.stop_score, row_limit);
     }
   }
-  // The group's reduction (butterfly: any order gives the same minimum of a total order).
-  int b = best[0], br = best_row[0], bc = best_col[0];
-  for (int t = 1; t < G; ++t)
-    if (better_end(best[t], best_row[t], best_col[t], b, br, bc)) {
-      b = best[t];
-      br = best_row[t];
-      bc = best_col[t];
-    }
-  result.end.score = b;
-  result.end.row_end = br > 0 ? static_cast<std::uint32_t>(br) : 0u;
-  result.end.col_end = br > 0 ? static_cast<std::uint32_t>(bc) : 0u;
+  result.end = group_end(best, best_row, best_col);
   return result;
 }
 
@@ -335,24 +344,10 @@ PassResult emulate_packed_pass(const std::string& residues, const PairJob& job, 
           best_col[t] = col_base + WS + column + 1;
         }
       }
-      if (can_stop && (step & o.stop_check_mask) == o.stop_check_mask) {
-        unsigned row = ~0u;
-        for (int t = 0; t < G; ++t)
-          if (best[t] == o.stop_score) row = std::min(row, static_cast<unsigned>(best_row[t]));
-        if (row != ~0u) row_limit = std::min(row_limit, static_cast<int>(row));
-      }
+      if (can_stop && (step & o.stop_check_mask) == o.stop_check_mask) vote(best, best_row, o.stop_score, row_limit);
     }
   }
-  int b = best[0], br = best_row[0], bc = best_col[0];
-  for (int t = 1; t < G; ++t)
-    if (better_end(best[t], best_row[t], best_col[t], b, br, bc)) {
-      b = best[t];
-      br = best_row[t];
-      bc = best_col[t];
-    }
-  result.end.score = b;
-  result.end.row_end = br > 0 ? static_cast<std::uint32_t>(br) : 0u;
-  result.end.col_end = br > 0 ? static_cast<std::uint32_t>(bc) : 0u;
+  result.end = group_end(best, best_row, best_col);
   return result;
 }
 
