@@ -29,6 +29,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/bench_support.hpp"
 #include "db/fasta.hpp"
 #include "kernels/alignment_mode.hpp"
 #include "kernels/gpu/pair_aligner.hpp"
@@ -56,11 +57,6 @@ AlignmentMode parse_mode(const std::string& name) {
   throw std::invalid_argument("--mode: '" + name + "' is not local, global or semiglobal");
 }
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -73,12 +69,9 @@ int main(int argc, char** argv) {
     warpsearch::gpu::GpuPairAligner::SubBatchLimits sub_batch_limits;
     std::size_t pair_count = 100000, min_length = 100, max_length = 1000;
     std::uint64_t seed = 1;
-    for (int i = 1; i < argc; ++i) {
-      const std::string arg = argv[i];
-      auto value = [&]() -> std::string {
-        if (i + 1 >= argc) throw std::invalid_argument(arg + " needs a value");
-        return argv[++i];
-      };
+    for (warpsearch::bench::Arguments args(argc, argv); args.next();) {
+      const std::string& arg = args.option();
+      auto value = [&] { return args.value(); };
       if (arg == "--query") query_path = value();
       else if (arg == "--target") target_path = value();
       else if (arg == "--fasta") fasta_path = value();
@@ -162,8 +155,8 @@ int main(int argc, char** argv) {
       timings = aligner.last_timings();
       kernel_seconds.push_back(timings.passes);
     }
-    const double t = median(seconds);
-    const double tk = median(kernel_seconds);
+    const double t = warpsearch::bench::median(seconds);
+    const double tk = warpsearch::bench::median(kernel_seconds);
     const double cells = static_cast<double>(timings.forward_cells);
     const double gcups = cells / t / 1e9;
     const double gcups_passes = cells / tk / 1e9;

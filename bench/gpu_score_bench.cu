@@ -25,6 +25,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench/bench_support.hpp"
 #include "db/alphabet.hpp"
 #include "kernels/gpu/gpu_scorer.hpp"
 #include "kernels/subject_batch.hpp"
@@ -55,11 +56,6 @@ std::vector<Record> read_fasta(const std::string& path, const warpsearch::Alphab
     }
   }
   return records;
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
 }
 
 #define BENCH_CUDA(expr)                                                                     \
@@ -130,12 +126,9 @@ int main(int argc, char** argv) {
     std::string db_path, query_path, tsv_path, label = "warpsearch";
     std::string matrix_name = "BLOSUM62";
     int open = 10, extend = 1, repeat = 3, only_query = -1, gpus = 1;
-    for (int i = 1; i < argc; ++i) {
-      const std::string arg = argv[i];
-      auto value = [&]() -> std::string {
-        if (i + 1 >= argc) throw std::invalid_argument(arg + " needs a value");
-        return argv[++i];
-      };
+    for (warpsearch::bench::Arguments args(argc, argv); args.next();) {
+      const std::string& arg = args.option();
+      auto value = [&] { return args.value(); };
       if (arg == "--db") db_path = value();
       else if (arg == "--queries") query_path = value();
       else if (arg == "--matrix") matrix_name = value();
@@ -227,7 +220,7 @@ int main(int argc, char** argv) {
     for (const auto& q : queries) {
       std::vector<double> times;
       for (int r = 0; r < repeat; ++r) times.push_back(time_call({q.codes}, scores.data()));
-      const double seconds = median(times);
+      const double seconds = warpsearch::bench::median(times);
       const double cells = static_cast<double>(q.codes.size()) * static_cast<double>(residues);
       total_cells += cells;
       total_seconds += seconds;

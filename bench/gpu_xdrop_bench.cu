@@ -22,6 +22,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "bench/bench_support.hpp"
 #include "db/fasta.hpp"
 #include "kernels/cpu/xdrop.hpp"
 #include "kernels/gpu/gpu_xdrop.hpp"
@@ -38,23 +39,15 @@ std::unordered_map<std::string, std::string> read_all(const std::string& path, s
   return records;
 }
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
   try {
     std::string query_path, target_path, pairs_path, tsv_path, label = "warpsearch_gpu";
     int match = 1, mismatch = -1, open = 0, extend = 1, xdrop = 50, repeat = 3, check = 0;
-    for (int i = 1; i < argc; ++i) {
-      const std::string arg = argv[i];
-      auto value = [&]() -> std::string {
-        if (i + 1 >= argc) throw std::invalid_argument(arg + " needs a value");
-        return argv[++i];
-      };
+    for (warpsearch::bench::Arguments args(argc, argv); args.next();) {
+      const std::string& arg = args.option();
+      auto value = [&] { return args.value(); };
       if (arg == "--query") query_path = value();
       else if (arg == "--target") target_path = value();
       else if (arg == "--pairs") pairs_path = value();
@@ -107,8 +100,8 @@ int main(int argc, char** argv) {
       timings = aligner.last_timings();
       kernel_seconds.push_back(timings.kernels);
     }
-    const double t = median(seconds);
-    const double tk = median(kernel_seconds);
+    const double t = warpsearch::bench::median(seconds);
+    const double tk = warpsearch::bench::median(kernel_seconds);
     const double cells = static_cast<double>(timings.cells);
     std::printf("%s: %zu pairs, %llu residues, X = %d, %d/%d %d/%d, %.4g cells (%.3g wasted, %llu of %llu jobs rerun, "
                 "%llu on the CPU)\n",
