@@ -2,6 +2,7 @@
 //
 //   gpu_score_bench --db DB.fa --queries Q.fa [--matrix BLOSUM62] [--open 10] [--extend 1]
 //                   [--repeat 3] [--tsv out.tsv] [--label name] [--only-query K] [--gpus N]
+//                   [--table-copies K] [--copies-min-waves W]
 //
 // Reads both files with a small local FASTA reader (plain text; letters outside the alphabet are
 // skipped), sorts and packs the subjects as a database chunk, uploads them once, then times each query
@@ -10,6 +11,8 @@
 // --gpus N (N > 1): multi-GPU scaling instead: the subjects split into N shares of equal residues (as
 // search/gpu_backend.cpp splits a chunk), one GpuScorer and host thread per GPU, all queries in one
 // call each; prints the wall time for 1 GPU (the whole set on device 0) and for N, and the speed-up.
+// --table-copies K, --copies-min-waves W: copies of the substitution table in shared memory, and from
+// how many device-fulls of jobs a bin reads them (GpuScorer; default its defaults).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -126,6 +129,8 @@ int main(int argc, char** argv) {
     std::string db_path, query_path, tsv_path, label = "warpsearch";
     std::string matrix_name = "BLOSUM62";
     int open = 10, extend = 1, repeat = 3, only_query = -1, gpus = 1;
+    int table_copies = warpsearch::gpu::GpuScorer::kDefaultTableCopies;
+    double copies_min_waves = warpsearch::gpu::GpuScorer::kDefaultCopiesMinWaves;
     for (warpsearch::bench::Arguments args(argc, argv); args.next();) {
       const std::string& arg = args.option();
       auto value = [&] { return args.value(); };
@@ -139,6 +144,8 @@ int main(int argc, char** argv) {
       else if (arg == "--label") label = value();
       else if (arg == "--only-query") only_query = std::stoi(value());
       else if (arg == "--gpus") gpus = std::max(1, std::stoi(value()));
+      else if (arg == "--table-copies") table_copies = std::stoi(value());
+      else if (arg == "--copies-min-waves") copies_min_waves = std::stod(value());
       else throw std::invalid_argument("unknown option " + arg);
     }
     if (db_path.empty() || query_path.empty()) throw std::invalid_argument("--db and --queries are required");
@@ -188,7 +195,8 @@ int main(int argc, char** argv) {
 
     if (gpus > 1) return scale_over_gpus(batch, queries, scoring, gpus, residues);
 
-    warpsearch::gpu::GpuScorer scorer(0, scoring);
+    warpsearch::gpu::GpuScorer scorer(0, scoring, table_copies);
+    scorer.set_table_copies_min_waves(copies_min_waves);
     scorer.set_subjects(batch);
     const auto t2 = std::chrono::steady_clock::now();
     std::fprintf(stderr, "%s: %zu subjects, %llu residues (longest %u); %zu queries; read+pack %.2f s, upload %.2f s; %s\n",

@@ -9,6 +9,7 @@
 
 #include "kernels/gpu/gpu_scorer.hpp"
 #include "kernels/gpu/length_bins.hpp"
+#include "kernels/gpu/table_copies.hpp"
 #include "kernels/subject_batch.hpp"
 #include "profile/scoring.hpp"
 #include "tests/catch.hpp"
@@ -110,24 +111,33 @@ bool have_gpu() {
   return false;
 }
 
-// Scores every query against every subject on the GPU and checks each score against the oracle.
+// Scores every query against every subject on the GPU, with each number of substitution-table copies
+// (kernels/gpu/table_copies.hpp: the copies and their plan change only which shared-memory words are
+// read; every bin that can reads them, whatever its size) and checks each score against the oracle.
 void check_against_reference(const ScoringScheme& scoring, const std::vector<std::string>& queries,
                              const std::vector<std::string>& subjects) {
+  std::vector<long long> expected;
+  for (const auto& query : queries)
+    for (const auto& subject : subjects) expected.push_back(reference_score(query, subject, scoring));
   const PackedSubjects packed(subjects, scoring.matrix().alphabet().pad_code());
-  GpuScorer scorer(0, scoring);
-  scorer.set_subjects(packed.batch());
-  std::vector<std::int32_t> scores(queries.size() * subjects.size(), -12345);
-  scorer.score(queries, scores.data());
-  std::size_t mismatches = 0;
-  for (std::size_t q = 0; q < queries.size(); ++q)
-    for (std::size_t s = 0; s < subjects.size(); ++s) {
-      const long long expected = reference_score(queries[q], subjects[s], scoring);
-      const long long got = scores[q * subjects.size() + s];
-      if (got != expected && ++mismatches <= 10)
-        UNSCOPED_INFO("query " << q << " (length " << queries[q].size() << ") subject " << s << " (length "
-                               << subjects[s].size() << "): GPU " << got << ", reference " << expected);
-    }
-  CHECK(mismatches == 0);
+  for (int copies = 1; copies <= warpsearch::gpu::detail::kMaxTableCopies; ++copies) {
+    GpuScorer scorer(0, scoring, copies);
+    scorer.set_table_copies_min_waves(0);
+    scorer.set_subjects(packed.batch());
+    std::vector<std::int32_t> scores(queries.size() * subjects.size(), -12345);
+    scorer.score(queries, scores.data());
+    std::size_t mismatches = 0;
+    for (std::size_t q = 0; q < queries.size(); ++q)
+      for (std::size_t s = 0; s < subjects.size(); ++s) {
+        const long long want = expected[q * subjects.size() + s];
+        const long long got = scores[q * subjects.size() + s];
+        if (got != want && ++mismatches <= 10)
+          UNSCOPED_INFO("table copies " << copies << ": query " << q << " (length " << queries[q].size()
+                                        << ") subject " << s << " (length " << subjects[s].size() << "): GPU "
+                                        << got << ", reference " << want);
+      }
+    CHECK(mismatches == 0);
+  }
 }
 
 // Lengths at every bin edge: 1, 31, 32, 33, each one-pass bin's limit -1/0/+1, every multiple of each
@@ -156,6 +166,8 @@ std::vector<std::size_t> edge_lengths() {
 TEST_CASE("GpuScorer rejects a device that does not exist", "[gpu][small]") {
   const ScoringScheme scoring(SubstitutionMatrix::builtin("BLOSUM62"), GapOpen{10}, GapExtend{1});
   CHECK_THROWS_AS(GpuScorer(usable_device_count() + 3, scoring), std::invalid_argument);
+  CHECK_THROWS_AS(GpuScorer(0, scoring, 0), std::invalid_argument);
+  CHECK_THROWS_AS(GpuScorer(0, scoring, warpsearch::gpu::detail::kMaxTableCopies + 1), std::invalid_argument);
 }
 
 TEST_CASE("GPU scores match the 64-bit reference at every length bin edge", "[gpu]") {
@@ -264,6 +276,7 @@ TEST_CASE("Subjects can be replaced and many queries scored in one call", "[gpu]
   const ScoringScheme scoring(SubstitutionMatrix::builtin("BLOSUM50"), GapOpen{11}, GapExtend{1});
   const int letters = scoring.matrix().alphabet().size();
   GpuScorer scorer(0, scoring);
+  scorer.set_table_copies_min_waves(0);  // every bin that can reads the table with copies
   for (int round = 0; round < 2; ++round) {
     std::vector<std::string> queries;
     for (int q = 0; q < 5; ++q) queries.push_back(warpsearch::test::random_codes(rng, 20 + 50 * q + round, letters));
@@ -296,6 +309,7 @@ TEST_CASE("GpuScorer::score_above returns exactly the reference scores at or abo
   for (int s = 0; s < 80; ++s) subjects.push_back(make_subject(rng, 5 + (s * 53) % 1300, letters, queries[s % 4]));
   const PackedSubjects packed(subjects, scoring.matrix().alphabet().pad_code());
   GpuScorer scorer(0, scoring);
+  scorer.set_table_copies_min_waves(0);  // every bin that can reads the table with copies
   scorer.set_subjects(packed.batch());
   std::vector<std::vector<long long>> expected(queries.size());
   for (std::size_t q = 0; q < queries.size(); ++q)

@@ -10,7 +10,8 @@
 # Writes the TSV tables, a summary and logs.tgz (every log) to $OUT, and prints the summary last.
 #   STEPS="tests memcheck racecheck bench cudasw e2e ncu ncu_metrics ncu_cells sass"
 #   (default: tests memcheck bench cudasw); MEMCHECK_FILTER, RACECHECK_FILTER: Catch2 test specs for the
-#   sanitizer steps (default "[small]")
+#   sanitizer steps (default "[small]"); BENCH_RUNS: runs to compare in the bench step (below); NCU_ARGS:
+#   benchmark options for the ncu_metrics step (e.g. --table-copies 1)
 set -u
 FINAL_OUT=${OUT:-/tmp/warpsearch-out}
 OUT=/tmp/warpsearch-logs
@@ -58,7 +59,21 @@ if has bench || has cudasw || has e2e || has ncu_cells; then
   for _ in 1 2 3 4 5 6 7 8; do cat "$WORK/db1.fa" >> "$WORK/db8.fa"; done
 fi
 
-if has bench; then
+if has bench && [[ -n ${BENCH_RUNS:-} ]]; then
+  # BENCH_RUNS="tag:binary:options;...": runs to compare in this call (builds, or options of one build),
+  # e.g. "prev:gpu_score_bench_prev:;copies2:gpu_score_bench:--table-copies 2".
+  IFS=';' read -ra runs <<< "$BENCH_RUNS"
+  for db in db1 db8; do
+    for run in "${runs[@]}"; do
+      IFS=':' read -r tag bench options <<< "$run"
+      r=$REPEAT; [[ $db == db8 ]] && r=1
+      # shellcheck disable=SC2086  # options are words
+      "$BIN/$bench" --db "$WORK/$db.fa" --queries "$DATA/cudasw_20.fa" --repeat $r $options \
+        --tsv "$OUT/gpu_bench_${db}_$tag.tsv" --label "${tag}_$db" > "$OUT/bench_${db}_$tag.log" 2>&1
+      summary+=("$tag $db: $(grep overall "$OUT/bench_${db}_$tag.log")")
+    done
+  done
+elif has bench; then
   # BENCH_BINS: benchmark builds to compare (e.g. a second build with other tuning flags).
   for bench in ${BENCH_BINS:-gpu_score_bench}; do
     for db in db1 db8; do
@@ -120,8 +135,8 @@ if has ncu_metrics; then
   ncu --kernel-name-base demangled --kernel-name regex:'sw_bin_kernel<\(int\)(12|24|44|45)>' --launch-count 4 \
     --metrics l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,smsp__inst_executed_op_shared_ld.sum,sm__pipe_alu_cycles_active.avg.pct_of_peak_sustained_active,sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_alu.avg.pct_of_peak_sustained_active,smsp__issue_active.avg.pct_of_peak_sustained_active,gpu__time_duration.sum \
     --csv --page raw "$BIN/gpu_score_bench" --db "$WORK/db1.fa" --queries "$DATA/cudasw_20.fa" --only-query 19 --repeat 1 \
-    > "$OUT/ncu_metrics.csv" 2> "$OUT/ncu_metrics.err"
-  summary+=("ncu_metrics: rc=$?")
+    ${NCU_ARGS:-} > "$OUT/ncu_metrics.csv" 2> "$OUT/ncu_metrics.err"
+  summary+=("ncu_metrics ${NCU_ARGS:-}: rc=$?")
 fi
 
 if has sass; then
@@ -132,7 +147,10 @@ if has sass; then
   summary+=("sass: $(wc -l < "$OUT/sass_mix.txt") opcode rows")
 fi
 
-cp "$OUT"/*.tsv "$FINAL_OUT"/ 2>/dev/null
+# The tool brings back a few files only: the tables when they are few, else just the archive (which
+# holds them all).
+tables=("$OUT"/*.tsv)
+[[ -e ${tables[0]} && ${#tables[@]} -le 6 ]] && cp "${tables[@]}" "$FINAL_OUT"/
 printf '%s\n' "${summary[@]}" > "$OUT/summary.txt"
 tar -czf "$FINAL_OUT/logs.tgz" -C "$OUT" .
 cat "$OUT/summary.txt"

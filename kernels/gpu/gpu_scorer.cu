@@ -23,13 +23,16 @@
 #include "kernels/gpu/cuda_support.cuh"
 #include "kernels/gpu/length_bins.hpp"
 #include "kernels/gpu/sw_dispatch.hpp"
+#include "kernels/gpu/table_copies.hpp"
 
 namespace warpsearch::gpu {
 
 using detail::DeviceBuffer;
 using detail::Event;
 using detail::kBinCount;
+using detail::copies_block_threads;
 using detail::kBlockThreads;
+using detail::may_use_table_copies;
 using detail::kLengthBins;
 using detail::kHugeBin;
 using detail::kFirstTiledBin;
@@ -55,6 +58,7 @@ constexpr std::size_t kEdgeBudgetBytes = std::size_t{256} << 20;
 // Host staging of scores: at most this many bytes per batch of queries.
 constexpr std::size_t kScoreStagingBytes = std::size_t{64} << 20;
 constexpr int kWorkers = 4;  // streams for the single-tile bins of one query
+
 constexpr int kSlots = 2;    // queries in flight
 // Entries of the device list of scores at or above the threshold (score_above), by default.
 constexpr std::size_t kDefaultHitCapacity = std::size_t{1} << 20;
@@ -71,6 +75,47 @@ __global__ void select_hits(const std::int32_t* scores, std::uint32_t count, int
       const unsigned long long at = atomicAdd(hit_count, 1ull);
       if (at < capacity) hits[at] = ScoreHit{query, s, score};
     }
+  }
+}
+
+// One block of 32 lanes of a bin's kernel to plan (table_copies.hpp): `jobs` consecutive jobs from
+// `first_job` (32 / group of them, fewer at the end of a bin), at tile `tile`.
+struct PlanTask {
+  std::int32_t first_job;
+  std::uint16_t tile;
+  std::uint8_t group;
+  std::uint8_t regs;
+  std::uint8_t jobs;
+};
+
+// The plan of every task: for each register, the 32 lanes' table entries (code pairs of their column)
+// placed over the copies by plan_register; lane l's word holds its copy per register.
+__global__ void plan_table_copies(const PlanTask* tasks, std::size_t count, const std::int32_t* jobs,
+                                  const std::uint8_t* residues, const std::uint64_t* offsets,
+                                  const std::uint32_t* lengths, int n, int copies, std::uint64_t* plan) {
+  for (std::size_t t = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; t < count;
+       t += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+    const PlanTask task = tasks[t];
+    std::uint64_t words[32] = {};
+    for (int j = 0; j < task.regs; ++j) {
+      int entries[32];
+      int choice[32];
+      for (int l = 0; l < 32; ++l) {
+        const int g = l / task.group;
+        entries[l] = -1;
+        if (g >= task.jobs) continue;
+        const std::int32_t sa = jobs[2 * (task.first_job + g)];
+        const std::int32_t sb = jobs[2 * (task.first_job + g) + 1];
+        const std::uint32_t column =
+            static_cast<std::uint32_t>(task.tile) * task.group * task.regs + (l % task.group) * task.regs + j;
+        const int a = column < lengths[sa] ? residues[offsets[sa] + column] : n - 1;
+        const int b = sb >= 0 && column < lengths[sb] ? residues[offsets[sb] + column] : n - 1;
+        entries[l] = a * n + b;
+      }
+      detail::plan_register(entries, copies, choice);
+      for (int l = 0; l < 32; ++l) words[l] |= static_cast<std::uint64_t>(choice[l]) << (detail::kPlanBits * j);
+    }
+    for (int l = 0; l < 32; ++l) plan[t * 32 + l] = words[l];
   }
 }
 
@@ -108,10 +153,43 @@ struct GpuScorer::Impl {
   int n = 0;              // compact codes, padding included
   int gap_first = 0;
   int gap_extend = 0;
-  int table_words = 0;
-  int shared_bytes = 0;
-  std::array<int, kBinCount> blocks_per_sm{};
-  DeviceBuffer<std::uint32_t> table;
+  // The substitution table with one copy per row (the bins that do not use copies read it) and, with
+  // table_copies > 1, the one with copies (kernels/gpu/table_copies.hpp), each with its own row stride.
+  int table_copies = 1;
+  int copy_words = 0;
+  // A bin runs the table with copies when its jobs fill the device with that shape this many times over:
+  // one block per multiprocessor cannot share it with other bins' blocks, so a smaller launch would
+  // leave multiprocessors idle (docs/gpu_kernels.md, "Session 7").
+  double copies_min_waves = GpuScorer::kDefaultCopiesMinWaves;
+  struct Table {
+    DeviceBuffer<std::uint32_t> words;
+    int row_words = 0;
+    int shared_bytes() const { return static_cast<int>(words.bytes()); }
+  };
+  Table compact_table;
+  Table copies_table;
+  // How each bin is launched for the resident subjects (set_subjects): with which table, blocks of how
+  // many threads, and how many of them fit a multiprocessor.
+  struct LaunchShape {
+    bool copies = false;
+    int threads = kBlockThreads;
+    int blocks_per_sm = 1;
+  };
+  std::array<LaunchShape, kBinCount> shapes{};
+  std::array<LaunchShape, kBinCount> compact_shapes{};  // the candidates, from the constructor
+  std::array<LaunchShape, kBinCount> copies_shapes{};
+  const Table& table_of(int bin) const { return shapes[bin].copies ? copies_table : compact_table; }
+  // Group slots of the tile-edge buffer a block uses: one per group, one per cooperative block.
+  int edge_slots_per_block(int bin) const {
+    return kLengthBins[bin].mode == detail::TileMode::cooperative ? 1 : shapes[bin].threads / kLengthBins[bin].group;
+  }
+  // A query's rows in both layouts: [padded rows for compact_table][padded rows for copies_table].
+  int query_layouts() const { return table_copies > 1 ? 2 : 1; }
+  std::vector<int> row_strides() const {
+    std::vector<int> strides{compact_table.row_words};
+    if (table_copies > 1) strides.push_back(copies_table.row_words);
+    return strides;
+  }
   std::array<QuerySlot, kSlots> slots;
   // score_above: the call's hits, and how many there were (may exceed the capacity).
   std::size_t hit_capacity = kDefaultHitCapacity;
@@ -127,6 +205,9 @@ struct GpuScorer::Impl {
   DeviceBuffer<std::int32_t> d_jobs;
   std::array<int, kBinCount> job_begin{};  // in jobs (two subject indices each)
   std::array<int, kBinCount> job_count{};
+  // With copies: the plan (KernelParams::plan) and each job's first plan block.
+  DeviceBuffer<std::uint64_t> d_plan;
+  DeviceBuffer<std::uint32_t> d_plan_blocks;
 
   explicit Impl(int device_index) : device(device_index) {}
 
@@ -136,24 +217,26 @@ struct GpuScorer::Impl {
 
   // Grid of a grid-stride launch: enough blocks for the jobs, no more than fit the device at once.
   int grid_for(int bin, long long jobs) const {
-    const int jobs_per_block = kLengthBins[bin].mode == detail::TileMode::cooperative
-                                   ? 1
-                                   : kBlockThreads / kLengthBins[bin].group;
-    const int resident = std::max(1, blocks_per_sm[bin]) * sm_count;
+    const int jobs_per_block = edge_slots_per_block(bin);
+    const int resident = std::max(1, shapes[bin].blocks_per_sm) * sm_count;
     return std::max(1, std::min(ceil_div(jobs, jobs_per_block), resident));
   }
 
   // Sizes a slot's edge buffer for a query of length m: as many group slots as the bins with tile edges
-  // can use at once (each a device-full of blocks) within the byte budget, at least one block's.
+  // can use at once (each a device-full of blocks; the rescoring runs after them) within the byte
+  // budget, at least one block's of any bin.
   void reserve_edges(QuerySlot& slot, int m) const {
-    const int groups_per_block = kBlockThreads / kLengthBins[kFirstTiledBin].group;
-    int most_blocks = 1;
-    for (int bin = kFirstTiledBin; bin < kBinCount; ++bin) most_blocks = std::max(most_blocks, blocks_per_sm[bin]);
-    const int resident_blocks = most_blocks * sm_count * (kHugeBin - kFirstTiledBin + 1);
-    const std::size_t per_block = static_cast<std::size_t>(groups_per_block) * m * sizeof(std::uint64_t);
-    const int blocks = static_cast<int>(
-        std::max<std::size_t>(1, std::min<std::size_t>(resident_blocks, kEdgeBudgetBytes / per_block)));
-    slot.edge_slots = blocks * groups_per_block;
+    const auto resident_slots = [&](int bin) {
+      return static_cast<long long>(std::max(1, shapes[bin].blocks_per_sm)) * sm_count * edge_slots_per_block(bin);
+    };
+    long long wanted = 0;
+    long long one_block = 1;
+    for (int bin = kFirstTiledBin; bin <= kHugeBin; ++bin) wanted += resident_slots(bin);
+    wanted = std::max(wanted, resident_slots(kRescoreBin));
+    for (int bin = kFirstTiledBin; bin < kBinCount; ++bin)
+      one_block = std::max<long long>(one_block, edge_slots_per_block(bin));
+    const long long affordable = static_cast<long long>(kEdgeBudgetBytes / (static_cast<std::size_t>(m) * sizeof(std::uint64_t)));
+    slot.edge_slots = static_cast<int>(std::max(one_block, std::min(wanted, affordable)));
     const std::size_t words = static_cast<std::size_t>(slot.edge_slots) * m;
     if (slot.edges.size() < words) slot.edges = DeviceBuffer<std::uint64_t>(words, device);
   }
@@ -170,7 +253,8 @@ struct GpuScorer::Impl {
   // pinned memory) into a slot; the scores reach their destination once the slot's main stream is done.
   void enqueue_query(QuerySlot& slot, const std::uint32_t* query, int m, const Destination& to) {
     const std::size_t padded = static_cast<std::size_t>(m) + 2 * detail::kQueryPadding;
-    if (slot.query.size() < padded) slot.query = DeviceBuffer<std::uint32_t>(padded, device);
+    const std::size_t uploaded = padded * static_cast<std::size_t>(query_layouts());
+    if (slot.query.size() < uploaded) slot.query = DeviceBuffer<std::uint32_t>(uploaded, device);
     if (slot.scores.size() < count) {
       slot.scores = DeviceBuffer<std::int32_t>(count, device);
       slot.overflow_list = DeviceBuffer<std::int32_t>(count, device);
@@ -180,14 +264,13 @@ struct GpuScorer::Impl {
 
     cudaStream_t main = slot.main.get();
     WARPSEARCH_CUDA_CHECK(
-        cudaMemcpyAsync(slot.query.get(), query, padded * sizeof(std::uint32_t), cudaMemcpyHostToDevice, main));
+        cudaMemcpyAsync(slot.query.get(), query, uploaded * sizeof(std::uint32_t), cudaMemcpyHostToDevice, main));
     WARPSEARCH_CUDA_CHECK(cudaMemsetAsync(slot.overflow_count.get(), 0, sizeof(int), main));
     WARPSEARCH_CUDA_CHECK(cudaEventRecord(slot.forked.get(), main));
 
     detail::KernelParams p;
-    p.table = table.get();
-    p.table_words = table_words;
     p.alphabet_n = n;
+    p.copy_words = copy_words;
     p.residues = d_residues.get();
     p.offsets = d_offsets.get();
     p.lengths = d_lengths.get();
@@ -196,11 +279,19 @@ struct GpuScorer::Impl {
     p.scores = slot.scores.get();
     p.overflow_count = slot.overflow_count.get();
     p.overflow_list = slot.overflow_list.get();
-    p.query = slot.query.get();
     p.query_length = m;
     p.edges = slot.edges.get();
-    const int groups_per_block = kBlockThreads / kLengthBins[kFirstTiledBin].group;
-    const int edge_grid_cap = slot.edge_slots / groups_per_block;
+    const auto edge_grid_cap = [&](int bin) { return std::max(1, slot.edge_slots / edge_slots_per_block(bin)); };
+    const auto launch = [&](int bin, int grid, cudaStream_t stream) {
+      const Table& t = table_of(bin);
+      const bool copies = shapes[bin].copies;
+      p.table = t.words.get();
+      p.table_words = static_cast<int>(t.words.size());
+      p.query = slot.query.get() + (copies ? padded : 0);
+      p.plan = copies ? d_plan.get() : nullptr;
+      p.plan_blocks = copies ? d_plan_blocks.get() + job_begin[bin] : nullptr;
+      detail::bin_entry(bin).launch(p, grid, shapes[bin].threads, t.shared_bytes(), stream);
+    };
 
     // The bins with tile edges (cooperative and tiled) run at once, each on its own range of the edge
     // buffer's group slots: one after the other, each bin's last wave (its longest pairs) made the long
@@ -208,9 +299,7 @@ struct GpuScorer::Impl {
     // critical path of the whole query, goes on the long stream with its full grid (one slot per block);
     // the tiled ones go on the worker streams before the one-pass bins, their grids scaled down to share
     // the other slots. If a bin would get no block, they all run one after the other on the long stream.
-    const auto slots_per_block = [&](int bin) {
-      return kLengthBins[bin].mode == detail::TileMode::cooperative ? 1 : groups_per_block;
-    };
+    const auto slots_per_block = [&](int bin) { return edge_slots_per_block(bin); };
     std::array<int, kBinCount> edge_grid{};
     long long wanted_slots = 0;
     for (int bin = kFirstTiledBin; bin <= kHugeBin; ++bin)
@@ -237,7 +326,7 @@ struct GpuScorer::Impl {
       p.jobs = d_jobs.get() + 2 * static_cast<std::size_t>(job_begin[bin]);
       p.num_jobs = job_count[bin];
       if (!concurrent) {
-        detail::bin_entry(bin).launch(p, std::min(grid_for(bin, p.num_jobs), edge_grid_cap), shared_bytes, lng);
+        launch(bin, std::min(grid_for(bin, p.num_jobs), edge_grid_cap(bin)), lng);
         continue;
       }
       p.edges = slot.edges.get() + static_cast<std::size_t>(edge_offset) * static_cast<std::size_t>(m);
@@ -247,7 +336,7 @@ struct GpuScorer::Impl {
         stream = slot.workers[next_worker].get();
         next_worker = (next_worker + 1) % kWorkers;
       }
-      detail::bin_entry(bin).launch(p, edge_grid[bin], shared_bytes, stream);
+      launch(bin, edge_grid[bin], stream);
     }
     p.edges = slot.edges.get();
     WARPSEARCH_CUDA_CHECK(cudaEventRecord(slot.long_done.get(), lng));
@@ -255,7 +344,7 @@ struct GpuScorer::Impl {
       if (job_count[bin] == 0) continue;
       p.jobs = d_jobs.get() + 2 * static_cast<std::size_t>(job_begin[bin]);
       p.num_jobs = job_count[bin];
-      detail::bin_entry(bin).launch(p, grid_for(bin, p.num_jobs), shared_bytes, slot.workers[next_worker].get());
+      launch(bin, grid_for(bin, p.num_jobs), slot.workers[next_worker].get());
       next_worker = (next_worker + 1) % kWorkers;
     }
     for (int k = 0; k < kWorkers; ++k) {
@@ -267,8 +356,7 @@ struct GpuScorer::Impl {
     p.jobs = slot.overflow_list.get();
     p.num_jobs = 0;
     p.device_job_count = slot.overflow_count.get();
-    const int rescore_grid = std::min(grid_for(kRescoreBin, static_cast<long long>(count)), edge_grid_cap);
-    detail::bin_entry(kRescoreBin).launch(p, rescore_grid, shared_bytes, main);
+    launch(kRescoreBin, std::min(grid_for(kRescoreBin, static_cast<long long>(count)), edge_grid_cap(kRescoreBin)), main);
     if (to.staged != nullptr) {
       WARPSEARCH_CUDA_CHECK(
           cudaMemcpyAsync(to.staged, slot.scores.get(), count * sizeof(std::int32_t), cudaMemcpyDeviceToHost, main));
@@ -282,7 +370,10 @@ struct GpuScorer::Impl {
   }
 };
 
-GpuScorer::GpuScorer(int device, const ScoringScheme& scoring) {
+GpuScorer::GpuScorer(int device, const ScoringScheme& scoring, int table_copies) {
+  if (table_copies < 1 || table_copies > detail::kMaxTableCopies)
+    throw std::invalid_argument("GpuScorer: table copies must be 1 to " + std::to_string(detail::kMaxTableCopies) +
+                                ", not " + std::to_string(table_copies));
   const cudaDeviceProp properties = detail::device_properties(device);
   ScopedDevice scoped(device);
   impl_ = std::make_unique<Impl>(device);
@@ -317,24 +408,49 @@ GpuScorer::GpuScorer(int device, const ScoringScheme& scoring) {
     if (q == pad || a == pad) return pad_score;
     return matrix.score(letters[static_cast<std::size_t>(q)], letters[static_cast<std::size_t>(a)]);
   };
-  s.table_words = s.n * s.n * s.n;
-  std::vector<std::uint32_t> host_table(static_cast<std::size_t>(s.table_words));
-  for (int q = 0; q < s.n; ++q)
-    for (int a = 0; a < s.n; ++a)
-      for (int b = 0; b < s.n; ++b) {
-        const auto lo = static_cast<std::uint32_t>(score_of(q, a)) & 0xFFFFu;
-        const auto hi = static_cast<std::uint32_t>(score_of(q, b)) & 0xFFFFu;
-        host_table[static_cast<std::size_t>((q * s.n + a) * s.n + b)] = lo | (hi << 16);
-      }
-  s.table = DeviceBuffer<std::uint32_t>(host_table.size(), device);
-  WARPSEARCH_CUDA_CHECK(cudaMemcpy(s.table.get(), host_table.data(), host_table.size() * sizeof(std::uint32_t),
-                                   cudaMemcpyHostToDevice));
-  s.shared_bytes = s.table_words * static_cast<int>(sizeof(std::uint32_t));
-  if (static_cast<std::size_t>(s.shared_bytes) > properties.sharedMemPerBlockOptin)
-    throw std::runtime_error("GPU " + s.name + ": the substitution table needs " + std::to_string(s.shared_bytes) +
+  // Copies that do not fit the device's shared memory are dropped (one copy must fit).
+  const auto table_bytes = [&](int copies) {
+    return static_cast<std::size_t>(s.n) * detail::table_row_words(s.n, copies) * sizeof(std::uint32_t);
+  };
+  while (table_copies > 1 && table_bytes(table_copies) > properties.sharedMemPerBlockOptin) --table_copies;
+  if (table_bytes(1) > properties.sharedMemPerBlockOptin)
+    throw std::runtime_error("GPU " + s.name + ": the substitution table needs " + std::to_string(table_bytes(1)) +
                              " bytes of shared memory, the device allows " +
                              std::to_string(properties.sharedMemPerBlockOptin));
-  for (int bin = 0; bin < kBinCount; ++bin) detail::bin_entry(bin).prepare(s.shared_bytes, &s.blocks_per_sm[bin]);
+  s.table_copies = table_copies;
+  s.copy_words = detail::table_copy_words(s.n);
+  const auto build = [&](int copies) {
+    Impl::Table table;
+    table.row_words = detail::table_row_words(s.n, copies);
+    std::vector<std::uint32_t> host(static_cast<std::size_t>(s.n) * table.row_words, 0u);
+    for (int q = 0; q < s.n; ++q)
+      for (int a = 0; a < s.n; ++a)
+        for (int b = 0; b < s.n; ++b) {
+          const auto lo = static_cast<std::uint32_t>(score_of(q, a)) & 0xFFFFu;
+          const auto hi = static_cast<std::uint32_t>(score_of(q, b)) & 0xFFFFu;
+          const auto entry = static_cast<std::uint32_t>(a * s.n + b);
+          for (int k = 0; k < copies; ++k)
+            host[static_cast<std::size_t>(q) * table.row_words +
+                 detail::table_word(k, entry, static_cast<std::uint32_t>(s.copy_words))] = lo | (hi << 16);
+        }
+    table.words = DeviceBuffer<std::uint32_t>(host.size(), s.device);
+    WARPSEARCH_CUDA_CHECK(cudaMemcpy(table.words.get(), host.data(), host.size() * sizeof(std::uint32_t),
+                                     cudaMemcpyHostToDevice));
+    return table;
+  };
+  s.compact_table = build(1);
+  if (s.table_copies > 1) s.copies_table = build(s.table_copies);
+  for (int bin = 0; bin < kBinCount; ++bin) {
+    const detail::BinEntry& entry = detail::bin_entry(bin);
+    const bool copies = s.table_copies > 1 && may_use_table_copies(bin);
+    entry.prepare(copies ? s.copies_table.shared_bytes() : s.compact_table.shared_bytes());
+    s.compact_shapes[bin] = {false, kBlockThreads, entry.occupancy(kBlockThreads, s.compact_table.shared_bytes())};
+    s.copies_shapes[bin] = s.compact_shapes[bin];
+    if (copies)
+      s.copies_shapes[bin] = {true, copies_block_threads(bin),
+                              entry.occupancy(copies_block_threads(bin), s.copies_table.shared_bytes())};
+  }
+  s.shapes = s.compact_shapes;
 }
 
 GpuScorer::~GpuScorer() {
@@ -353,11 +469,14 @@ GpuScorer& GpuScorer::operator=(GpuScorer&&) noexcept = default;
 
 std::uint64_t GpuScorer::bytes_for_subjects(std::uint64_t residues, std::size_t subjects,
                                             std::size_t max_query_length) {
-  // Per subject: offset (8), length (4), job entry (4), and in each slot a score and an overflow entry
-  // (4 + 4). Per slot: the tile edges (at most the budget) and the query.
-  const std::uint64_t per_subject = 8 + 4 + 4 + kSlots * (4 + 4);
-  const std::uint64_t per_slot = kEdgeBudgetBytes + 4 * (max_query_length + 2 * detail::kQueryPadding);
-  return residues + per_subject * subjects + kSlots * per_slot + kDefaultHitCapacity * sizeof(ScoreHit);
+  // Per subject: offset (8), length (4), job entry (4), plan block (4), and in each slot a score and an
+  // overflow entry (4 + 4). Per slot: the tile edges (at most the budget) and the query in both layouts.
+  // The plan: 256 bytes per block of 32 lanes and tile, at most one per job (one or two subjects), plus
+  // the tiles of at least 320 columns, plus a partial block per bin.
+  const std::uint64_t per_subject = 8 + 4 + 4 + 4 + kSlots * (4 + 4);
+  const std::uint64_t per_slot = kEdgeBudgetBytes + 8 * (max_query_length + 2 * detail::kQueryPadding);
+  const std::uint64_t plan = 256 * (subjects + residues / 320 + kBinCount);
+  return residues + per_subject * subjects + plan + kSlots * per_slot + kDefaultHitCapacity * sizeof(ScoreHit);
 }
 
 std::uint64_t GpuScorer::free_device_memory() const {
@@ -366,7 +485,7 @@ std::uint64_t GpuScorer::free_device_memory() const {
   WARPSEARCH_CUDA_CHECK(cudaMemGetInfo(&free, &total));
   // What this scorer holds now is released before the next batch is allocated.
   std::uint64_t held = impl_->d_residues.bytes() + impl_->d_offsets.bytes() + impl_->d_lengths.bytes() +
-                       impl_->d_jobs.bytes();
+                       impl_->d_jobs.bytes() + impl_->d_plan.bytes() + impl_->d_plan_blocks.bytes();
   for (const auto& slot : impl_->slots) held += slot.scores.bytes() + slot.overflow_list.bytes() + slot.edges.bytes();
   return free + held;
 }
@@ -422,6 +541,47 @@ void GpuScorer::set_subjects(const SubjectBatch& subjects) {
     jobs.insert(jobs.end(), list.begin(), list.end());
   }
 
+  // The launch shape of each bin: the table with copies where its jobs fill the device with it
+  // copies_min_waves times over.
+  for (int bin = 0; bin < kBinCount; ++bin) {
+    const Impl::LaunchShape& copies = s.copies_shapes[bin];
+    const long long device_groups =
+        static_cast<long long>(copies.blocks_per_sm) * s.sm_count * (copies.threads / kLengthBins[bin].group);
+    s.shapes[bin] = copies.copies && copies.blocks_per_sm > 0 && s.job_count[bin] > 0 &&
+                            static_cast<double>(s.job_count[bin]) >= s.copies_min_waves * static_cast<double>(device_groups)
+                        ? copies
+                        : s.compact_shapes[bin];
+  }
+
+  // A plan block per block of 32 lanes and tile of the bins with copies, in job order; each job's first.
+  std::vector<PlanTask> tasks;
+  std::vector<std::uint32_t> plan_blocks;
+  if (s.table_copies > 1) {
+    plan_blocks.resize(jobs.size() / 2);
+    for (int bin = 0; bin < kBinCount; ++bin) {
+      if (!s.shapes[bin].copies) continue;
+      const int group = kLengthBins[bin].group;
+      const int per_block = 32 / group;  // jobs whose groups share a warp
+      const std::uint64_t width = static_cast<std::uint64_t>(group) * kLengthBins[bin].regs;
+      for (int first = 0; first < s.job_count[bin]; first += per_block) {
+        const int job = s.job_begin[bin] + first;
+        const int in_block = std::min(per_block, s.job_count[bin] - first);
+        std::uint64_t longest = 0;
+        for (int k = 0; k < in_block; ++k)
+          for (int side = 0; side < 2; ++side) {
+            const std::int32_t subject = jobs[2 * static_cast<std::size_t>(job + k) + side];
+            if (subject >= 0) longest = std::max<std::uint64_t>(longest, lengths[subject]);
+          }
+        const std::uint64_t tiles = kLengthBins[bin].mode == detail::TileMode::single ? 1 : (longest + width - 1) / width;
+        for (int k = 0; k < in_block; ++k) plan_blocks[job + k] = static_cast<std::uint32_t>(tasks.size());
+        for (std::uint64_t tile = 0; tile < tiles; ++tile)
+          tasks.push_back(PlanTask{job, static_cast<std::uint16_t>(tile), static_cast<std::uint8_t>(group),
+                                   static_cast<std::uint8_t>(kLengthBins[bin].regs),
+                                   static_cast<std::uint8_t>(in_block)});
+      }
+    }
+  }
+
   s.count = count;
   s.residues = total;
   // Release the previous batch before allocating this one: both at once may not fit.
@@ -429,6 +589,8 @@ void GpuScorer::set_subjects(const SubjectBatch& subjects) {
   s.d_offsets = {};
   s.d_lengths = {};
   s.d_jobs = {};
+  s.d_plan = {};
+  s.d_plan_blocks = {};
   for (auto& slot : s.slots) {
     slot.scores = {};
     slot.overflow_list = {};
@@ -449,37 +611,55 @@ void GpuScorer::set_subjects(const SubjectBatch& subjects) {
   if (!jobs.empty())
     WARPSEARCH_CUDA_CHECK(cudaMemcpy(s.d_jobs.get(), jobs.data(), jobs.size() * sizeof(std::int32_t),
                                      cudaMemcpyHostToDevice));
+  if (!tasks.empty()) {
+    s.d_plan_blocks = DeviceBuffer<std::uint32_t>(plan_blocks.size(), s.device);
+    s.d_plan = DeviceBuffer<std::uint64_t>(tasks.size() * 32, s.device);
+    DeviceBuffer<PlanTask> d_tasks(tasks.size(), s.device);
+    WARPSEARCH_CUDA_CHECK(cudaMemcpy(s.d_plan_blocks.get(), plan_blocks.data(),
+                                     plan_blocks.size() * sizeof(std::uint32_t), cudaMemcpyHostToDevice));
+    WARPSEARCH_CUDA_CHECK(
+        cudaMemcpy(d_tasks.get(), tasks.data(), tasks.size() * sizeof(PlanTask), cudaMemcpyHostToDevice));
+    const int threads = 128;
+    const int grid = std::max(1, std::min(ceil_div(static_cast<long long>(tasks.size()), threads), 64 * s.sm_count));
+    plan_table_copies<<<grid, threads>>>(d_tasks.get(), tasks.size(), s.d_jobs.get(), s.d_residues.get(),
+                                         s.d_offsets.get(), s.d_lengths.get(), s.n, s.table_copies, s.d_plan.get());
+    WARPSEARCH_CUDA_CHECK_LAUNCH();
+    WARPSEARCH_CUDA_CHECK(cudaDeviceSynchronize());  // d_tasks is freed on return
+  }
 }
 
 namespace {
 
-// Queries as table-row byte offsets (compact code * N * N * 4) between padding rows (KernelParams::query),
-// in pinned memory for asynchronous uploads; start[q] = query q's first padding row.
+// Queries as table-row byte offsets (compact code * row stride * 4) between padding rows
+// (KernelParams::query), once per row stride (one per table: with copies, [compact table's][copies
+// table's] per query), in pinned memory for asynchronous uploads; start[q] = query q's first padding row.
 struct PackedQueries {
   PinnedBuffer<std::uint32_t> rows;
   std::vector<std::size_t> start;
 };
 
-PackedQueries pack_queries(const std::vector<std::string>& query_codes, int n, int alphabet_size,
-                                  const std::uint8_t* compact) {
+PackedQueries pack_queries(const std::vector<std::string>& query_codes, const std::vector<int>& row_strides,
+                           int n, int alphabet_size, const std::uint8_t* compact) {
   std::size_t total = 0;
   for (const auto& q : query_codes) {
     if (q.size() > static_cast<std::size_t>(0x3FFFFFFF))
       throw std::invalid_argument("GpuScorer::score: a query longer than 2^30 residues");
-    total += q.size() + 2 * detail::kQueryPadding;
+    total += (q.size() + 2 * detail::kQueryPadding) * row_strides.size();
   }
-  const auto row_of = [&](int code) { return static_cast<std::uint32_t>(code * n * n) * 4u; };
   PackedQueries packed{PinnedBuffer<std::uint32_t>(total), std::vector<std::size_t>(query_codes.size())};
-  std::fill(packed.rows.get(), packed.rows.get() + total, row_of(n - 1));
   std::size_t at = 0;
   for (std::size_t q = 0; q < query_codes.size(); ++q) {
     packed.start[q] = at;
-    at += detail::kQueryPadding;
-    for (const char c : query_codes[q]) {
-      const auto code = static_cast<std::uint8_t>(c);
-      packed.rows.get()[at++] = row_of(code < alphabet_size ? compact[code] : n - 1);
+    for (const int stride : row_strides) {
+      const auto row_of = [&](int code) { return static_cast<std::uint32_t>(code * stride) * 4u; };
+      std::uint32_t* rows = packed.rows.get() + at;
+      std::fill(rows, rows + query_codes[q].size() + 2 * detail::kQueryPadding, row_of(n - 1));
+      for (std::size_t i = 0; i < query_codes[q].size(); ++i) {
+        const auto code = static_cast<std::uint8_t>(query_codes[q][i]);
+        rows[detail::kQueryPadding + i] = row_of(code < alphabet_size ? compact[code] : n - 1);
+      }
+      at += query_codes[q].size() + 2 * detail::kQueryPadding;
     }
-    at += detail::kQueryPadding;
   }
   return packed;
 }
@@ -491,7 +671,7 @@ void GpuScorer::score(const std::vector<std::string>& query_codes, std::int32_t*
   if (s.count == 0 || query_codes.empty()) return;
   ScopedDevice scoped(s.device);
   s.synchronize();
-  const PackedQueries packed = pack_queries(query_codes, s.n, s.alphabet_size, s.compact.data());
+  const PackedQueries packed = pack_queries(query_codes, s.row_strides(), s.n, s.alphabet_size, s.compact.data());
 
   const std::size_t batch = std::max<std::size_t>(
       1, std::min(query_codes.size(), kScoreStagingBytes / (s.count * sizeof(std::int32_t))));
@@ -524,7 +704,7 @@ void GpuScorer::score_above(const std::vector<std::string>& query_codes, const s
   if (query_codes.size() > 0xFFFFFFFFu) throw std::invalid_argument("GpuScorer::score_above: too many queries");
   ScopedDevice scoped(s.device);
   s.synchronize();
-  const PackedQueries packed = pack_queries(query_codes, s.n, s.alphabet_size, s.compact.data());
+  const PackedQueries packed = pack_queries(query_codes, s.row_strides(), s.n, s.alphabet_size, s.compact.data());
   if (s.d_hits.size() != s.hit_capacity) s.d_hits = DeviceBuffer<ScoreHit>(s.hit_capacity, s.device);
   if (s.d_hit_count.size() == 0) s.d_hit_count = DeviceBuffer<unsigned long long>(1, s.device);
   // Both slots append to the list: clear its count before either starts.
@@ -570,5 +750,7 @@ void GpuScorer::score_above(const std::vector<std::string>& query_codes, const s
 }
 
 void GpuScorer::set_hit_capacity(std::size_t hits) { impl_->hit_capacity = std::max<std::size_t>(1, hits); }
+
+void GpuScorer::set_table_copies_min_waves(double waves) { impl_->copies_min_waves = std::max(0.0, waves); }
 
 }  // namespace warpsearch::gpu

@@ -32,9 +32,14 @@ struct ScoreHit {
 
 class GpuScorer {
  public:
+  // Copies of the substitution table in shared memory (1 to 3; kernels/gpu/table_copies.hpp): more
+  // copies spread the lookups over the memory banks. Copies that do not fit the device are dropped.
+  static constexpr int kDefaultTableCopies = 2;
+
   // Binds to a device (0-based) and uploads the scoring tables. Throws std::invalid_argument for a
-  // device index out of range and std::runtime_error (with the failed CUDA call) on a CUDA error.
-  GpuScorer(int device, const ScoringScheme& scoring);
+  // device index out of range or table copies out of range, and std::runtime_error (with the failed CUDA
+  // call) on a CUDA error.
+  GpuScorer(int device, const ScoringScheme& scoring, int table_copies = kDefaultTableCopies);
   ~GpuScorer();
   GpuScorer(GpuScorer&&) noexcept;
   GpuScorer& operator=(GpuScorer&&) noexcept;
@@ -57,6 +62,11 @@ class GpuScorer {
                    std::vector<ScoreHit>& hits);
   // Entries of the device hit list (default 2^20, 12 bytes each); tests lower it to force the fallback.
   void set_hit_capacity(std::size_t hits);
+  // A bin reads the table with copies when its jobs fill the device with that launch shape at least
+  // this many times over (default kDefaultCopiesMinWaves; 0: every bin that can). Takes effect at the
+  // next set_subjects; tests and the benchmark set it.
+  static constexpr double kDefaultCopiesMinWaves = 1.0;
+  void set_table_copies_min_waves(double waves);
 
   // Device memory a batch of subjects needs on top of what the scorer already holds (the subjects,
   // their bookkeeping and per-query scores, and the work space of queries up to max_query_length),

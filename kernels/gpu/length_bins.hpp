@@ -79,7 +79,22 @@ constexpr int first_tiled_bin() {
   return b;
 }
 inline constexpr int kFirstTiledBin = first_tiled_bin();
+
+// Launch shapes. With the one-copy substitution table (70 KB for protein) a launch runs blocks of
+// kBlockThreads: 3 or 2 of them share a multiprocessor, also with other bins' blocks. The table with
+// copies (kernels/gpu/table_copies.hpp, up to 220 KB) leaves room for one block per multiprocessor, so
+// its blocks hold all the warps the registers allow: 24 for the one-pass bins of up to 16 columns per
+// lane (at most 85 registers per thread), 16 for the wider ones and the tiled ones (at most 128): as
+// many warps per multiprocessor as the one-copy blocks. The cooperative bin (a pipeline of 8 warps per
+// pair) and the 32-bit rescoring always run the one-copy table.
 inline constexpr int kBlockThreads = 256;
+constexpr bool may_use_table_copies(int bin) { return bin < kHugeBin; }
+constexpr int copies_block_threads(int bin) {
+  if (!may_use_table_copies(bin)) return kBlockThreads;
+  return kLengthBins[bin].mode == TileMode::single && kLengthBins[bin].regs <= 16 ? 768 : 512;
+}
+// Registers the launch bounds allow: 65536 / 768 = 85, 65536 / 512 = 128 (2 blocks of 256).
+constexpr int min_blocks_per_sm(int bin) { return may_use_table_copies(bin) ? 1 : 2; }
 
 constexpr bool bins_are_valid() {
   for (int b = 0; b < kBinCount; ++b) {

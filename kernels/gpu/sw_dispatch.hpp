@@ -17,13 +17,19 @@ inline constexpr int kQueryPadding = 32;
 // Everything a scoring kernel reads and writes. Device pointers unless noted.
 //
 // Substitution table: N = alphabet_n compact codes (the scoring alphabet's letters, then one padding
-// code N - 1). Word q * N * N + a * N + b holds score(q, a) in its low 16 bits and score(q, b) in its
-// high 16 bits, so one 32-bit load gives the scores of a query residue against the residues of two
-// subjects. The 32-bit kernel reads the low half of entry (q, a, a).
+// code N - 1). Entry c = a * N + b of query code q holds score(q, a) in its low 16 bits and score(q, b)
+// in its high 16 bits, so one 32-bit load gives the scores of a query residue against the residues of
+// two subjects; the 32-bit kernel reads the low half of entry (q, a, a). The table is one copy of the
+// entries per row (word q * N * N + c) or several (kernels/gpu/table_copies.hpp: row stride
+// table_row_words, entry c of copy k at table_word(k, c, copy_words)); the plan says which copy each
+// lane reads per column.
 struct KernelParams {
   const std::uint32_t* table = nullptr;
   int table_words = 0;
   int alphabet_n = 0;
+  int copy_words = 0;                        // table_copy_words(N); unused with one copy
+  const std::uint64_t* plan = nullptr;       // per block of 32 lanes one word per lane; null: copy 0
+  const std::uint32_t* plan_blocks = nullptr;  // per job: its first plan block (then one per tile)
   const std::uint8_t* residues = nullptr;  // compact codes of all subjects, one byte each
   const std::uint64_t* offsets = nullptr;  // per subject: first residue in `residues`
   const std::uint32_t* lengths = nullptr;  // per subject
@@ -32,7 +38,7 @@ struct KernelParams {
   const std::int32_t* jobs = nullptr;
   int num_jobs = 0;
   const int* device_job_count = nullptr;  // when set, the job count is read here (rescoring)
-  // Byte offsets of table rows (compact query code * N * N * 4) of the query's m residues, with
+  // Byte offsets of table rows (compact query code * row stride * 4) of the query's m residues, with
   // kQueryPadding entries of the padding code's row before and after them; `query` points at the first
   // padding entry.
   const std::uint32_t* query = nullptr;
@@ -45,17 +51,23 @@ struct KernelParams {
   std::uint64_t* edges = nullptr;         // tiled kernels: query_length words per group slot
 };
 
-// Sets the kernel's dynamic shared-memory limit and reports how many blocks fit on one multiprocessor.
+// Sets the kernel's dynamic shared-memory limit (the largest table any launch of it uses).
 template <int Bin>
-void prepare_bin(int shared_bytes, int* blocks_per_sm);
+void prepare_bin(int max_shared_bytes);
 
-// Launches the kernel of a bin: grid blocks of kBlockThreads threads (a grid-stride loop over jobs).
+// Blocks of `threads` with `shared_bytes` of dynamic shared memory that fit one multiprocessor.
 template <int Bin>
-void launch_bin(const KernelParams& params, int grid, int shared_bytes, cudaStream_t stream);
+int bin_occupancy(int threads, int shared_bytes);
+
+// Launches the kernel of a bin: grid blocks of `threads` threads (a multiple of the group, at most
+// copies_block_threads(bin); a grid-stride loop over jobs).
+template <int Bin>
+void launch_bin(const KernelParams& params, int grid, int threads, int shared_bytes, cudaStream_t stream);
 
 struct BinEntry {
-  void (*prepare)(int shared_bytes, int* blocks_per_sm);
-  void (*launch)(const KernelParams& params, int grid, int shared_bytes, cudaStream_t stream);
+  void (*prepare)(int max_shared_bytes);
+  int (*occupancy)(int threads, int shared_bytes);
+  void (*launch)(const KernelParams& params, int grid, int threads, int shared_bytes, cudaStream_t stream);
 };
 
 // The one dispatch table, indexed like kLengthBins.

@@ -41,6 +41,7 @@
 
 #include "kernels/gpu/cuda_support.cuh"
 #include "kernels/gpu/sw_dispatch.hpp"
+#include "kernels/gpu/table_copies.hpp"
 
 namespace warpsearch::gpu::detail {
 
@@ -129,31 +130,26 @@ __device__ __forceinline__ void wait_for(const volatile long long* progress, lon
   __threadfence_block();
 }
 
-// Blocks per multiprocessor the register allocation must allow: the substitution table (70 KB for
-// protein) lets 3 blocks share a multiprocessor, which leaves 80 registers per thread: enough for the
-// single-pass bins up to 16 columns per lane. The wider and the tiled ones get 2 (at most 128).
-constexpr int min_blocks_per_sm(int bin) {
-  return kLengthBins[bin].regs <= 16 && kLengthBins[bin].mode == TileMode::single ? 3 : 2;
-}
-
+// Blocks of up to copies_block_threads(Bin) threads (any multiple of 32; the cooperative bin's are
+// kBlockThreads, its pipeline depth).
 template <int Bin>
-__global__ void __launch_bounds__(kBlockThreads, min_blocks_per_sm(Bin)) sw_bin_kernel(const KernelParams p) {
+__global__ void __launch_bounds__(copies_block_threads(Bin), min_blocks_per_sm(Bin)) sw_bin_kernel(const KernelParams p) {
   constexpr LengthBin kBin = kLengthBins[Bin];
   constexpr int G = kBin.group;
   constexpr int R = kBin.regs;
   constexpr bool kTiled = kBin.mode != TileMode::single;
   constexpr bool kCoop = kBin.mode == TileMode::cooperative;
   constexpr bool kPair = kBin.width == ScoreWidth::s16x2;
-  constexpr int kWarps = kBlockThreads / 32;
+  constexpr int kWarps = kBlockThreads / 32;  // cooperative
   static_assert(32 % G == 0 && kBlockThreads % 32 == 0, "groups must tile a warp");
   static_assert(!kTiled || G == 32, "tiled kernels prefetch tile edges one per lane of a whole warp");
   using L = Lanes<kBin.width>;
   using Value = typename L::Value;
 
   // Jobs (subject pairs, or single subjects when 32-bit) per block at a time.
-  constexpr int kJobsPerBlock = kCoop ? 1 : kBlockThreads / G;
+  const int jobs_per_block = kCoop ? 1 : static_cast<int>(blockDim.x) / G;
   const int jobs = p.device_job_count != nullptr ? *p.device_job_count : p.num_jobs;
-  if (static_cast<long long>(blockIdx.x) * kJobsPerBlock >= jobs) return;  // whole block idle
+  if (static_cast<long long>(blockIdx.x) * jobs_per_block >= jobs) return;  // whole block idle
 
   extern __shared__ std::uint32_t table[];
   // Cooperative kernels: rows of its current tile each warp has finished (tile * m + rows), and the
@@ -166,12 +162,13 @@ __global__ void __launch_bounds__(kBlockThreads, min_blocks_per_sm(Bin)) sw_bin_
   const int lane = threadIdx.x % G;
   const int warp = threadIdx.x / 32;
   const unsigned mask = G == 32 ? 0xFFFFFFFFu : (((1u << G) - 1u) << ((threadIdx.x % 32) / G * G));
-  const int slot = kCoop ? static_cast<int>(blockIdx.x) : static_cast<int>(blockIdx.x) * kJobsPerBlock + threadIdx.x / G;
-  const int slots = gridDim.x * kJobsPerBlock;
+  const int slot = kCoop ? static_cast<int>(blockIdx.x) : static_cast<int>(blockIdx.x) * jobs_per_block + threadIdx.x / G;
+  const int slots = gridDim.x * jobs_per_block;
   const int m = p.query_length;
   const int n = p.alphabet_n;
   const int pad = n - 1;
   const auto table_base = static_cast<std::uint32_t>(__cvta_generic_to_shared(table));
+  const auto copy_words = static_cast<std::uint32_t>(p.copy_words);
   const Value neg_extend = L::splat(-p.gap_extend);
   const Value neg_first = L::splat(-p.gap_first);
 
@@ -197,12 +194,16 @@ __global__ void __launch_bounds__(kBlockThreads, min_blocks_per_sm(Bin)) sw_bin_
       Value h[R];
       Value f[R];
       const std::uint32_t first_column = static_cast<std::uint32_t>(tile * G * R + lane * R);
+      // Which table copy each column reads (table_copies.hpp): planned per block of 32 lanes and tile;
+      // the groups of a warp always hold jobs of one block (job / (32 / G) is the same for them).
+      const std::uint64_t plan =
+          p.plan != nullptr ? p.plan[(static_cast<std::size_t>(p.plan_blocks[job]) + tile) * 32 + threadIdx.x % 32] : 0;
 #pragma unroll
       for (int j = 0; j < R; ++j) {
         const std::uint32_t c = first_column + j;
         const int a = c < la ? ra[c] : pad;
         const int b = kPair ? (c < lb ? rb[c] : pad) : a;
-        pair[j] = table_base + 4u * static_cast<std::uint32_t>(a * n + b);
+        pair[j] = table_base + 4u * table_word(planned_copy(plan, j), static_cast<std::uint32_t>(a * n + b), copy_words);
         h[j] = L::splat(0);
         f[j] = neg_first;
       }
@@ -328,16 +329,21 @@ __global__ void __launch_bounds__(kBlockThreads, min_blocks_per_sm(Bin)) sw_bin_
 }
 
 template <int Bin>
-void prepare_bin(int shared_bytes, int* blocks_per_sm) {
+void prepare_bin(int max_shared_bytes) {
   WARPSEARCH_CUDA_CHECK(
-      cudaFuncSetAttribute(sw_bin_kernel<Bin>, cudaFuncAttributeMaxDynamicSharedMemorySize, shared_bytes));
-  WARPSEARCH_CUDA_CHECK(
-      cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks_per_sm, sw_bin_kernel<Bin>, kBlockThreads, shared_bytes));
+      cudaFuncSetAttribute(sw_bin_kernel<Bin>, cudaFuncAttributeMaxDynamicSharedMemorySize, max_shared_bytes));
 }
 
 template <int Bin>
-void launch_bin(const KernelParams& params, int grid, int shared_bytes, cudaStream_t stream) {
-  sw_bin_kernel<Bin><<<grid, kBlockThreads, shared_bytes, stream>>>(params);
+int bin_occupancy(int threads, int shared_bytes) {
+  int blocks = 0;
+  WARPSEARCH_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, sw_bin_kernel<Bin>, threads, shared_bytes));
+  return blocks;
+}
+
+template <int Bin>
+void launch_bin(const KernelParams& params, int grid, int threads, int shared_bytes, cudaStream_t stream) {
+  sw_bin_kernel<Bin><<<grid, threads, shared_bytes, stream>>>(params);
   WARPSEARCH_CUDA_CHECK_LAUNCH();
 }
 
@@ -345,6 +351,7 @@ void launch_bin(const KernelParams& params, int grid, int shared_bytes, cudaStre
 
 // Explicit instantiation of one bin's entry points (used by sw_bins_*.cu).
 #define WARPSEARCH_INSTANTIATE_BIN(bin)                                                        \
-  template void warpsearch::gpu::detail::prepare_bin<bin>(int, int*);                          \
+  template void warpsearch::gpu::detail::prepare_bin<bin>(int);                                \
+  template int warpsearch::gpu::detail::bin_occupancy<bin>(int, int);                          \
   template void warpsearch::gpu::detail::launch_bin<bin>(const warpsearch::gpu::detail::KernelParams&, \
-                                                         int, int, cudaStream_t)
+                                                         int, int, int, cudaStream_t)
