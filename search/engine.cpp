@@ -3,6 +3,7 @@
 // the reference's tie-break; the traceback inside each span runs on the CPU, so every backend reports the
 // same alignments) and attach their statistics.
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <deque>
 #include <limits>
@@ -220,6 +221,11 @@ struct SearchEngine::Impl {
 
     double batch_residues = 0;
     for (const auto& query : prepared) batch_residues += static_cast<double>(query.codes.size());
+    using Clock = std::chrono::steady_clock;
+    const auto seconds_since = [](Clock::time_point start) {
+      return std::chrono::duration<double>(Clock::now() - start).count();
+    };
+    const auto scan_started = Clock::now();
     backend->set_queries(prepared);
     for (std::size_t c = 0; c < database.num_chunks(); ++c) {
       for (const auto& part : parts_of(c)) {
@@ -236,6 +242,8 @@ struct SearchEngine::Impl {
         if (report) report(progress);
       }
     }
+    progress.scan_seconds += seconds_since(scan_started);
+    const auto align_started = Clock::now();
 
     // Each query's candidates over its strands, best first, at most max_target_seqs.
     std::vector<std::vector<std::pair<Candidate, std::size_t>>> kept(last - first);  // (candidate, prepared)
@@ -312,6 +320,7 @@ struct SearchEngine::Impl {
                                 }),
                  hits.end());
     }
+    progress.align_seconds += seconds_since(align_started);
     progress.queries_done += last - first;
     if (report) report(progress);
   }

@@ -165,7 +165,11 @@ int run_search(int argc, char** argv) {
   SearchEngine engine(database, std::move(scoring), search_options);
   notice_cpu_fallback("search", search_options.device, engine.backend_description(), quiet);
   ProgressBar bar(!quiet);
-  const auto results = engine.search(queries, [&](const SearchProgress& p) { bar.update(p); });
+  SearchProgress done;
+  const auto results = engine.search(queries, [&](const SearchProgress& p) {
+    bar.update(p);
+    done = p;
+  });
   std::size_t hits = 0;
   for (std::size_t q = 0; q < queries.size(); ++q) {
     format.write(output.stream(), queries[q], results[q], database);
@@ -182,6 +186,14 @@ int run_search(int argc, char** argv) {
                    static_cast<unsigned long long>(reader.skipped()));
     std::fprintf(stderr, "warpsearch search: %zu queries, %zu hits, %.2f s, %.1f GCUPS on %s\n", queries.size(), hits,
                  seconds, cells / seconds / 1e9, engine.backend_description().c_str());
+    // Where the time went: the scan, the hits' alignments (start, end, traceback), and the rest (reading
+    // the queries, opening the database, writing the output).
+    const double searched = done.scan_seconds + done.align_seconds;
+    std::fprintf(stderr,
+                 "warpsearch search: scan %.2f s (%.1f GCUPS), aligning hits %.2f s, scan and hits %.2f s (%.1f GCUPS), "
+                 "other %.2f s\n",
+                 done.scan_seconds, done.scan_seconds > 0 ? cells / done.scan_seconds / 1e9 : 0.0, done.align_seconds,
+                 searched, searched > 0 ? cells / searched / 1e9 : 0.0, seconds - searched);
   }
   return 0;
 }
