@@ -158,13 +158,15 @@ struct SearchEngine::Impl {
   // threads, largest rectangle first. The span's score must be the scan's (a mismatch is a bug).
   void align_round(const std::vector<Query>& queries, const std::vector<PreparedQuery>& prepared,
                    const std::vector<HitJob>& round, const std::vector<std::string>& subjects,
-                   std::vector<QueryResult>& results) {
+                   std::vector<QueryResult>& results, SearchProgress& progress) {
     if (round.empty()) return;
+    const auto locate_started = std::chrono::steady_clock::now();
     std::vector<HitPair> pairs;
     pairs.reserve(round.size());
     for (const HitJob& job : round) pairs.push_back({prepared[job.prepared].codes, subjects[job.subject]});
     std::vector<HitSpan> spans;
     backend->locate(pairs, spans);
+    progress.locate_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - locate_started).count();
     if (spans.size() != round.size())
       throw std::logic_error("internal error: " + std::to_string(spans.size()) + " spans for " +
                              std::to_string(round.size()) + " hits");
@@ -303,13 +305,13 @@ struct SearchEngine::Impl {
       });
       for (std::size_t i = 0; i < indices.size(); ++i) round_residues += subjects[offset + i].size();
       if (round_residues >= kRoundResidues) {
-        align_round(queries, prepared, round, subjects, results);
+        align_round(queries, prepared, round, subjects, results, progress);
         round.clear();
         subjects.clear();
         round_residues = 0;
       }
     }
-    align_round(queries, prepared, round, subjects, results);
+    align_round(queries, prepared, round, subjects, results, progress);
     // Hits above the E-value cut-off were never kept, but min_score and the cut-off are re-applied to
     // the aligned hits too, as a guard.
     for (std::size_t q = first; q < last; ++q) {

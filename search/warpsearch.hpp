@@ -107,8 +107,9 @@ struct SearchProgress {
   std::size_t queries_done = 0, queries_total = 0;
   double cells_done = 0.0, cells_total = 0.0;  // query residues x database residues
   // Wall time so far in the scan (scores of every query against every subject, the database streamed
-  // to the backend) and in aligning the kept hits (start and end, then the traceback), in seconds.
-  double scan_seconds = 0.0, align_seconds = 0.0;
+  // to the backend) and in aligning the kept hits (start and end, then the traceback), in seconds; of
+  // the latter, locating the hits (start and end on the backend).
+  double scan_seconds = 0.0, align_seconds = 0.0, locate_seconds = 0.0;
 };
 
 // Owns its backends (threads, GPU buffers). Not thread-safe: one search() at a time per engine.

@@ -190,10 +190,10 @@ int run_search(int argc, char** argv) {
     // the queries, opening the database, writing the output).
     const double searched = done.scan_seconds + done.align_seconds;
     std::fprintf(stderr,
-                 "warpsearch search: scan %.2f s (%.1f GCUPS), aligning hits %.2f s, scan and hits %.2f s (%.1f GCUPS), "
-                 "other %.2f s\n",
+                 "warpsearch search: scan %.2f s (%.1f GCUPS), aligning hits %.2f s (start and end %.2f s), scan and "
+                 "hits %.2f s (%.1f GCUPS), other %.2f s\n",
                  done.scan_seconds, done.scan_seconds > 0 ? cells / done.scan_seconds / 1e9 : 0.0, done.align_seconds,
-                 searched, searched > 0 ? cells / searched / 1e9 : 0.0, seconds - searched);
+                 done.locate_seconds, searched, searched > 0 ? cells / searched / 1e9 : 0.0, seconds - searched);
   }
   return 0;
 }
