@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -19,6 +20,7 @@
 #include "db/database.hpp"
 #include "db/interrupt.hpp"
 #include "db/makedb.hpp"
+#include "db/manifest.hpp"
 #include "db/mapped_file.hpp"
 #include "tests/catch.hpp"
 #include "tests/test_support.hpp"
@@ -277,6 +279,24 @@ TEST_CASE("Database: a flipped byte fails the checksum, naming the file") {
     fs::remove(dir.file("db/chunk-00000.lengths"));
     CHECK(contains(error_of([&] { ws::Database::open(dir.file("db")); }), "chunk-00000.lengths"));
   }
+}
+
+// Large buffers are checksummed in pieces on every core (db/manifest.cpp): the same CRC-32 as one pass,
+// at every size around the piece boundaries, and a flipped byte anywhere changes it.
+TEST_CASE("bytes_crc32 of large buffers equals zlib's one-pass CRC-32") {
+  std::mt19937_64 rng(29);
+  std::vector<unsigned char> bytes((std::size_t{8} << 20) * 5 + 12345);
+  for (auto& b : bytes) b = static_cast<unsigned char>(rng());
+  const auto one_pass = [&](std::size_t size) {
+    return static_cast<std::uint32_t>(::crc32_z(0, bytes.data(), static_cast<z_size_t>(size)));
+  };
+  for (const std::size_t size : {std::size_t{1}, std::size_t{8} << 20, (std::size_t{8} << 20) * 4 - 1,
+                                 (std::size_t{8} << 20) * 4, (std::size_t{8} << 20) * 4 + 1, bytes.size()})
+    CHECK(ws::detail::bytes_crc32(bytes.data(), size) == one_pass(size));
+  const std::uint32_t before = ws::detail::bytes_crc32(bytes.data(), bytes.size());
+  bytes[(std::size_t{8} << 20) * 3 + 7] ^= 0x10u;
+  CHECK(ws::detail::bytes_crc32(bytes.data(), bytes.size()) != before);
+  CHECK(ws::detail::bytes_crc32(bytes.data(), bytes.size()) == one_pass(bytes.size()));
 }
 
 TEST_CASE("Database: another format version is refused, naming both versions") {
