@@ -197,8 +197,13 @@ int main(int argc, char** argv) {
 
     warpsearch::gpu::GpuScorer scorer(0, scoring, table_copies);
     scorer.set_table_copies_min_waves(copies_min_waves);
+    const auto t_device = std::chrono::steady_clock::now();
     scorer.set_subjects(batch);
     const auto t2 = std::chrono::steady_clock::now();
+    const auto setup = scorer.setup_timings();
+    std::fprintf(stderr, "device setup %.2f s; set_subjects %.3f s (pack %.3f, upload %.3f, plan %.3f)\n",
+                 std::chrono::duration<double>(t_device - t1).count(), std::chrono::duration<double>(t2 - t_device).count(),
+                 setup.pack_seconds, setup.upload_seconds, setup.plan_seconds);
     std::fprintf(stderr, "%s: %zu subjects, %llu residues (longest %u); %zu queries; read+pack %.2f s, upload %.2f s; %s\n",
                  db_path.c_str(), subjects.size(), static_cast<unsigned long long>(residues),
                  lengths.empty() ? 0u : lengths.back(), queries.size(),

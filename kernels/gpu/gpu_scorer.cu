@@ -13,11 +13,11 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <cstring>
 #include <numeric>
 #include <stdexcept>
 #include <string>
-#include <thread>
 #include <utility>
 #include <vector>
 
@@ -25,7 +25,6 @@
 #include "kernels/gpu/length_bins.hpp"
 #include "kernels/gpu/sw_dispatch.hpp"
 #include "kernels/gpu/table_copies.hpp"
-#include "search/parallel.hpp"
 
 namespace warpsearch::gpu {
 
@@ -78,6 +77,17 @@ __global__ void select_hits(const std::int32_t* scores, std::uint32_t count, int
       if (at < capacity) hits[at] = ScoreHit{query, s, score};
     }
   }
+}
+
+// Database residue codes -> the table's compact codes (letters beyond the alphabet: the padding code).
+struct CodeMap {
+  std::uint8_t compact[256];
+};
+
+__global__ void compact_codes(std::uint8_t* residues, std::size_t count, const CodeMap map) {
+  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < count;
+       i += static_cast<std::size_t>(gridDim.x) * blockDim.x)
+    residues[i] = map.compact[residues[i]];
 }
 
 // One block of 32 lanes of a bin's kernel to plan (table_copies.hpp): `jobs` consecutive jobs from
@@ -207,6 +217,7 @@ struct GpuScorer::Impl {
   DeviceBuffer<std::int32_t> d_jobs;
   std::array<int, kBinCount> job_begin{};  // in jobs (two subject indices each)
   std::array<int, kBinCount> job_count{};
+  SetupTimings setup;  // of the last set_subjects
   // With copies: the plan (KernelParams::plan) and each job's first plan block.
   DeviceBuffer<std::uint64_t> d_plan;
   DeviceBuffer<std::uint32_t> d_plan_blocks;
@@ -471,11 +482,11 @@ GpuScorer& GpuScorer::operator=(GpuScorer&&) noexcept = default;
 
 std::uint64_t GpuScorer::bytes_for_subjects(std::uint64_t residues, std::size_t subjects,
                                             std::size_t max_query_length) {
-  // Per subject: offset (8), length (4), job entry (4), plan block (4), and in each slot a score and an
-  // overflow entry (4 + 4). Per slot: the tile edges (at most the budget) and the query in both layouts.
+  // Per subject: up to 3 bytes of word padding, offset (8), length (4), job entry (4), plan block (4),
+  // and in each slot a score and an overflow entry (4 + 4). Per slot: the tile edges (at most the budget) and the query in both layouts.
   // The plan: 256 bytes per block of 32 lanes and tile, at most one per job (one or two subjects), plus
   // the tiles of at least 320 columns, plus a partial block per bin.
-  const std::uint64_t per_subject = 8 + 4 + 4 + 4 + kSlots * (4 + 4);
+  const std::uint64_t per_subject = 3 + 8 + 4 + 4 + 4 + kSlots * (4 + 4);
   const std::uint64_t per_slot = kEdgeBudgetBytes + 8 * (max_query_length + 2 * detail::kQueryPadding);
   const std::uint64_t plan = 256 * (subjects + residues / 320 + kBinCount);
   return residues + per_subject * subjects + plan + kSlots * per_slot + kDefaultHitCapacity * sizeof(ScoreHit);
@@ -503,38 +514,34 @@ void GpuScorer::set_subjects(const SubjectBatch& subjects) {
   if (subjects.count > static_cast<std::size_t>(0x7FFFFFFF))
     throw std::invalid_argument("GpuScorer::set_subjects: more than 2^31 - 1 subjects in one batch");
   const std::size_t count = subjects.count;
+  using Clock = std::chrono::steady_clock;
+  const auto started = Clock::now();
+  const auto seconds_since = [](Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); };
 
-  // Compact residue codes, subjects in batch order.
+  // The subjects' words go up as they are, one byte per residue (SubjectBatch: residue k of subject i is
+  // byte 4 * word_offsets[i] + k), in one copy of the range they span, and become compact codes on the
+  // device: a pass over hundreds of MB on the host took 0.3 s of the 262 M-residue set's 0.36 s here.
+  const std::uint32_t* lengths = subjects.lengths;
+  std::uint64_t first_word = count > 0 ? ~std::uint64_t{0} : 0, end_word = 0;
+  for (std::size_t i = 0; i < count; ++i) {
+    first_word = std::min(first_word, subjects.word_offsets[i]);
+    end_word = std::max(end_word, subjects.word_offsets[i] + (std::uint64_t{lengths[i]} + 3) / 4);
+  }
   std::vector<std::uint64_t> offsets(count);
-  std::vector<std::uint32_t> lengths(count);
   std::uint64_t total = 0;
   for (std::size_t i = 0; i < count; ++i) {
-    offsets[i] = total;
-    lengths[i] = subjects.lengths[i];
+    offsets[i] = 4 * (subjects.word_offsets[i] - first_word);
     total += lengths[i];
   }
-  // On every core: a large batch is hundreds of MB, read from a memory-mapped database (with one thread
-  // the 262 M-residue search's scan took 3.4 s, with 16 2.9 s).
-  std::vector<std::uint8_t> residues(static_cast<std::size_t>(total));
-  constexpr std::size_t kPieces = 256;
-  parallel_for(std::min(kPieces, count), std::max(1u, std::thread::hardware_concurrency()), [&](std::size_t piece, unsigned) {
-    const std::size_t pieces = std::min(kPieces, count);
-    for (std::size_t i = count * piece / pieces; i < count * (piece + 1) / pieces; ++i) {
-      std::uint8_t* out = residues.data() + offsets[i];
-      const std::uint32_t* words = subjects.words + subjects.word_offsets[i];
-      for (std::uint32_t k = 0; k < lengths[i]; ++k) {
-        const std::uint8_t code = static_cast<std::uint8_t>(words[k / 4] >> (8 * (k % 4)));
-        out[k] = code < s.alphabet_size ? s.compact[code] : static_cast<std::uint8_t>(s.n - 1);
-      }
-    }
-  });
+  const std::size_t residue_bytes = static_cast<std::size_t>(4 * (end_word - first_word));
 
-  // Jobs per bin: subjects sorted by length, paired with their neighbour. The tiled bins run longest
-  // first, so that their grid-stride loops end with short jobs.
+  // Jobs per bin: subjects sorted by length (a database chunk already is), paired with their neighbour.
+  // The tiled bins run longest first, so that their grid-stride loops end with short jobs.
   std::vector<std::int32_t> order(count);
   std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(),
-                   [&](std::int32_t a, std::int32_t b) { return lengths[a] < lengths[b]; });
+  if (!std::is_sorted(lengths, lengths + count))
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::int32_t a, std::int32_t b) { return lengths[a] < lengths[b]; });
   std::array<std::vector<std::int32_t>, kBinCount> members;
   for (std::int32_t i : order) members[static_cast<std::size_t>(detail::bin_of_length(lengths[i]))].push_back(i);
   for (int bin = kFirstTiledBin; bin <= kHugeBin; ++bin)
@@ -589,6 +596,8 @@ void GpuScorer::set_subjects(const SubjectBatch& subjects) {
     }
   }
 
+  s.setup.pack_seconds = seconds_since(started);
+  const auto upload_started = Clock::now();
   s.count = count;
   s.residues = total;
   // Release the previous batch before allocating this one: both at once may not fit.
@@ -603,21 +612,31 @@ void GpuScorer::set_subjects(const SubjectBatch& subjects) {
     slot.overflow_list = {};
     slot.edges = {};
   }
-  s.d_residues = DeviceBuffer<std::uint8_t>(std::max<std::size_t>(1, residues.size()), s.device);
+  s.d_residues = DeviceBuffer<std::uint8_t>(std::max<std::size_t>(1, residue_bytes), s.device);
   s.d_offsets = DeviceBuffer<std::uint64_t>(std::max<std::size_t>(1, count), s.device);
   s.d_lengths = DeviceBuffer<std::uint32_t>(std::max<std::size_t>(1, count), s.device);
   s.d_jobs = DeviceBuffer<std::int32_t>(std::max<std::size_t>(1, jobs.size()), s.device);
-  if (!residues.empty())
-    WARPSEARCH_CUDA_CHECK(cudaMemcpy(s.d_residues.get(), residues.data(), residues.size(), cudaMemcpyHostToDevice));
+  if (residue_bytes > 0) {
+    WARPSEARCH_CUDA_CHECK(cudaMemcpy(s.d_residues.get(), subjects.words + first_word, residue_bytes,
+                                     cudaMemcpyHostToDevice));
+    CodeMap map;
+    for (int code = 0; code < 256; ++code)
+      map.compact[code] = code < s.alphabet_size ? s.compact[static_cast<std::size_t>(code)] : static_cast<std::uint8_t>(s.n - 1);
+    const int grid = std::max(1, std::min(ceil_div(static_cast<long long>(residue_bytes), 256 * 16), 8 * s.sm_count));
+    compact_codes<<<grid, 256>>>(s.d_residues.get(), residue_bytes, map);
+    WARPSEARCH_CUDA_CHECK_LAUNCH();
+  }
   if (count > 0) {
     WARPSEARCH_CUDA_CHECK(cudaMemcpy(s.d_offsets.get(), offsets.data(), count * sizeof(std::uint64_t),
                                      cudaMemcpyHostToDevice));
-    WARPSEARCH_CUDA_CHECK(cudaMemcpy(s.d_lengths.get(), lengths.data(), count * sizeof(std::uint32_t),
+    WARPSEARCH_CUDA_CHECK(cudaMemcpy(s.d_lengths.get(), lengths, count * sizeof(std::uint32_t),
                                      cudaMemcpyHostToDevice));
   }
   if (!jobs.empty())
     WARPSEARCH_CUDA_CHECK(cudaMemcpy(s.d_jobs.get(), jobs.data(), jobs.size() * sizeof(std::int32_t),
                                      cudaMemcpyHostToDevice));
+  s.setup.upload_seconds = seconds_since(upload_started);
+  const auto plan_started = Clock::now();
   if (!tasks.empty()) {
     s.d_plan_blocks = DeviceBuffer<std::uint32_t>(plan_blocks.size(), s.device);
     s.d_plan = DeviceBuffer<std::uint64_t>(tasks.size() * 32, s.device);
@@ -633,7 +652,13 @@ void GpuScorer::set_subjects(const SubjectBatch& subjects) {
     WARPSEARCH_CUDA_CHECK_LAUNCH();
     WARPSEARCH_CUDA_CHECK(cudaDeviceSynchronize());  // d_tasks is freed on return
   }
+  // The code conversion and the plan ran on the default stream; the query slots' streams do not wait
+  // for it.
+  WARPSEARCH_CUDA_CHECK(cudaDeviceSynchronize());
+  s.setup.plan_seconds = seconds_since(plan_started);
 }
+
+GpuScorer::SetupTimings GpuScorer::setup_timings() const { return impl_->setup; }
 
 namespace {
 

@@ -74,6 +74,14 @@ class GpuScorer {
   static std::uint64_t bytes_for_subjects(std::uint64_t residues, std::size_t subjects, std::size_t max_query_length);
   std::uint64_t free_device_memory() const;
 
+  // Where the last set_subjects spent its time (wall seconds): the job lists and plan tasks on the host,
+  // uploading the residues and lists, then on the device the residues' conversion to compact codes and
+  // the plan of the table copies.
+  struct SetupTimings {
+    double pack_seconds = 0, upload_seconds = 0, plan_seconds = 0;
+  };
+  SetupTimings setup_timings() const;
+
   // Residues and subjects resident on the device, and the device's name.
   std::uint64_t resident_residues() const;
   std::size_t resident_subjects() const;
