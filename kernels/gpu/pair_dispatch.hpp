@@ -5,13 +5,6 @@
 // plain parts are visible.
 #pragma once
 
-#if defined(__CUDACC__)
-#include <cuda_runtime.h>
-#define WARPSEARCH_HOST_DEVICE __host__ __device__
-#else
-#define WARPSEARCH_HOST_DEVICE
-#endif
-
 #include <algorithm>
 #include <climits>
 #include <cstddef>
@@ -19,6 +12,7 @@
 #include <vector>
 
 #include "kernels/alignment_mode.hpp"
+#include "kernels/gpu/host_device.hpp"
 #include "kernels/gpu/pair_aligner.hpp"
 
 namespace warpsearch::gpu::detail {

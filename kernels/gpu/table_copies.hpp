@@ -21,23 +21,15 @@
 // Plan. Per warp, tile and register j, the 32 lanes' entries for that column are placed greedily, lane
 // after lane, on the copy whose bank holds the fewest lanes so far, then re-placed twice the same way
 // (plan_register). Lanes that read the same entry at the same query row would share a word; the plan
-// does not know the rows and counts them apart. Simulated on real proteins (the cudasw queries against
-// pairs of UniProt subjects, 32 lanes x 16 registers): 3.57 wavefronts per lookup with one copy, 2.33
-// with two copies, 2.14 with three (one copy at a stride of a multiple of 32 without a plan: 4.24).
+// does not know the rows and counts them apart. Modelled on real proteins (tests/test_table_copies.cpp:
+// pairs of UniProt subjects, 32 lanes x 16 registers, a protein's rows): 3.53 wavefronts per lookup with
+// one copy, 2.01 with two, 2.00 with three; on the H100 (ncu) 3.46-3.50 and 2.03-2.05 (docs/gpu_kernels.md).
+// One copy at a stride of a multiple of 32 without a plan would be worse than at N * N (simulated: 4.2).
 #pragma once
 
 #include <cstdint>
 
-#if defined(__CUDACC__)
-#include <cuda_runtime.h>
-#endif
-#ifndef WARPSEARCH_HOST_DEVICE
-#if defined(__CUDACC__)
-#define WARPSEARCH_HOST_DEVICE __host__ __device__
-#else
-#define WARPSEARCH_HOST_DEVICE
-#endif
-#endif
+#include "kernels/gpu/host_device.hpp"
 
 namespace warpsearch::gpu::detail {
 

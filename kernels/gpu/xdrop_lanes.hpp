@@ -27,21 +27,11 @@
 // the few words anti-diagonals 0 and 1 read).
 #pragma once
 
-#if defined(__CUDACC__)
-#include <cuda_runtime.h>
-#endif
-#ifndef WARPSEARCH_HOST_DEVICE
-#if defined(__CUDACC__)
-#define WARPSEARCH_HOST_DEVICE __host__ __device__
-#else
-#define WARPSEARCH_HOST_DEVICE
-#endif
-#endif
-
 #include <climits>
 #include <cstdint>
 
 #include "db/alphabet.hpp"  // kMaxCodes
+#include "kernels/gpu/host_device.hpp"
 
 namespace warpsearch::gpu::detail {
 
