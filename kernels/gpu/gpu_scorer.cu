@@ -195,8 +195,7 @@ struct GpuScorer::Impl {
   int edge_slots_per_block(int bin) const {
     return kLengthBins[bin].mode == detail::TileMode::cooperative ? 1 : shapes[bin].threads / kLengthBins[bin].group;
   }
-  // A query's rows in both layouts: [padded rows for compact_table][padded rows for copies_table].
-  int query_layouts() const { return table_copies > 1 ? 2 : 1; }
+  // The row strides of a query's layouts, one per table: [compact_table's][copies_table's, with copies].
   std::vector<int> row_strides() const {
     std::vector<int> strides{compact_table.row_words};
     if (table_copies > 1) strides.push_back(copies_table.row_words);
@@ -266,7 +265,7 @@ struct GpuScorer::Impl {
   // pinned memory) into a slot; the scores reach their destination once the slot's main stream is done.
   void enqueue_query(QuerySlot& slot, const std::uint32_t* query, int m, const Destination& to) {
     const std::size_t padded = static_cast<std::size_t>(m) + 2 * detail::kQueryPadding;
-    const std::size_t uploaded = padded * static_cast<std::size_t>(query_layouts());
+    const std::size_t uploaded = padded * (table_copies > 1 ? 2 : 1);  // one layout per row stride
     if (slot.query.size() < uploaded) slot.query = DeviceBuffer<std::uint32_t>(uploaded, device);
     if (slot.scores.size() < count) {
       slot.scores = DeviceBuffer<std::int32_t>(count, device);
@@ -312,14 +311,13 @@ struct GpuScorer::Impl {
     // critical path of the whole query, goes on the long stream with its full grid (one slot per block);
     // the tiled ones go on the worker streams before the one-pass bins, their grids scaled down to share
     // the other slots. If a bin would get no block, they all run one after the other on the long stream.
-    const auto slots_per_block = [&](int bin) { return edge_slots_per_block(bin); };
     std::array<int, kBinCount> edge_grid{};
     long long wanted_slots = 0;
     for (int bin = kFirstTiledBin; bin <= kHugeBin; ++bin)
       if (job_count[bin] > 0) edge_grid[bin] = grid_for(bin, job_count[bin]);
     for (int bin = kFirstTiledBin; bin < kHugeBin; ++bin)
-      wanted_slots += static_cast<long long>(edge_grid[bin]) * slots_per_block(bin);
-    const long long tiled_slots = slot.edge_slots - static_cast<long long>(edge_grid[kHugeBin]) * slots_per_block(kHugeBin);
+      wanted_slots += static_cast<long long>(edge_grid[bin]) * edge_slots_per_block(bin);
+    const long long tiled_slots = slot.edge_slots - static_cast<long long>(edge_grid[kHugeBin]) * edge_slots_per_block(kHugeBin);
     bool concurrent = tiled_slots > 0;
     if (concurrent && wanted_slots > tiled_slots)
       for (int bin = kFirstTiledBin; bin < kHugeBin; ++bin)
@@ -343,7 +341,7 @@ struct GpuScorer::Impl {
         continue;
       }
       p.edges = slot.edges.get() + static_cast<std::size_t>(edge_offset) * static_cast<std::size_t>(m);
-      edge_offset += static_cast<long long>(edge_grid[bin]) * slots_per_block(bin);
+      edge_offset += static_cast<long long>(edge_grid[bin]) * edge_slots_per_block(bin);
       cudaStream_t stream = lng;
       if (bin != kHugeBin) {
         stream = slot.workers[next_worker].get();
