@@ -1,9 +1,14 @@
 // Pair alignment (local, global, semi-global) against the 64-bit references: score, start and end by
 // the tie-break rules, the operations replayed with the scoring, the counts, the checkpointed
-// (bounded-memory) traceback, every instruction set's spans, and the traceback inside a given rectangle.
+// (bounded-memory) traceback, every instruction set's spans, the traceback inside a given rectangle,
+// and the operations byte for byte against a plain 64-bit Gotoh traceback (every instruction set's rows).
+#include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <random>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "kernels/cpu/alignment.hpp"
 #include "kernels/cpu/query_scorer.hpp"
@@ -74,6 +79,83 @@ void check_alignment(const std::string& query, const std::string& subject, const
   CHECK(alignment.gap_opens == gap_opens);
   CHECK(alignment.gaps == gaps);
   CHECK(identities + mismatches + gaps == alignment.operations.size());
+}
+
+// The oracle of the operations: a plain O(mn) Gotoh global alignment in 64-bit integers over whole
+// matrices, traced back by the tie-breaks that align_in_rectangle promises (its operations are the
+// tool's output, so they must match byte for byte, not merely score the same):
+//   a cell's H comes from D (subject residue against a gap) only if D beats both M and I, else from
+//   I (query residue against a gap) only if I beats M, else from M (the diagonal);
+//   a gap extends the one before it only if extending scores strictly more than opening;
+//   column 0 and row 0 are one gap each down (or left) to the origin.
+std::string oracle_operations(std::string_view a, std::string_view b, const ScoringScheme& scoring,
+                              std::int64_t* score) {
+  const std::size_t rows = a.size() + 1, cols = b.size() + 1;
+  const std::int64_t open = scoring.gap_open(), extend = scoring.gap_extend();
+  const std::int64_t minus_infinity = std::numeric_limits<std::int64_t>::min() / 4;
+  std::vector<std::int64_t> h(rows * cols), ins(rows * cols, minus_infinity), del(rows * cols, minus_infinity);
+  auto at = [cols](std::size_t i, std::size_t j) { return i * cols + j; };
+  auto diagonal = [&](std::size_t i, std::size_t j) {
+    return h[at(i - 1, j - 1)] +
+           scoring.score(static_cast<std::uint8_t>(a[i - 1]), static_cast<std::uint8_t>(b[j - 1]));
+  };
+  for (std::size_t j = 1; j < cols; ++j) h[at(0, j)] = -(open + static_cast<std::int64_t>(j) * extend);
+  for (std::size_t i = 1; i < rows; ++i) {
+    h[at(i, 0)] = ins[at(i, 0)] = -(open + static_cast<std::int64_t>(i) * extend);
+    for (std::size_t j = 1; j < cols; ++j) {
+      ins[at(i, j)] = std::max(ins[at(i - 1, j)] - extend, h[at(i - 1, j)] - open - extend);
+      del[at(i, j)] = std::max(del[at(i, j - 1)] - extend, h[at(i, j - 1)] - open - extend);
+      h[at(i, j)] = std::max({diagonal(i, j), ins[at(i, j)], del[at(i, j)]});
+    }
+  }
+  *score = h[at(rows - 1, cols - 1)];
+
+  std::string reversed;
+  std::size_t i = rows - 1, j = cols - 1;
+  char state = 'H';
+  while (i > 0 && j > 0) {
+    if (state == 'H') {
+      const std::int64_t m = diagonal(i, j), gap_i = ins[at(i, j)], gap_d = del[at(i, j)];
+      state = gap_d > std::max(m, gap_i) ? 'D' : gap_i > m ? 'I' : 'M';
+    }
+    reversed += state;
+    if (state == 'M') {
+      --i;
+      --j;
+      state = 'H';
+    } else if (state == 'I') {
+      const bool extends = ins[at(i - 1, j)] - extend > h[at(i - 1, j)] - open - extend;
+      --i;
+      state = extends ? 'I' : 'H';
+    } else {
+      const bool extends = del[at(i, j - 1)] - extend > h[at(i, j - 1)] - open - extend;
+      --j;
+      state = extends ? 'D' : 'H';
+    }
+  }
+  reversed.append(i, 'I');
+  reversed.append(j, 'D');
+  return std::string(reversed.rbegin(), reversed.rend());
+}
+
+// align_in_rectangle over query [query_begin, query_end) x subject [subject_begin, subject_end) must give
+// the oracle's operations, with the whole traceback table and with checkpointed bands of every height.
+void check_rectangle_operations(const std::string& query, const std::string& subject, const ScoringScheme& scoring,
+                                cpu::AlignmentSpan span) {
+  std::int64_t score = 0;
+  const std::string expected = oracle_operations(
+      std::string_view(query).substr(span.query_begin, span.query_end - span.query_begin),
+      std::string_view(subject).substr(span.subject_begin, span.subject_end - span.subject_begin), scoring, &score);
+  span.score = score;
+  for (std::uint64_t cells : {std::uint64_t{1} << 25, std::uint64_t{1}, std::uint64_t{100}, std::uint64_t{5000}}) {
+    AlignmentLimits limits;
+    limits.full_traceback_cells = cells;
+    INFO("rectangle " << span.query_begin << ".." << span.query_end << " x " << span.subject_begin << ".."
+                      << span.subject_end << ", score " << score << ", table limit " << cells);
+    const cpu::PairAlignment alignment = cpu::align_in_rectangle(query, subject, scoring, span, limits);
+    REQUIRE(alignment.operations == expected);
+    REQUIRE(alignment.score == score);
+  }
 }
 
 }  // namespace
@@ -277,4 +359,67 @@ TEST_CASE("alignment: global checkpointed traceback and a pair beyond 16 bits", 
   const auto saturated = cpu::align_pair(w, w, scoring, AlignmentMode::local);
   CHECK(saturated.score == 3100 * 11);
   CHECK(saturated.operations == std::string(3100, 'M'));
+}
+
+TEST_CASE("alignment: the operations are the oracle's, byte for byte", "[alignment][traceback]") {
+  std::mt19937_64 rng(89);
+  std::vector<ScoringScheme> schemes;
+  for (const auto& name : {"BLOSUM62", "PAM30", "BLOSUM45"})
+    schemes.emplace_back(SubstitutionMatrix::builtin(name), GapOpen{11}, GapExtend{1});
+  // Open 0 (a gap never strictly prefers extending over opening), large extends, the largest costs.
+  for (auto [open, extend] : {std::pair{0, 1}, {1, 1}, {0, 40}, {3, 60}, {1, 126}, {126, 1}, {20, 5}})
+    schemes.emplace_back(SubstitutionMatrix::builtin("BLOSUM62"), GapOpen{open}, GapExtend{extend});
+  schemes.emplace_back(SubstitutionMatrix::nucleotide(2, -3), GapOpen{5}, GapExtend{2});
+  schemes.emplace_back(SubstitutionMatrix::nucleotide(1, -1), GapOpen{0}, GapExtend{1});
+  schemes.emplace_back(SubstitutionMatrix::nucleotide(1, -2), GapOpen{2}, GapExtend{1});
+  std::uniform_int_distribution<std::size_t> length(0, 300);
+  for (const auto& scoring : schemes) {
+    const int letters = scoring.matrix().type() == SequenceType::nucleotide ? 4 : 20;
+    for (int n = 0; n < 16; ++n) {
+      // Unrelated pairs; related pairs (mutated, with gaps); two-letter pairs (many ties); and every
+      // code the matrix defines, padding and beyond included (kMaxCodes).
+      const int kind = n % 4;
+      const int codes = kind == 2 ? 2 : kind == 3 ? kMaxCodes : letters;
+      const std::string query = test::random_codes(rng, length(rng), codes);
+      const std::string subject =
+          kind == 1 ? test::random_codes(rng, length(rng) / 8, codes) + mutate(rng, query, codes, 0.05 * (n % 7)) +
+                          test::random_codes(rng, length(rng) / 8, codes)
+                    : test::random_codes(rng, length(rng), codes);
+      INFO(scoring.matrix().name() << " " << scoring.gap_open() << "/" << scoring.gap_extend() << " case " << n
+                                   << ": " << query.size() << " x " << subject.size());
+      const auto query_length = static_cast<std::uint32_t>(query.size());
+      const auto subject_length = static_cast<std::uint32_t>(subject.size());
+      check_rectangle_operations(query, subject, scoring, {0, 0, query_length, 0, subject_length});
+      // A rectangle inside the pair (the substrings are what is aligned).
+      std::uniform_int_distribution<std::uint32_t> query_cut(0, query_length), subject_cut(0, subject_length);
+      const auto [query_begin, query_end] = std::minmax({query_cut(rng), query_cut(rng)});
+      const auto [subject_begin, subject_end] = std::minmax({subject_cut(rng), subject_cut(rng)});
+      check_rectangle_operations(query, subject, scoring, {0, query_begin, query_end, subject_begin, subject_end});
+      // The rectangles the search asks for: each mode's optimal span.
+      for (const AlignmentMode mode : {AlignmentMode::local, AlignmentMode::semiglobal}) {
+        const reference::Span span = reference::span(query, subject, scoring, mode);
+        check_rectangle_operations(query, subject, scoring,
+                                   {0, span.query_begin, span.query_end, span.subject_begin, span.subject_end});
+      }
+      // Every instruction set's traceback rows (align_pair runs them on its isa), whole and checkpointed.
+      const AlignmentMode modes[] = {AlignmentMode::global, AlignmentMode::semiglobal, AlignmentMode::local};
+      for (const cpu::Isa isa : {cpu::Isa::scalar, cpu::Isa::sse41, cpu::Isa::avx2, cpu::Isa::avx512bw}) {
+        if (!cpu::isa_supported(isa)) continue;  // the striped test above warns
+        for (std::uint64_t cells : {std::uint64_t{1} << 25, std::uint64_t{100}}) {
+          AlignmentLimits limits;
+          limits.full_traceback_cells = cells;
+          const cpu::PairAlignment alignment = cpu::align_pair(query, subject, scoring, modes[n % 3], limits, isa);
+          const std::string_view a = std::string_view(query).substr(
+              alignment.query_begin, alignment.query_end - alignment.query_begin);
+          const std::string_view b = std::string_view(subject).substr(
+              alignment.subject_begin, alignment.subject_end - alignment.subject_begin);
+          std::int64_t score = 0;
+          const std::string expected = oracle_operations(a, b, scoring, &score);
+          INFO(cpu::isa_name(isa) << " mode " << static_cast<int>(modes[n % 3]) << ", table limit " << cells);
+          REQUIRE(alignment.operations == expected);
+          REQUIRE(alignment.score == score);
+        }
+      }
+    }
+  }
 }

@@ -10,7 +10,9 @@
 // 3. A global alignment of the two substrings (the rectangle), whose optimal score equals the pair's
 //    score, gives the operations. Its traceback table is bounded: beyond
 //    AlignmentLimits::full_traceback_cells, only checkpoint rows are kept and the table is rebuilt one
-//    band of rows at a time (O(sqrt(m) * n) memory; a 100,000 x 100,000 pair needs about 200 MB).
+//    band of rows at a time (O(sqrt(m) * n) memory; a 100,000 x 100,000 pair needs about 200 MB). Each
+//    row is computed with the horizontal gaps as a prefix maximum, so its columns vectorise
+//    (kernels/cpu/alignment.cpp).
 // The operations are replayed with the scoring; a replayed score that differs from the forward score
 // throws std::logic_error (a bug, never expected). Steps 1-2 alone are pair_span(); step 3 alone is
 // align_in_rectangle(), for spans computed elsewhere (the GPU).
@@ -67,7 +69,8 @@ PairAlignment align_in_rectangle(std::string_view query_codes, std::string_view 
                                  const ScoringScheme& scoring, const AlignmentSpan& span,
                                  const AlignmentLimits& limits = AlignmentLimits{});
 
-// Steps 1 to 3.
+// Steps 1 to 3, every pass (the traceback's rows too) with the given instruction set; align_in_rectangle
+// uses best_isa(). The operations do not depend on it.
 PairAlignment align_pair(std::string_view query_codes, std::string_view subject_codes, const ScoringScheme& scoring,
                          AlignmentMode mode, const AlignmentLimits& limits = AlignmentLimits{},
                          Isa isa = best_isa());
