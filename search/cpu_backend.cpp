@@ -33,7 +33,7 @@ class CpuBackend final : public ScanBackend {
     for (const auto& query : queries) thresholds_.push_back(query.threshold);
   }
 
-  void scan(const Chunk& chunk, const ScoreSink& sink) override {
+  void scan(const Chunk& chunk, const ScoreSink& sink, const QueryDone& done) override {
     const SubjectBatch all = chunk.batch();
     std::vector<std::pair<std::size_t, std::size_t>> blocks;  // [first, last) subjects
     for (std::size_t first = 0; first < all.count;) {
@@ -60,6 +60,7 @@ class CpuBackend final : public ScanBackend {
       for (std::size_t s = 0; s < block.count; ++s)
         if (scores[s] >= thresholds_[query]) sink(query, first + s, scores[s]);
     });
+    for (std::size_t query = 0; query < scorers_.size(); ++query) done(query);
   }
 
   void locate(const std::vector<HitPair>& pairs, std::vector<HitSpan>& spans) override {

@@ -3,10 +3,14 @@
 // the reference's tie-break; the traceback inside each span runs on the CPU, so every backend reports the
 // same alignments) and attach their statistics.
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
+#include <condition_variable>
 #include <deque>
+#include <exception>
 #include <limits>
+#include <mutex>
 #include <numeric>
 #include <optional>
 #include <stdexcept>
@@ -154,11 +158,16 @@ struct SearchEngine::Impl {
     return prepared;
   }
 
+  // Time spent aligning hits: locating them on the backend, and all of it (locate and traceback).
+  struct HitTimes {
+    double locate_seconds = 0, seconds = 0;
+  };
+
   // The hits of one round: spans from the backend, then the traceback inside each span on the CPU
   // threads, largest rectangle first. The span's score must be the scan's (a mismatch is a bug).
   void align_round(const std::vector<Query>& queries, const std::vector<PreparedQuery>& prepared,
                    const std::vector<HitJob>& round, const std::vector<std::string>& subjects,
-                   std::vector<QueryResult>& results, SearchProgress& progress) {
+                   std::vector<QueryResult>& results, HitTimes& times) {
     if (round.empty()) return;
     const auto locate_started = std::chrono::steady_clock::now();
     std::vector<HitPair> pairs;
@@ -166,7 +175,7 @@ struct SearchEngine::Impl {
     for (const HitJob& job : round) pairs.push_back({prepared[job.prepared].codes, subjects[job.subject]});
     std::vector<HitSpan> spans;
     backend->locate(pairs, spans);
-    progress.locate_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - locate_started).count();
+    times.locate_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - locate_started).count();
     if (spans.size() != round.size())
       throw std::logic_error("internal error: " + std::to_string(spans.size()) + " spans for " +
                              std::to_string(round.size()) + " hits");
@@ -214,65 +223,30 @@ struct SearchEngine::Impl {
     });
   }
 
-  void search_batch(const std::vector<Query>& queries, std::size_t first, std::size_t last,
-                    std::vector<QueryResult>& results, SearchProgress& progress,
-                    const std::function<void(const SearchProgress&)>& report) {
-    const std::vector<PreparedQuery> prepared = prepare(queries, first, last);
-    std::deque<TopHits> tops;  // TopHits holds a mutex: it never moves
-    for (std::size_t i = 0; i < prepared.size(); ++i) tops.emplace_back(options.max_target_seqs);
+  // One query batch's kept candidates: per query (relative to the batch), its candidates over its
+  // strands, best first, at most max_target_seqs, each with its prepared strand.
+  using Kept = std::vector<std::vector<std::pair<Candidate, std::size_t>>>;
 
-    double batch_residues = 0;
-    for (const auto& query : prepared) batch_residues += static_cast<double>(query.codes.size());
-    using Clock = std::chrono::steady_clock;
-    const auto seconds_since = [](Clock::time_point start) {
-      return std::chrono::duration<double>(Clock::now() - start).count();
-    };
-    const auto scan_started = Clock::now();
-    backend->set_queries(prepared);
-    for (std::size_t c = 0; c < database.num_chunks(); ++c) {
-      for (const auto& part : parts_of(c)) {
-        throw_if_interrupted();
-        const Chunk chunk = part_of_chunk(c, part);
-        const std::uint64_t* original = chunk.original_indices();
-        const std::uint32_t* lengths = chunk.lengths();
-        backend->scan(chunk, [&](std::size_t p, std::uint64_t s, int score) {
-          const double e = evalue(score, prepared[p].codes.size(), lengths[s]);
-          if (statistics && e > options.max_evalue) return;
-          tops[p].offer({score, e, original[s], prepared[p].strand, static_cast<std::uint32_t>(c), part.first + s});
-        });
-        progress.cells_done += batch_residues * static_cast<double>(chunk.info().residues);
-        if (report) report(progress);
-      }
-    }
-    progress.scan_seconds += seconds_since(scan_started);
-    const auto align_started = Clock::now();
+  void keep_candidates(std::size_t q, const std::vector<std::vector<std::size_t>>& strands, std::deque<TopHits>& tops,
+                       Kept& kept) const {
+    auto& list = kept[q];
+    for (const std::size_t p : strands[q])
+      for (const Candidate& candidate : tops[p].sorted()) list.emplace_back(candidate, p);
+    std::sort(list.begin(), list.end(), [](const auto& a, const auto& b) { return ranks_before(a.first, b.first); });
+    if (list.size() > options.max_target_seqs) list.resize(options.max_target_seqs);
+  }
 
-    // Each query's candidates over its strands, best first, at most max_target_seqs.
-    std::vector<std::vector<std::pair<Candidate, std::size_t>>> kept(last - first);  // (candidate, prepared)
-    for (std::size_t p = 0; p < prepared.size(); ++p)
-      for (const Candidate& candidate : tops[p].sorted()) kept[prepared[p].query - first].emplace_back(candidate, p);
-    for (auto& list : kept) {
-      std::sort(list.begin(), list.end(), [](const auto& a, const auto& b) { return ranks_before(a.first, b.first); });
-      if (list.size() > options.max_target_seqs) list.resize(options.max_target_seqs);
-    }
-    if (options.select_candidates) {
-      std::vector<std::vector<CandidateKey>> keys(kept.size());
-      for (std::size_t q = 0; q < kept.size(); ++q)
-        for (const auto& entry : kept[q]) keys[q].push_back(key_of(entry.first));
-      const std::vector<std::size_t> keep = options.select_candidates(keys);
-      if (keep.size() != kept.size())
-        throw std::logic_error("internal error: the candidate selection answered for " + std::to_string(keep.size()) +
-                               " queries, not " + std::to_string(kept.size()));
-      for (std::size_t q = 0; q < kept.size(); ++q)
-        kept[q].erase(kept[q].begin() + static_cast<std::ptrdiff_t>(std::min(kept[q].size(), keep[q])), kept[q].end());
-    }
-
-    // Align the kept candidates: their subjects are read chunk by chunk (a subject hit by several
-    // query strands once), the backend locates every hit of the round in one call (score, end and start),
-    // and the CPU threads trace back inside each span. A round holds at most kRoundResidues subject
-    // residues (bounded memory), rarely more than one per query batch.
+  // Aligns the kept candidates of the batch's queries `which` (relative to the batch, which starts at
+  // query `first`): their subjects are read chunk by chunk (a subject hit by several query strands
+  // once), the backend locates every hit of a round in one call (score, end and start), and the CPU
+  // threads trace back inside each span. A round holds at most kRoundResidues subject residues (bounded
+  // memory), rarely more than one per call.
+  void align_kept(const std::vector<Query>& queries, std::size_t first, const std::vector<PreparedQuery>& prepared,
+                  const Kept& kept, const std::vector<std::size_t>& which, std::vector<QueryResult>& results,
+                  HitTimes& times) {
+    const auto started = std::chrono::steady_clock::now();
     std::vector<std::vector<HitJob>> jobs_by_chunk(database.num_chunks());
-    for (std::size_t q = 0; q < kept.size(); ++q) {
+    for (const std::size_t q : which) {
       results[first + q].query = first + q;
       results[first + q].hits.resize(kept[q].size());
       for (std::size_t slot = 0; slot < kept[q].size(); ++slot) {
@@ -305,13 +279,158 @@ struct SearchEngine::Impl {
       });
       for (std::size_t i = 0; i < indices.size(); ++i) round_residues += subjects[offset + i].size();
       if (round_residues >= kRoundResidues) {
-        align_round(queries, prepared, round, subjects, results, progress);
+        align_round(queries, prepared, round, subjects, results, times);
         round.clear();
         subjects.clear();
         round_residues = 0;
       }
     }
-    align_round(queries, prepared, round, subjects, results, progress);
+    align_round(queries, prepared, round, subjects, results, times);
+    times.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  }
+
+  void search_batch(const std::vector<Query>& queries, std::size_t first, std::size_t last,
+                    std::vector<QueryResult>& results, SearchProgress& progress,
+                    const std::function<void(const SearchProgress&)>& report) {
+    const std::vector<PreparedQuery> prepared = prepare(queries, first, last);
+    std::deque<TopHits> tops;  // TopHits holds a mutex: it never moves
+    for (std::size_t i = 0; i < prepared.size(); ++i) tops.emplace_back(options.max_target_seqs);
+    std::vector<std::vector<std::size_t>> strands(last - first);  // each query's prepared strands
+    for (std::size_t p = 0; p < prepared.size(); ++p) strands[prepared[p].query - first].push_back(p);
+
+    double batch_residues = 0;
+    for (const auto& query : prepared) batch_residues += static_cast<double>(query.codes.size());
+    using Clock = std::chrono::steady_clock;
+    const auto seconds_since = [](Clock::time_point start) {
+      return std::chrono::duration<double>(Clock::now() - start).count();
+    };
+
+    // Where the backend can locate hits while it scans (a GPU: the CPU cores are free), a query's hits
+    // are aligned on a worker thread as soon as its scan is done: its candidates are final once the
+    // last part of the database has been scored for all its strands. The rest of the scan then hides
+    // that work. Candidate selection across ranks (select_candidates) needs every query's candidates
+    // first, so it aligns after the scan.
+    Kept kept(last - first);
+    HitTimes worker_times;
+    const bool overlap = backend->locates_while_scanning() && !options.select_candidates;
+    std::mutex mutex;
+    std::condition_variable wake;
+    std::vector<std::size_t> ready;  // queries whose scan is done, not yet taken by the worker
+    bool scan_over = false;
+    std::exception_ptr worker_error;
+    std::atomic<bool> worker_failed{false};
+    std::thread worker;
+    if (overlap)
+      worker = std::thread([&] {
+        try {
+          for (;;) {
+            std::vector<std::size_t> taken;
+            {
+              std::unique_lock<std::mutex> lock(mutex);
+              wake.wait(lock, [&] { return !ready.empty() || scan_over; });
+              if (ready.empty()) return;
+              taken.swap(ready);
+            }
+            for (const std::size_t q : taken) keep_candidates(q, strands, tops, kept);
+            align_kept(queries, first, prepared, kept, taken, results, worker_times);
+          }
+        } catch (...) {
+          worker_error = std::current_exception();
+          worker_failed = true;
+        }
+      });
+    // Ends the worker on every path out of the scan, exceptions included.
+    struct WorkerJoin {
+      std::mutex& mutex;
+      std::condition_variable& wake;
+      bool& scan_over;
+      std::thread& worker;
+      void finish() {
+        if (!worker.joinable()) return;
+        {
+          std::lock_guard<std::mutex> lock(mutex);
+          scan_over = true;
+        }
+        wake.notify_one();
+        worker.join();
+      }
+      ~WorkerJoin() { finish(); }
+    } join_worker{mutex, wake, scan_over, worker};
+    std::vector<int> strands_left(last - first);
+    for (std::size_t q = 0; q < strands.size(); ++q) strands_left[q] = static_cast<int>(strands[q].size());
+    std::vector<bool> handed(last - first, false);
+    const auto hand_over = [&](std::vector<std::size_t> done_queries) {
+      {
+        std::lock_guard<std::mutex> lock(mutex);
+        for (const std::size_t q : done_queries) {
+          handed[q] = true;
+          ready.push_back(q);
+        }
+      }
+      wake.notify_one();
+    };
+
+    const auto scan_started = Clock::now();
+    backend->set_queries(prepared);
+    std::vector<std::pair<std::size_t, std::pair<std::uint64_t, std::uint64_t>>> parts;  // (chunk, part)
+    for (std::size_t c = 0; c < database.num_chunks(); ++c)
+      for (const auto& part : parts_of(c)) parts.emplace_back(c, part);
+    for (std::size_t n = 0; n < parts.size(); ++n) {
+      throw_if_interrupted();
+      if (worker_failed) break;
+      const std::size_t c = parts[n].first;
+      const auto& part = parts[n].second;
+      const Chunk chunk = part_of_chunk(c, part);
+      const std::uint64_t* original = chunk.original_indices();
+      const std::uint32_t* lengths = chunk.lengths();
+      const bool final_part = n + 1 == parts.size();
+      backend->scan(
+          chunk,
+          [&](std::size_t p, std::uint64_t s, int score) {
+            const double e = evalue(score, prepared[p].codes.size(), lengths[s]);
+            if (statistics && e > options.max_evalue) return;
+            tops[p].offer({score, e, original[s], prepared[p].strand, static_cast<std::uint32_t>(c), part.first + s});
+          },
+          [&](std::size_t p) {
+            if (!overlap || !final_part) return;
+            const std::size_t q = prepared[p].query - first;
+            bool query_done;
+            {
+              std::lock_guard<std::mutex> lock(mutex);
+              query_done = --strands_left[q] == 0;
+            }
+            if (query_done) hand_over({q});
+          });
+      progress.cells_done += batch_residues * static_cast<double>(chunk.info().residues);
+      if (report) report(progress);
+    }
+    progress.scan_seconds += seconds_since(scan_started);
+    const auto align_started = Clock::now();
+
+    // The queries not handed over (no overlap, no strands, nothing scanned) are aligned now.
+    std::vector<std::size_t> rest;
+    for (std::size_t q = 0; q < handed.size(); ++q)
+      if (!handed[q]) rest.push_back(q);
+    if (overlap) {
+      hand_over(rest);
+      join_worker.finish();
+      if (worker_error) std::rethrow_exception(worker_error);
+    } else {
+      for (const std::size_t q : rest) keep_candidates(q, strands, tops, kept);
+      if (options.select_candidates) {
+        std::vector<std::vector<CandidateKey>> keys(kept.size());
+        for (std::size_t q = 0; q < kept.size(); ++q)
+          for (const auto& entry : kept[q]) keys[q].push_back(key_of(entry.first));
+        const std::vector<std::size_t> keep = options.select_candidates(keys);
+        if (keep.size() != kept.size())
+          throw std::logic_error("internal error: the candidate selection answered for " + std::to_string(keep.size()) +
+                                 " queries, not " + std::to_string(kept.size()));
+        for (std::size_t q = 0; q < kept.size(); ++q)
+          kept[q].erase(kept[q].begin() + static_cast<std::ptrdiff_t>(std::min(kept[q].size(), keep[q])), kept[q].end());
+      }
+      align_kept(queries, first, prepared, kept, rest, results, worker_times);
+    }
+    throw_if_interrupted();
     // Hits above the E-value cut-off were never kept, but min_score and the cut-off are re-applied to
     // the aligned hits too, as a guard.
     for (std::size_t q = first; q < last; ++q) {
@@ -323,6 +442,8 @@ struct SearchEngine::Impl {
                  hits.end());
     }
     progress.align_seconds += seconds_since(align_started);
+    progress.hits_seconds += worker_times.seconds;
+    progress.locate_seconds += worker_times.locate_seconds;
     progress.queries_done += last - first;
     if (report) report(progress);
   }

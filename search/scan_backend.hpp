@@ -28,6 +28,9 @@ struct PreparedQuery {
 
 // sink(prepared query index, subject index within the chunk, score); called from several threads.
 using ScoreSink = std::function<void(std::size_t, std::uint64_t, int)>;
+// done(prepared query index): every score of that query against the chunk has gone to the sink (called
+// once per query and scan(), from any thread, possibly while other queries are still being scored).
+using QueryDone = std::function<void(std::size_t)>;
 
 // One hit to locate: residue codes of the searched query strand (PreparedQuery::codes) and of the
 // subject. The views must stay valid during the locate() call only.
@@ -45,14 +48,18 @@ class ScanBackend {
   virtual ~ScanBackend() = default;
   // Prepares for a batch of queries (profiles, uploads); called once per batch before scan().
   virtual void set_queries(const std::vector<PreparedQuery>& queries) = 0;
-  virtual void scan(const Chunk& chunk, const ScoreSink& sink) = 0;
+  virtual void scan(const Chunk& chunk, const ScoreSink& sink, const QueryDone& done) = 0;
   // spans[k] (spans is resized) = the local span of pairs[k] exactly as reference::span gives it
   // (kernels/reference.hpp, tie-break included): end = the maximal cell with the smallest subject
   // position, then the smallest query position; start = the largest subject start, then the largest
   // query start among the optimal alignments ending there. Independent of set_queries(); not to be
-  // called while scan() runs. Throws std::invalid_argument for a code outside the alphabet and
-  // std::overflow_error for a pair beyond the CPU striped kernels' bound (cpu::pair_span).
+  // called while scan() runs unless locates_while_scanning(). Throws std::invalid_argument for a code
+  // outside the alphabet and std::overflow_error for a pair beyond the CPU striped kernels' bound
+  // (cpu::pair_span).
   virtual void locate(const std::vector<HitPair>& pairs, std::vector<HitSpan>& spans) = 0;
+  // Whether locate() may run on another thread while scan() runs (and gains from it: the scan leaves
+  // the CPU cores free).
+  virtual bool locates_while_scanning() const { return false; }
   virtual std::string description() const = 0;
 };
 

@@ -106,10 +106,12 @@ struct QueryResult {
 struct SearchProgress {
   std::size_t queries_done = 0, queries_total = 0;
   double cells_done = 0.0, cells_total = 0.0;  // query residues x database residues
-  // Wall time so far in the scan (scores of every query against every subject, the database streamed
-  // to the backend) and in aligning the kept hits (start and end, then the traceback), in seconds; of
-  // the latter, locating the hits (start and end on the backend).
-  double scan_seconds = 0.0, align_seconds = 0.0, locate_seconds = 0.0;
+  // Wall time so far, in seconds: in the scan (scores of every query against every subject, the
+  // database streamed to the backend), and after it in aligning the kept hits (start and end, then the
+  // traceback). Where the backend locates while it scans (a GPU), a query's hits are aligned as soon as
+  // its scan is done, during the rest of the scan: hits_seconds is the time spent aligning hits, during
+  // the scan or after it, and locate_seconds the part of it locating them (start and end).
+  double scan_seconds = 0.0, align_seconds = 0.0, hits_seconds = 0.0, locate_seconds = 0.0;
 };
 
 // Owns its backends (threads, GPU buffers). Not thread-safe: one search() at a time per engine.

@@ -350,4 +350,38 @@ TEST_CASE("GpuScorer::score_above returns exactly the reference scores at or abo
   CHECK(check(std::vector<int>(queries.size(), 0)) == queries.size() * subjects.size());
   std::vector<ScoreHit> hits;
   CHECK_THROWS_AS(scorer.score_above(queries, {1, 2}, hits), std::invalid_argument);
+
+  // Query by query (the search's path): each query once, in the order given (the empty one at once),
+  // its hits sorted by subject and equal to the all-at-once call's; a capacity that only some queries
+  // overflow.
+  std::vector<std::size_t> passing(queries.size(), 0);
+  for (std::size_t q = 0; q < queries.size(); ++q)
+    for (const long long score : expected[q]) passing[q] += score >= medians[q] ? 1 : 0;
+  const std::size_t most = *std::max_element(passing.begin(), passing.end());
+  const std::size_t fewest = *std::min_element(passing.begin(), passing.begin() + 4);
+  CHECK(fewest < most);  // else no capacity splits them
+  scorer.set_hit_capacity(most - 1);
+  std::vector<ScoreHit> at_once;
+  scorer.score_above(queries, medians, at_once);
+  std::vector<std::size_t> calls;
+  std::vector<ScoreHit> streamed;
+  scorer.score_above(queries, medians, [&](std::size_t q, const std::vector<ScoreHit>& of_query) {
+    calls.push_back(q);
+    for (std::size_t k = 0; k < of_query.size(); ++k) {
+      CHECK(of_query[k].query == q);
+      if (k > 0) CHECK(of_query[k - 1].subject < of_query[k].subject);
+    }
+    streamed.insert(streamed.end(), of_query.begin(), of_query.end());
+  });
+  CHECK(calls == std::vector<std::size_t>{0, 1, 4, 2, 3});  // two queries in flight
+  std::sort(streamed.begin(), streamed.end(), [](const ScoreHit& a, const ScoreHit& b) {
+    return a.query != b.query ? a.query < b.query : a.subject < b.subject;
+  });
+  REQUIRE(streamed.size() == at_once.size());
+  for (std::size_t k = 0; k < at_once.size(); ++k) {
+    CHECK(streamed[k].query == at_once[k].query);
+    CHECK(streamed[k].subject == at_once[k].subject);
+    CHECK(streamed[k].score == at_once[k].score);
+  }
+  CHECK(streamed.size() == some);
 }

@@ -1,7 +1,8 @@
 // The GPU search end to end, through the command line, against the CPU search: the same output byte
 // for byte on the bundled real database (protein) and on a nucleotide database (both strands), with
 // one GPU, with every GPU, and with a device-memory limit small enough to force several batches of
-// subjects per chunk. And the GPU backend's locate() (the spans of the hits) against reference::span
+// subjects per chunk, several chunks and several query batches (a query's hits are aligned while the
+// others are scanned). And the GPU backend's locate() (the spans of the hits) against reference::span
 // and the CPU backend's, pairs too long for the GPU pair kernel included. Skips (with a warning) where
 // no GPU is usable.
 #include <algorithm>
@@ -146,6 +147,13 @@ TEST_CASE("gpu search: output equals the CPU's on the bundled protein database",
   CHECK(search(common + " --device gpu --gpu-memory " + std::to_string(limit)) == cpu);
   CHECK(search(common + " --device gpu --max-target-seqs 5 --evalue 1e-5") ==
         search(common + " --device cpu --max-target-seqs 5 --evalue 1e-5"));
+  // Hits are aligned as each query's scan ends on the last chunk: several chunks, several query batches.
+  const std::string chunked = dir.file("chunked.wsdb");
+  REQUIRE(run_warpsearch("makedb --quiet --chunk-size 300K " + warpsearch::test::source_path("data/uniprot_sample.fa") +
+                         " " + chunked).exit_code == 0);
+  const std::string in_chunks = "-q " + warpsearch::test::source_path("data/queries.fa") + " -d " + chunked;
+  CHECK(search(in_chunks + " --device gpu") == cpu);
+  CHECK(search(in_chunks + " --device gpu --query-batch 2") == cpu);
 }
 
 TEST_CASE("gpu search: nucleotide output equals the CPU's on both strands", "[gpu][search]") {
@@ -188,4 +196,6 @@ TEST_CASE("gpu search: nucleotide output equals the CPU's on both strands", "[gp
   REQUIRE(cpu.find("minus") != std::string::npos);
   REQUIRE(cpu.find("plus") != std::string::npos);
   CHECK(search(common + " --device gpu") == cpu);
+  REQUIRE(run_warpsearch("makedb --quiet --chunk-size 200K " + dir.file("s.fa") + " " + dir.file("c.wsdb")).exit_code == 0);
+  CHECK(search("-q " + dir.file("q.fa") + " -d " + dir.file("c.wsdb") + " --device gpu --query-batch 3") == cpu);
 }

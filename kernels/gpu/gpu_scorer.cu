@@ -144,6 +144,11 @@ struct QuerySlot {
   DeviceBuffer<std::int32_t> scores;
   DeviceBuffer<int> overflow_count;
   DeviceBuffer<std::int32_t> overflow_list;
+  // score_above: the query's scores at or above its threshold, how many there were (may exceed the
+  // capacity), and that count copied back.
+  DeviceBuffer<ScoreHit> hits;
+  DeviceBuffer<unsigned long long> hit_count;
+  PinnedBuffer<unsigned long long> hit_count_back;
   int edge_slots = 0;  // group slots the edge buffer holds for the current query length
 
   void synchronize() const {
@@ -202,10 +207,7 @@ struct GpuScorer::Impl {
     return strides;
   }
   std::array<QuerySlot, kSlots> slots;
-  // score_above: the call's hits, and how many there were (may exceed the capacity).
-  std::size_t hit_capacity = kDefaultHitCapacity;
-  DeviceBuffer<ScoreHit> d_hits;
-  DeviceBuffer<unsigned long long> d_hit_count;
+  std::size_t hit_capacity = kDefaultHitCapacity;  // of each slot's hit list
 
   // Resident subjects.
   std::size_t count = 0;
@@ -254,7 +256,8 @@ struct GpuScorer::Impl {
   }
 
   // Where a query's scores go: all of them into `staged` (pinned host memory), or, with `staged` null,
-  // those at or above `threshold` into the device hit list, tagged with `query`.
+  // those at or above `threshold` into the slot's hit list, tagged with `query`, and their count into
+  // the slot's hit_count_back.
   struct Destination {
     std::int32_t* staged = nullptr;
     int threshold = 0;
@@ -374,9 +377,17 @@ struct GpuScorer::Impl {
     } else {
       const int threads = 256;
       const int grid = std::max(1, std::min(ceil_div(static_cast<long long>(count), threads), 4 * sm_count));
+      if (slot.hits.size() != hit_capacity) slot.hits = DeviceBuffer<ScoreHit>(hit_capacity, device);
+      if (slot.hit_count.size() == 0) {
+        slot.hit_count = DeviceBuffer<unsigned long long>(1, device);
+        slot.hit_count_back = PinnedBuffer<unsigned long long>(1);
+      }
+      WARPSEARCH_CUDA_CHECK(cudaMemsetAsync(slot.hit_count.get(), 0, sizeof(unsigned long long), main));
       select_hits<<<grid, threads, 0, main>>>(slot.scores.get(), static_cast<std::uint32_t>(count), to.threshold,
-                                               to.query, d_hits.get(), d_hits.size(), d_hit_count.get());
+                                               to.query, slot.hits.get(), slot.hits.size(), slot.hit_count.get());
       WARPSEARCH_CUDA_CHECK_LAUNCH();
+      WARPSEARCH_CUDA_CHECK(cudaMemcpyAsync(slot.hit_count_back.get(), slot.hit_count.get(),
+                                            sizeof(unsigned long long), cudaMemcpyDeviceToHost, main));
     }
   }
 };
@@ -481,13 +492,14 @@ GpuScorer& GpuScorer::operator=(GpuScorer&&) noexcept = default;
 std::uint64_t GpuScorer::bytes_for_subjects(std::uint64_t residues, std::size_t subjects,
                                             std::size_t max_query_length) {
   // Per subject: up to 3 bytes of word padding, offset (8), length (4), job entry (4), plan block (4),
-  // and in each slot a score and an overflow entry (4 + 4). Per slot: the tile edges (at most the budget) and the query in both layouts.
+  // and in each slot a score and an overflow entry (4 + 4). Per slot: the tile edges (at most the
+  // budget), the query in both layouts and the hit list.
   // The plan: 256 bytes per block of 32 lanes and tile, at most one per job (one or two subjects), plus
   // the tiles of at least 320 columns, plus a partial block per bin.
   const std::uint64_t per_subject = 3 + 8 + 4 + 4 + 4 + kSlots * (4 + 4);
   const std::uint64_t per_slot = kEdgeBudgetBytes + 8 * (max_query_length + 2 * detail::kQueryPadding);
   const std::uint64_t plan = 256 * (subjects + residues / 320 + kBinCount);
-  return residues + per_subject * subjects + plan + kSlots * per_slot + kDefaultHitCapacity * sizeof(ScoreHit);
+  return residues + per_subject * subjects + plan + kSlots * (per_slot + kDefaultHitCapacity * sizeof(ScoreHit));
 }
 
 std::uint64_t GpuScorer::free_device_memory() const {
@@ -725,55 +737,80 @@ void GpuScorer::score(const std::vector<std::string>& query_codes, std::int32_t*
 }
 
 void GpuScorer::score_above(const std::vector<std::string>& query_codes, const std::vector<int>& thresholds,
-                            std::vector<ScoreHit>& hits) {
+                            const HitsOfQuery& found) {
   Impl& s = *impl_;
-  hits.clear();
   if (thresholds.size() != query_codes.size())
     throw std::invalid_argument("GpuScorer::score_above: one threshold per query");
-  if (s.count == 0 || query_codes.empty()) return;
   if (query_codes.size() > 0xFFFFFFFFu) throw std::invalid_argument("GpuScorer::score_above: too many queries");
+  if (query_codes.empty()) return;
+  std::vector<ScoreHit> hits;
+  if (s.count == 0) {
+    for (std::size_t q = 0; q < query_codes.size(); ++q) found(q, hits);
+    return;
+  }
   ScopedDevice scoped(s.device);
   s.synchronize();
   const PackedQueries packed = pack_queries(query_codes, s.row_strides(), s.n, s.alphabet_size, s.compact.data());
-  if (s.d_hits.size() != s.hit_capacity) s.d_hits = DeviceBuffer<ScoreHit>(s.hit_capacity, s.device);
-  if (s.d_hit_count.size() == 0) s.d_hit_count = DeviceBuffer<unsigned long long>(1, s.device);
-  // Both slots append to the list: clear its count before either starts.
-  WARPSEARCH_CUDA_CHECK(cudaMemsetAsync(s.d_hit_count.get(), 0, sizeof(unsigned long long), s.slots[0].main.get()));
-  WARPSEARCH_CUDA_CHECK(cudaStreamSynchronize(s.slots[0].main.get()));
 
-  std::vector<ScoreHit> empty_query_hits;  // an empty query scores 0 against every subject
+  // A slot's query is done once its main stream is (the other streams join it): its hits come back
+  // while the other slot's query runs. When more passed than the list holds (a threshold that passes
+  // most subjects), its scores, still in the slot, come back whole and are filtered here.
+  std::vector<std::int32_t> all_scores;
+  const auto collect = [&](QuerySlot& slot, std::size_t q) {
+    slot.main.synchronize();
+    const unsigned long long passed = *slot.hit_count_back.get();
+    hits.clear();
+    if (passed <= slot.hits.size()) {
+      hits.resize(static_cast<std::size_t>(passed));
+      if (passed > 0)
+        WARPSEARCH_CUDA_CHECK(
+            cudaMemcpy(hits.data(), slot.hits.get(), hits.size() * sizeof(ScoreHit), cudaMemcpyDeviceToHost));
+    } else {
+      all_scores.resize(s.count);
+      WARPSEARCH_CUDA_CHECK(cudaMemcpy(all_scores.data(), slot.scores.get(), s.count * sizeof(std::int32_t),
+                                       cudaMemcpyDeviceToHost));
+      for (std::size_t k = 0; k < s.count; ++k)
+        if (all_scores[k] >= thresholds[q])
+          hits.push_back(ScoreHit{static_cast<std::uint32_t>(q), static_cast<std::uint32_t>(k), all_scores[k]});
+    }
+    std::sort(hits.begin(), hits.end(), [](const ScoreHit& a, const ScoreHit& b) { return a.subject < b.subject; });
+    found(q, hits);
+  };
+
+  std::array<std::size_t, kSlots> in_slot{};  // the query each slot runs, if busy[slot]
+  std::array<bool, kSlots> busy{};
+  std::size_t enqueued = 0;
   for (std::size_t q = 0; q < query_codes.size(); ++q) {
     const int m = static_cast<int>(query_codes[q].size());
-    if (m == 0) {
+    if (m == 0) {  // an empty query scores 0 against every subject
+      hits.clear();
       if (thresholds[q] <= 0)
         for (std::size_t k = 0; k < s.count; ++k)
-          empty_query_hits.push_back(ScoreHit{static_cast<std::uint32_t>(q), static_cast<std::uint32_t>(k), 0});
+          hits.push_back(ScoreHit{static_cast<std::uint32_t>(q), static_cast<std::uint32_t>(k), 0});
+      found(q, hits);
       continue;
     }
+    const std::size_t k = enqueued++ % kSlots;
+    if (busy[k]) collect(s.slots[k], in_slot[k]);
     Impl::Destination to;
     to.threshold = thresholds[q];
     to.query = static_cast<std::uint32_t>(q);
-    s.enqueue_query(s.slots[q % kSlots], packed.rows.get() + packed.start[q], m, to);
+    s.enqueue_query(s.slots[k], packed.rows.get() + packed.start[q], m, to);
+    in_slot[k] = q;
+    busy[k] = true;
   }
-  s.synchronize();
-  unsigned long long found = 0;
-  WARPSEARCH_CUDA_CHECK(cudaMemcpy(&found, s.d_hit_count.get(), sizeof(found), cudaMemcpyDeviceToHost));
-  if (found > s.d_hits.size()) {
-    // More than the list holds: every score back, filtered here (same hits).
-    std::vector<std::int32_t> scores(s.count);
-    for (std::size_t q = 0; q < query_codes.size(); ++q) {
-      score({query_codes[q]}, scores.data());
-      for (std::size_t k = 0; k < s.count; ++k)
-        if (scores[k] >= thresholds[q])
-          hits.push_back(ScoreHit{static_cast<std::uint32_t>(q), static_cast<std::uint32_t>(k), scores[k]});
-    }
-    return;
+  for (std::size_t i = 0; i < kSlots; ++i) {  // the last queries, in the order they were enqueued
+    const std::size_t k = (enqueued + i) % kSlots;
+    if (busy[k]) collect(s.slots[k], in_slot[k]);
   }
-  hits.resize(static_cast<std::size_t>(found));
-  if (found > 0)
-    WARPSEARCH_CUDA_CHECK(
-        cudaMemcpy(hits.data(), s.d_hits.get(), hits.size() * sizeof(ScoreHit), cudaMemcpyDeviceToHost));
-  hits.insert(hits.end(), empty_query_hits.begin(), empty_query_hits.end());
+}
+
+void GpuScorer::score_above(const std::vector<std::string>& query_codes, const std::vector<int>& thresholds,
+                            std::vector<ScoreHit>& hits) {
+  hits.clear();
+  score_above(query_codes, thresholds, [&](std::size_t, const std::vector<ScoreHit>& of_query) {
+    hits.insert(hits.end(), of_query.begin(), of_query.end());
+  });
   std::sort(hits.begin(), hits.end(), [](const ScoreHit& a, const ScoreHit& b) {
     return a.query != b.query ? a.query < b.query : a.subject < b.subject;
   });

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -54,13 +55,21 @@ class GpuScorer {
   // subject: scores[q * count + s], count = the resident batch's size. Blocks until done.
   void score(const std::vector<std::string>& query_codes, std::int32_t* scores);
 
-  // The scores at or above thresholds[q] only, selected on the device (only they come back to the host),
-  // sorted by query, then subject: exactly score()'s scores filtered on the host. When more scores
-  // pass than the device list holds (set_hit_capacity; a threshold that passes most subjects), the call
-  // falls back to score() and filters on the host: same result, slower.
+  // The scores at or above thresholds[q] only, selected on the device (only they come back to the host):
+  // exactly score()'s scores filtered on the host. Calls found(q, hits of query q, sorted by subject) on
+  // the calling thread as each query is done, while the next ones are being scored, so the caller can
+  // work on a query's hits during the call; queries are scored in the order given. When more scores pass
+  // than a device list holds (set_hit_capacity; a threshold that passes most subjects), all of that
+  // query's scores come back and are filtered on the host: same result, slower. An exception thrown by
+  // found() ends the call.
+  using HitsOfQuery = std::function<void(std::size_t query, const std::vector<ScoreHit>& hits)>;
+  void score_above(const std::vector<std::string>& query_codes, const std::vector<int>& thresholds,
+                   const HitsOfQuery& found);
+  // The same, all hits at once, sorted by query, then subject.
   void score_above(const std::vector<std::string>& query_codes, const std::vector<int>& thresholds,
                    std::vector<ScoreHit>& hits);
-  // Entries of the device hit list (default 2^20, 12 bytes each); tests lower it to force the fallback.
+  // Entries of each device hit list (default 2^20, 12 bytes each, one list per query in flight); tests
+  // lower it to force the fallback.
   void set_hit_capacity(std::size_t hits);
   // A bin reads the table with copies when its jobs fill the device with that launch shape at least
   // this many times over (default kDefaultCopiesMinWaves; 0: every bin that can). Takes effect at the

@@ -1,0 +1,76 @@
+// search/locate_split.hpp: which of a search's hits the CPU locates while the GPU locates the others.
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <random>
+#include <vector>
+
+#include "search/locate_split.hpp"
+#include "tests/catch.hpp"
+
+using namespace warpsearch;
+
+namespace {
+
+// The H100 figures of search/gpu_backend.cpp with an AVX-512 core.
+LocateRates h100_rates() {
+  LocateRates rates;
+  rates.core = 5e9;
+  rates.warp = 1e9;
+  rates.device = 5e11;
+  rates.device_overhead_seconds = 1e-3;
+  return rates;
+}
+
+// The later finish of the two sides when the CPU takes the first k pairs, as the header defines it.
+double finish_seconds(const std::vector<double>& cells, std::size_t k, unsigned threads, const LocateRates& r) {
+  double cpu_total = 0, gpu_total = 0;
+  for (std::size_t i = 0; i < cells.size(); ++i) (i < k ? cpu_total : gpu_total) += cells[i];
+  const double cpu = k == 0 ? 0.0 : std::max(cells[0], cpu_total / threads) / r.core;
+  const double gpu = k == cells.size()
+                         ? 0.0
+                         : std::max(cells[k] / r.warp, gpu_total / r.device) + r.device_overhead_seconds;
+  return std::max(cpu, gpu);
+}
+
+}  // namespace
+
+TEST_CASE("a search's longest hit goes to the CPU, the many short ones stay on the GPU", "[locate]") {
+  // The 20 cudasw queries' top hits: one 5,478 x 22,152 pair, a few of ~25 M cells, many small ones.
+  std::vector<double> cells{5478.0 * 22152, 25.6e6, 25.6e6, 23.6e6, 23.3e6};
+  for (int i = 0; i < 195; ++i) cells.push_back(1e5 + 1e4 * i);
+  std::sort(cells.begin(), cells.end(), std::greater<>());
+  const std::size_t k = pairs_for_cpu(cells, 16, h100_rates());
+  CHECK(k >= 1);            // the 121 M-cell pair: 0.12 s on its warp, 24 ms on a core
+  CHECK(k < cells.size());  // the GPU keeps the short ones
+  CHECK(finish_seconds(cells, k, 16, h100_rates()) < finish_seconds(cells, 0, 16, h100_rates()) / 3);
+}
+
+TEST_CASE("many short pairs stay mostly on the GPU; without CPU threads nothing moves", "[locate]") {
+  std::vector<double> cells(100000, 300.0 * 300.0);
+  CHECK(pairs_for_cpu(cells, 2, h100_rates()) < cells.size() / 40);  // 2 cores: about 2% of the speed
+  CHECK(pairs_for_cpu(cells, 16, h100_rates()) < cells.size() / 4);
+  CHECK(pairs_for_cpu(cells, 0, h100_rates()) == 0);
+  LocateRates no_cpu = h100_rates();
+  no_cpu.core = 0;
+  CHECK(pairs_for_cpu({1e9, 1e8}, 16, no_cpu) == 0);
+  CHECK(pairs_for_cpu({}, 16, h100_rates()) == 0);
+}
+
+TEST_CASE("the split minimises the estimated finish over every choice", "[locate]") {
+  std::mt19937_64 random(20261122);
+  std::uniform_real_distribution<double> log_cells(3.0, 8.5);
+  for (int trial = 0; trial < 200; ++trial) {
+    std::vector<double> cells(1 + random() % 60);
+    for (auto& c : cells) c = std::pow(10.0, log_cells(random));
+    std::sort(cells.begin(), cells.end(), std::greater<>());
+    const unsigned threads = 1 + static_cast<unsigned>(random() % 32);
+    const std::size_t k = pairs_for_cpu(cells, threads, h100_rates());
+    REQUIRE(k <= cells.size());
+    const double chosen = finish_seconds(cells, k, threads, h100_rates());
+    for (std::size_t other = 0; other <= cells.size(); ++other) {
+      INFO("trial " << trial << ", k " << k << ", other " << other);
+      CHECK(chosen <= finish_seconds(cells, other, threads, h100_rates()) * (1 + 1e-12));
+    }
+  }
+}
