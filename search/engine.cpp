@@ -66,8 +66,8 @@ struct SearchEngine::Impl {
   std::unique_ptr<ScanBackend> backend;
   unsigned threads;
 
-  Impl(const Database& db, ScoringScheme scheme, SearchOptions opts)
-      : database(db), scoring(std::move(scheme)), options(std::move(opts)) {
+  Impl(const Database& db, ScoringScheme scheme, SearchOptions opts, std::unique_ptr<ScanBackend> given = nullptr)
+      : database(db), scoring(std::move(scheme)), options(std::move(opts)), backend(std::move(given)) {
     if (scoring.matrix().type() != database.info().type)
       throw std::invalid_argument(std::string("database ") + database.path() + " holds " +
                                   database.alphabet().name() + " sequences, but the scoring (" +
@@ -76,6 +76,7 @@ struct SearchEngine::Impl {
     if (!options.raw_scores_only)
       statistics.emplace(scoring, database.info().residues, database.info().subjects);
     threads = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
+    if (backend) return;
 #ifdef WARPSEARCH_HAVE_CUDA
     if (gpu_wanted(options)) backend = make_gpu_backend(scoring, options.gpus, options.gpu_memory_limit, threads);
 #else
@@ -451,6 +452,9 @@ struct SearchEngine::Impl {
 
 SearchEngine::SearchEngine(const Database& database, ScoringScheme scoring, SearchOptions options)
     : impl_(std::make_unique<Impl>(database, std::move(scoring), std::move(options))) {}
+SearchEngine::SearchEngine(const Database& database, ScoringScheme scoring, SearchOptions options,
+                           std::unique_ptr<ScanBackend> backend)
+    : impl_(std::make_unique<Impl>(database, std::move(scoring), std::move(options), std::move(backend))) {}
 SearchEngine::SearchEngine(SearchEngine&&) noexcept = default;
 SearchEngine::~SearchEngine() = default;
 

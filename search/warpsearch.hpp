@@ -114,6 +114,8 @@ struct SearchProgress {
   double scan_seconds = 0.0, align_seconds = 0.0, hits_seconds = 0.0, locate_seconds = 0.0;
 };
 
+class ScanBackend;
+
 // Owns its backends (threads, GPU buffers). Not thread-safe: one search() at a time per engine.
 class SearchEngine {
  public:
@@ -121,6 +123,9 @@ class SearchEngine {
   // when E-values are asked for but the scoring has no published statistics (the message lists the
   // supported gap pairs), or when Device::gpu is asked for and no GPU is usable.
   SearchEngine(const Database& database, ScoringScheme scoring, SearchOptions options);
+  // The same with a given backend (search/scan_backend.hpp) instead of options.device's: for tests.
+  SearchEngine(const Database& database, ScoringScheme scoring, SearchOptions options,
+               std::unique_ptr<ScanBackend> backend);
   SearchEngine(SearchEngine&&) noexcept;
   ~SearchEngine();
 

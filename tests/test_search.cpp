@@ -1,10 +1,15 @@
 // The search engine against brute force with the 64-bit reference: which hits, in which order, with
 // which scores and alignment coordinates; and the same results whatever the thread count or chunking.
 // The CPU backend's locate() (the spans of the hits) against reference::span, on planted and real pairs;
-// every hit's alignment equals cpu::align_local's (the traceback inside the located span).
+// every hit's alignment equals cpu::align_local's (the traceback inside the located span). Hits aligned
+// while the scan goes on (as with a GPU) give the same output.
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <random>
 #include <sstream>
+#include <stdexcept>
+#include <thread>
 
 #include "db/database.hpp"
 #include "db/fasta.hpp"
@@ -216,6 +221,74 @@ TEST_CASE("search: the output does not depend on threads, chunking or query batc
   CHECK(render(f.queries, SearchEngine(many_chunks, scoring, options).search(f.queries), many_chunks) == reference_output);
   options.query_batch = 1;
   CHECK(render(f.queries, SearchEngine(many_chunks, scoring, options).search(f.queries), many_chunks) == reference_output);
+}
+
+namespace {
+
+// The CPU backend as the GPU backend behaves towards the engine: it reports each query done one at a
+// time, after a pause, while its scan() has not returned, and its locate() may run meanwhile, so the
+// engine aligns hits during the scan. Optionally, locate() fails.
+class AligningWhileScanning final : public ScanBackend {
+ public:
+  explicit AligningWhileScanning(const ScoringScheme& scoring, bool fail_locate = false)
+      : inner_(make_cpu_backend(scoring, 2)), fail_locate_(fail_locate) {}
+  void set_queries(const std::vector<PreparedQuery>& queries) override { inner_->set_queries(queries); }
+  void scan(const Chunk& chunk, const ScoreSink& sink, const QueryDone& done) override {
+    std::vector<std::size_t> finished;
+    inner_->scan(chunk, sink, [&](std::size_t p) { finished.push_back(p); });
+    for (auto p = finished.rbegin(); p != finished.rend(); ++p) {  // last first: any order must do
+      done(*p);
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+  }
+  void locate(const std::vector<HitPair>& pairs, std::vector<HitSpan>& spans) override {
+    ++locate_calls;
+    if (fail_locate_) throw std::runtime_error("injected locate failure");
+    inner_->locate(pairs, spans);
+  }
+  bool locates_while_scanning() const override { return true; }
+  std::string description() const override { return "cpu, aligning while scanning"; }
+  std::atomic<int> locate_calls{0};
+
+ private:
+  std::unique_ptr<ScanBackend> inner_;
+  bool fail_locate_;
+};
+
+}  // namespace
+
+TEST_CASE("search: hits aligned during the scan give the same output", "[search]") {
+  const ScoringScheme blosum62(SubstitutionMatrix::builtin("BLOSUM62"), GapOpen{11}, GapExtend{1});
+  const ScoringScheme blastn(SubstitutionMatrix::nucleotide(2, -3), GapOpen{5}, GapExtend{2});
+  for (const SequenceType type : {SequenceType::protein, SequenceType::nucleotide}) {
+    Fixture f;
+    make_fixture(f, type, 31, 300);
+    const ScoringScheme& scoring = type == SequenceType::protein ? blosum62 : blastn;
+    const Database one_chunk = Database::open(make_db(f, "one.wsdb", 1u << 30));
+    const Database many_chunks = Database::open(make_db(f, "many.wsdb", 3000));
+    SearchOptions options;
+    options.device = Device::cpu;
+    options.max_target_seqs = 20;
+    const std::string expected = render(f.queries, SearchEngine(one_chunk, scoring, options).search(f.queries), one_chunk);
+    REQUIRE(!expected.empty());
+    for (const std::size_t batch : {std::size_t{4096}, std::size_t{2}}) {
+      CAPTURE(type == SequenceType::protein, batch);
+      options.query_batch = batch;
+      for (const Database* db : {&one_chunk, &many_chunks}) {
+        auto backend = std::make_unique<AligningWhileScanning>(scoring);
+        AligningWhileScanning& used = *backend;
+        SearchEngine engine(*db, scoring, options, std::move(backend));
+        CHECK(render(f.queries, engine.search(f.queries), *db) == expected);
+        CHECK(used.locate_calls > 1);  // hits located query by query, not in one call after the scan
+      }
+    }
+  }
+  // A failure while aligning during the scan ends the search with that error (no hang, no partial output).
+  Fixture f;
+  make_fixture(f, SequenceType::protein, 32, 100);
+  const Database db = Database::open(make_db(f, "fail.wsdb", 3000));
+  SearchEngine failing(db, blosum62, SearchOptions{}, std::make_unique<AligningWhileScanning>(blosum62, true));
+  CHECK_THROWS_WITH(failing.search(f.queries), "injected locate failure");
 }
 
 TEST_CASE("search: nucleotide queries are searched on both strands", "[search]") {
