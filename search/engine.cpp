@@ -385,6 +385,8 @@ struct SearchEngine::Impl {
       const std::uint64_t* original = chunk.original_indices();
       const std::uint32_t* lengths = chunk.lengths();
       const bool final_part = n + 1 == parts.size();
+      backend->upcoming(final_part ? std::nullopt
+                                   : std::optional<Chunk>(part_of_chunk(parts[n + 1].first, parts[n + 1].second)));
       backend->scan(
           chunk,
           [&](std::size_t p, std::uint64_t s, int score) {

@@ -11,8 +11,11 @@
 // which take the longest pairs (search/locate_split.hpp) and any with a side longer than the pair
 // kernel takes. The GPUs' pairs are split in contiguous shares of about equal cells.
 #include <algorithm>
+#include <array>
 #include <atomic>
+#include <deque>
 #include <future>
+#include <memory>
 #include <numeric>
 #include <optional>
 #include <stdexcept>
@@ -48,10 +51,33 @@ LocateRates locate_rates() {
   return rates;
 }
 
-// Device memory left alone: the CUDA context's own allocations and other work on the GPU.
+// Device memory left alone: the CUDA context's own allocations, the pair aligner and other work on the GPU.
 constexpr std::uint64_t kReservedBytes = std::uint64_t{256} << 20;
+// Batches are planned for queries of up to this many residues (a few MB of work space): the plan, and so
+// what stays resident, does not change from one query batch to the next. Longer queries still work.
+constexpr std::size_t kPlannedQueryLength = 100000;
 
 class GpuBackend final : public ScanBackend {
+  // One GPU's resident sets: scorers each holding one batch of subjects, as many as fit its memory. A
+  // database that fits stays on the device from one query batch to the next; a larger one streams
+  // through them, the next batch loading into another set (on another host thread, through pinned
+  // buffers) while this one is scored, the least recently used set making room.
+  struct ResidentSet {
+    std::unique_ptr<gpu::GpuScorer> scorer;
+    std::uint64_t key = 0;    // the batch held: its first subject's sorted position in the database
+    std::size_t count = 0;    // and its subjects (0: none)
+    std::uint64_t bytes = 0;  // the most device memory its batches took (bytes_for_subjects; buffers only grow)
+    std::uint64_t used = 0;   // when it was last scored (a counter)
+  };
+  struct Gpu {
+    int device = 0;
+    std::string name;
+    std::uint64_t budget = 0;  // device bytes the scan may use, all sets together (0: not measured yet)
+    std::deque<ResidentSet> sets;
+    std::uint64_t clock = 0;
+    std::future<void> loading;  // a set loading in the background
+  };
+
  public:
   GpuBackend(const ScoringScheme& scoring, const std::vector<int>& requested, std::uint64_t memory_limit,
              unsigned threads)
@@ -68,7 +94,11 @@ class GpuBackend final : public ScanBackend {
       if (device >= available)
         throw std::invalid_argument("GPU " + std::to_string(device) + " does not exist (" + std::to_string(available) +
                                     " usable)");
-      scorers_.emplace_back(device, scoring);
+      gpus_.emplace_back();
+      gpus_.back().device = device;
+      gpus_.back().sets.emplace_back();  // binds to the device now: a bad one fails here
+      gpus_.back().sets.back().scorer = std::make_unique<gpu::GpuScorer>(device, scoring);
+      gpus_.back().name = gpus_.back().sets.back().scorer->device_name();
       devices_.push_back(device);
     }
     aligners_.resize(devices_.size());
@@ -76,24 +106,15 @@ class GpuBackend final : public ScanBackend {
 
   void set_queries(const std::vector<PreparedQuery>& queries) override { queries_ = &queries; }
 
+  void upcoming(std::optional<Chunk> next) override { upcoming_ = std::move(next); }
+
   void scan(const Chunk& chunk, const ScoreSink& sink, const QueryDone& done) override {
     const SubjectBatch all = chunk.batch();
-    // Contiguous shares of about equal residue counts.
-    std::vector<std::size_t> bounds{0};
-    const double per_gpu = static_cast<double>(chunk.info().residues) / static_cast<double>(scorers_.size());
-    double residues = 0;
-    for (std::size_t s = 0; s < all.count && bounds.size() < scorers_.size(); ++s) {
-      residues += all.lengths[s];
-      if (residues >= per_gpu * static_cast<double>(bounds.size())) bounds.push_back(s + 1);
-    }
-    while (bounds.size() <= scorers_.size()) bounds.push_back(all.count);
-
+    const std::vector<std::size_t> bounds = shares(chunk);
     const auto& queries = *queries_;
-    std::size_t longest_query = 0;
-    for (const auto& q : queries) longest_query = std::max(longest_query, q.codes.size());
     // A query is done once every GPU with a share has scored it against the share's last batch.
     int sharing = 0;
-    for (std::size_t g = 0; g < scorers_.size(); ++g) sharing += bounds[g] < bounds[g + 1] ? 1 : 0;
+    for (std::size_t g = 0; g < gpus_.size(); ++g) sharing += bounds[g] < bounds[g + 1] ? 1 : 0;
     std::vector<std::atomic<int>> unfinished(queries.size());
     for (auto& count : unfinished) count = sharing;
     if (sharing == 0)
@@ -101,42 +122,175 @@ class GpuBackend final : public ScanBackend {
     const QueryDone share_done = [&](std::size_t p) {
       if (unfinished[p].fetch_sub(1) == 1) done(p);
     };
-    parallel_for(scorers_.size(), static_cast<unsigned>(scorers_.size()), [&](std::size_t g, unsigned) {
-      gpu::GpuScorer& scorer = scorers_[g];
-      std::uint64_t budget = scorer.free_device_memory();
-      if (memory_limit_ > 0) budget = std::min(budget, memory_limit_);
-      budget -= std::min(budget, kReservedBytes);
-      std::size_t first = bounds[g];
-      while (first < bounds[g + 1]) {
-        // The longest run of subjects from `first` that fits the budget.
-        std::size_t last = first;
-        std::uint64_t batch_residues = 0;
-        while (last < bounds[g + 1] && gpu::GpuScorer::bytes_for_subjects(batch_residues + all.lengths[last],
-                                                                           last + 1 - first, longest_query) <= budget) {
-          batch_residues += all.lengths[last];
-          ++last;
+    parallel_for(gpus_.size(), static_cast<unsigned>(gpus_.size()), [&](std::size_t g, unsigned) {
+      Gpu& gpu = gpus_[g];
+      const auto batches = batches_of(gpu, g, all, bounds[g], bounds[g + 1]);
+      for (std::size_t b = 0; b < batches.size(); ++b) {
+        const Batch& batch = batches[b];
+        ResidentSet& set = acquire(gpu, chunk.info().first_subject, all, batch);
+        set.used = ++gpu.clock;
+        // While this batch is scored, the next one (or the next chunk's first) loads into another set.
+        if (b + 1 < batches.size()) {
+          prefetch(gpu, set, chunk.info().first_subject, all, batches[b + 1]);
+        } else if (upcoming_) {
+          const SubjectBatch next = upcoming_->batch();
+          const std::vector<std::size_t> next_bounds = shares(*upcoming_);
+          const auto next_batches = batches_of(gpu, g, next, next_bounds[g], next_bounds[g + 1]);
+          if (!next_batches.empty()) prefetch(gpu, set, upcoming_->info().first_subject, next, next_batches[0]);
         }
-        if (last == first)
-          throw std::runtime_error(scorer.device_name() + " (GPU " + std::to_string(g) + "): not enough device memory " +
-                                   "for a subject of " + std::to_string(all.lengths[first]) + " residues (" +
-                                   std::to_string(budget >> 20) + " MiB usable)");
-        scan_batch(scorer, all, first, last, sink, last == bounds[g + 1] ? share_done : QueryDone{});
-        first = last;
+        score_batch(*set.scorer, batch.first, sink, b + 1 == batches.size() ? share_done : QueryDone{});
       }
+      finish_loading(gpu);  // the upcoming chunk may be released once scan() returns
     });
   }
 
-  // Scores every query against subjects [first, last) of the chunk's batch, longest query first (the
-  // shortest queries, whose hits are quickest to align, finish last); done(p), if given, as each query
-  // is done.
-  void scan_batch(gpu::GpuScorer& scorer, const SubjectBatch& all, std::size_t first, std::size_t last,
-                  const ScoreSink& sink, const QueryDone& done) {
-    const auto& queries = *queries_;
+  // The GPUs' shares of a chunk: contiguous, of about equal residue counts; GPU g takes subjects
+  // [bounds[g], bounds[g + 1]).
+  std::vector<std::size_t> shares(const Chunk& chunk) const {
+    const SubjectBatch all = chunk.batch();
+    std::vector<std::size_t> bounds{0};
+    const double per_gpu = static_cast<double>(chunk.info().residues) / static_cast<double>(gpus_.size());
+    double residues = 0;
+    for (std::size_t s = 0; s < all.count && bounds.size() < gpus_.size(); ++s) {
+      residues += all.lengths[s];
+      if (residues >= per_gpu * static_cast<double>(bounds.size())) bounds.push_back(s + 1);
+    }
+    while (bounds.size() <= gpus_.size()) bounds.push_back(all.count);
+    return bounds;
+  }
+
+  // Subjects [first, last) of a chunk's batch `all`, and the device memory they take.
+  struct Batch {
+    std::size_t first = 0, last = 0;
+    std::uint64_t bytes = 0;
+  };
+
+  // A GPU's share of a chunk in batches: one if it fits the budget, else batches of at most half the
+  // budget where it can hold them, so that the next one can load while one is scored. The plan does not depend on the queries
+  // (work space for queries of kPlannedQueryLength residues is counted), so a batch keeps its key from
+  // one query batch to the next and stays resident.
+  std::vector<Batch> batches_of(Gpu& gpu, std::size_t g, const SubjectBatch& all, std::size_t first,
+                                std::size_t last) {
+    if (first >= last) return {};
+    if (gpu.budget == 0) {
+      std::uint64_t budget = gpu.sets.front().scorer->free_device_memory();
+      if (memory_limit_ > 0) budget = std::min(budget, memory_limit_);
+      gpu.budget = std::max<std::uint64_t>(1, budget - std::min(budget, kReservedBytes));
+    }
+    const auto bytes_of = [&](std::size_t from, std::size_t to, std::uint64_t residues) {
+      return gpu::GpuScorer::bytes_for_subjects(residues, to - from, kPlannedQueryLength);
+    };
+    std::uint64_t share_residues = 0;
+    for (std::size_t s = first; s < last; ++s) share_residues += all.lengths[s];
+    if (bytes_of(first, last, share_residues) <= gpu.budget)
+      return {Batch{first, last, bytes_of(first, last, share_residues)}};
+    // Half the budget, unless that leaves no room for a batch's fixed work space (a small --gpu-memory):
+    // then batches of the whole budget, one after the other.
+    const std::uint64_t limit = bytes_of(first, first + 1, all.lengths[first]) <= gpu.budget / 2 ? gpu.budget / 2
+                                                                                               : gpu.budget;
+    std::vector<Batch> batches;
+    while (first < last) {
+      std::size_t end = first;
+      std::uint64_t residues = 0;
+      while (end < last && bytes_of(first, end + 1, residues + all.lengths[end]) <= limit) residues += all.lengths[end++];
+      if (end == first)
+        throw std::runtime_error(gpu.name + " (GPU " + std::to_string(g) +
+                                 "): not enough device memory for a subject of " + std::to_string(all.lengths[first]) +
+                                 " residues (" + std::to_string(limit >> 20) + " MiB usable per batch)");
+      batches.push_back(Batch{first, end, bytes_of(first, end, residues)});
+      first = end;
+    }
+    return batches;
+  }
+
+  void finish_loading(Gpu& gpu) {
+    if (gpu.loading.valid()) gpu.loading.get();  // rethrows a failed load
+  }
+
+  static bool holds(const ResidentSet& set, std::uint64_t key, const Batch& batch) {
+    return set.count == batch.last - batch.first && set.key == key;
+  }
+
+  // A set to load the batch into (never `keep`), within the budget: an empty one, or the least recently
+  // used one, reused as it is (its scorer keeps its buffers: freeing device memory would wait for the
+  // device); other sets are emptied, least recently used first, only while the batch does not fit.
+  // nullptr when even that leaves no room. A set's bytes are the most any of its batches took, as its
+  // buffers only grow.
+  ResidentSet* make_room(Gpu& gpu, const Batch& batch, const ResidentSet* keep) {
+    const auto least_recent = [&](const ResidentSet* besides) {
+      ResidentSet* oldest = nullptr;
+      for (ResidentSet& set : gpu.sets)
+        if (&set != keep && &set != besides && set.scorer && (!oldest || set.used < oldest->used)) oldest = &set;
+      return oldest;
+    };
+    ResidentSet* target = nullptr;
+    for (ResidentSet& set : gpu.sets)
+      if (&set != keep && set.count == 0) target = &set;
+    if (!target) target = least_recent(nullptr);
+    for (;;) {
+      std::uint64_t held = 0;
+      for (const ResidentSet& set : gpu.sets)
+        if (&set != target) held += set.bytes;
+      const std::uint64_t target_bytes = target ? std::max(target->bytes, batch.bytes) : batch.bytes;
+      if (held + target_bytes <= gpu.budget) break;
+      ResidentSet* evicted = least_recent(target);
+      if (!evicted) return nullptr;
+      evicted->scorer.reset();  // frees its memory (the device is idle: no batch is being scored)
+      evicted->count = 0;
+      evicted->bytes = 0;
+    }
+    if (!target) {
+      gpu.sets.emplace_back();
+      target = &gpu.sets.back();
+    }
+    target->bytes = std::max(target->bytes, batch.bytes);
+    return target;
+  }
+
+  // Loads subjects [batch.first, batch.last) of `all` into `set`, which then holds batch `key`.
+  void load(Gpu& gpu, ResidentSet& set, std::uint64_t key, const SubjectBatch& all, const Batch& batch) {
+    set.count = 0;  // holds nothing until loaded
+    if (!set.scorer) set.scorer = std::make_unique<gpu::GpuScorer>(gpu.device, scoring_);
     SubjectBatch share = all;
-    share.word_offsets += first;
-    share.lengths += first;
-    share.count = last - first;
-    scorer.set_subjects(share);
+    share.word_offsets += batch.first;
+    share.lengths += batch.first;
+    share.count = batch.last - batch.first;
+    set.scorer->set_subjects(share);
+    set.key = key;
+    set.count = share.count;
+  }
+
+  // The set holding the batch (first subject at sorted position chunk_first + batch.first), loaded now
+  // if none does.
+  ResidentSet& acquire(Gpu& gpu, std::uint64_t chunk_first, const SubjectBatch& all, const Batch& batch) {
+    finish_loading(gpu);
+    const std::uint64_t key = chunk_first + batch.first;
+    for (ResidentSet& set : gpu.sets)
+      if (holds(set, key, batch)) return set;
+    ResidentSet* set = make_room(gpu, batch, nullptr);
+    if (!set) throw std::logic_error("internal error: a batch planned within the budget does not fit it");
+    load(gpu, *set, key, all, batch);
+    return *set;
+  }
+
+  // Starts loading a batch into another set than `scoring` while that one is scored, unless a set holds
+  // it already or there is no room for both.
+  void prefetch(Gpu& gpu, const ResidentSet& scoring, std::uint64_t chunk_first, const SubjectBatch& all,
+                const Batch& batch) {
+    finish_loading(gpu);
+    const std::uint64_t key = chunk_first + batch.first;
+    for (const ResidentSet& set : gpu.sets)
+      if (holds(set, key, batch)) return;
+    ResidentSet* set = make_room(gpu, batch, &scoring);
+    if (!set) return;
+    gpu.loading = std::async(std::launch::async, [this, &gpu, set, key, all, batch] { load(gpu, *set, key, all, batch); });
+  }
+
+  // Scores every query against the batch the scorer holds (subjects from `first` of the chunk), longest
+  // query first (the shortest queries, whose hits are quickest to align, finish last); done(p), if
+  // given, as each query is done.
+  void score_batch(gpu::GpuScorer& scorer, std::size_t first, const ScoreSink& sink, const QueryDone& done) {
+    const auto& queries = *queries_;
     std::vector<std::size_t> order(queries.size());
     std::iota(order.begin(), order.end(), std::size_t{0});
     std::stable_sort(order.begin(), order.end(),
@@ -235,13 +389,14 @@ class GpuBackend final : public ScanBackend {
 
   std::string description() const override {
     std::string names;
-    for (const auto& scorer : scorers_) names += (names.empty() ? "" : ", ") + scorer.device_name();
-    return "gpu (" + std::to_string(scorers_.size()) + " x " + names + ")";
+    for (const auto& gpu : gpus_) names += (names.empty() ? "" : ", ") + gpu.name;
+    return "gpu (" + std::to_string(gpus_.size()) + " x " + names + ")";
   }
 
  private:
   ScoringScheme scoring_;
-  std::vector<gpu::GpuScorer> scorers_;
+  std::deque<Gpu> gpus_;          // never moves: loads in flight refer to their Gpu and set
+  std::optional<Chunk> upcoming_;  // the part the next scan() gets (ScanBackend::upcoming)
   std::vector<int> devices_;                                 // the CUDA ordinal of each scorer
   std::vector<std::optional<gpu::GpuPairAligner>> aligners_;  // one per scorer, created by locate()
   const std::vector<PreparedQuery>* queries_ = nullptr;

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -49,6 +50,9 @@ class ScanBackend {
   // Prepares for a batch of queries (profiles, uploads); called once per batch before scan().
   virtual void set_queries(const std::vector<PreparedQuery>& queries) = 0;
   virtual void scan(const Chunk& chunk, const ScoreSink& sink, const QueryDone& done) = 0;
+  // The part the next scan() call will get (nullopt: none), told before this one, so that a backend can
+  // load it while it scans this one. Optional.
+  virtual void upcoming(std::optional<Chunk> next) { (void)next; }
   // spans[k] (spans is resized) = the local span of pairs[k] exactly as reference::span gives it
   // (kernels/reference.hpp, tie-break included): end = the maximal cell with the smallest subject
   // position, then the smallest query position; start = the largest subject start, then the largest

@@ -154,6 +154,11 @@ TEST_CASE("gpu search: output equals the CPU's on the bundled protein database",
   const std::string in_chunks = "-q " + warpsearch::test::source_path("data/queries.fa") + " -d " + chunked;
   CHECK(search(in_chunks + " --device gpu") == cpu);
   CHECK(search(in_chunks + " --device gpu --query-batch 2") == cpu);
+  // Memory for about two chunks at a time: the chunks stream through the resident sets, the next one
+  // loading while one is scored, the least recently used giving way; every query batch streams them again.
+  const std::uint64_t two_chunks = (std::uint64_t{256} << 20) +
+                                   2 * warpsearch::gpu::GpuScorer::bytes_for_subjects(330000, 1500, 100000);
+  CHECK(search(in_chunks + " --device gpu --query-batch 3 --gpu-memory " + std::to_string(two_chunks)) == cpu);
 }
 
 TEST_CASE("gpu search: nucleotide output equals the CPU's on both strands", "[gpu][search]") {

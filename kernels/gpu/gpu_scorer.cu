@@ -18,6 +18,7 @@
 #include <numeric>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -222,6 +223,28 @@ struct GpuScorer::Impl {
   // With copies: the plan (KernelParams::plan) and each job's first plan block.
   DeviceBuffer<std::uint64_t> d_plan;
   DeviceBuffer<std::uint32_t> d_plan_blocks;
+  DeviceBuffer<PlanTask> d_plan_tasks;
+  // set_subjects' own stream and pinned staging buffers: loading a batch waits for nothing else on the
+  // device, so another scorer's queries run on meanwhile (the search streams a database through two).
+  Stream setup_stream;
+  std::array<PinnedBuffer<std::uint8_t>, 2> staging;
+  std::array<Event, 2> staged;
+
+  // Host -> device on the setup stream through the two staging buffers: the host copies one piece while
+  // the previous one crosses the bus.
+  void upload_staged(void* device, const void* host, std::size_t bytes) {
+    constexpr std::size_t kPiece = std::size_t{16} << 20;
+    for (auto& buffer : staging)
+      if (buffer.size() == 0) buffer = PinnedBuffer<std::uint8_t>(kPiece);
+    for (std::size_t at = 0, k = 0; at < bytes; at += kPiece, ++k) {
+      const std::size_t piece = std::min(kPiece, bytes - at);
+      if (k >= 2) WARPSEARCH_CUDA_CHECK(cudaEventSynchronize(staged[k % 2].get()));
+      std::memcpy(staging[k % 2].get(), static_cast<const std::uint8_t*>(host) + at, piece);
+      WARPSEARCH_CUDA_CHECK(cudaMemcpyAsync(static_cast<std::uint8_t*>(device) + at, staging[k % 2].get(), piece,
+                                            cudaMemcpyHostToDevice, setup_stream.get()));
+      WARPSEARCH_CUDA_CHECK(cudaEventRecord(staged[k % 2].get(), setup_stream.get()));
+    }
+  }
 
   explicit Impl(int device_index) : device(device_index) {}
 
@@ -610,61 +633,59 @@ void GpuScorer::set_subjects(const SubjectBatch& subjects) {
   const auto upload_started = Clock::now();
   s.count = count;
   s.residues = total;
-  // Release the previous batch before allocating this one: both at once may not fit.
-  s.d_residues = {};
-  s.d_offsets = {};
-  s.d_lengths = {};
-  s.d_jobs = {};
-  s.d_plan = {};
-  s.d_plan_blocks = {};
-  for (auto& slot : s.slots) {
-    slot.scores = {};
-    slot.overflow_list = {};
-    slot.edges = {};
-  }
-  s.d_residues = DeviceBuffer<std::uint8_t>(std::max<std::size_t>(1, residue_bytes), s.device);
-  s.d_offsets = DeviceBuffer<std::uint64_t>(std::max<std::size_t>(1, count), s.device);
-  s.d_lengths = DeviceBuffer<std::uint32_t>(std::max<std::size_t>(1, count), s.device);
-  s.d_jobs = DeviceBuffer<std::int32_t>(std::max<std::size_t>(1, jobs.size()), s.device);
+  // Buffers large enough are kept: freeing device memory waits for the whole device, which would stall
+  // other work on it (another scorer's queries while this one loads). One too small is released before
+  // the larger one is allocated (both at once may not fit).
+  const auto fit = [&](auto& buffer, std::size_t needed) {
+    using Buffer = std::remove_reference_t<decltype(buffer)>;
+    needed = std::max<std::size_t>(1, needed);
+    if (buffer.size() >= needed) return;
+    buffer = Buffer();
+    buffer = Buffer(needed, s.device);
+  };
+  fit(s.d_residues, residue_bytes);
+  fit(s.d_offsets, count);
+  fit(s.d_lengths, count);
+  fit(s.d_jobs, jobs.size());
+  cudaStream_t setup = s.setup_stream.get();
   if (residue_bytes > 0) {
-    WARPSEARCH_CUDA_CHECK(cudaMemcpy(s.d_residues.get(), subjects.words + first_word, residue_bytes,
-                                     cudaMemcpyHostToDevice));
+    s.upload_staged(s.d_residues.get(), subjects.words + first_word, residue_bytes);
     CodeMap map;
     for (int code = 0; code < 256; ++code)
       map.compact[code] = code < s.alphabet_size ? s.compact[static_cast<std::size_t>(code)] : static_cast<std::uint8_t>(s.n - 1);
     const int grid = std::max(1, std::min(ceil_div(static_cast<long long>(residue_bytes), 256 * 16), 8 * s.sm_count));
-    compact_codes<<<grid, 256>>>(s.d_residues.get(), residue_bytes, map);
+    compact_codes<<<grid, 256, 0, setup>>>(s.d_residues.get(), residue_bytes, map);
     WARPSEARCH_CUDA_CHECK_LAUNCH();
   }
+  // From pageable memory: each call returns once its source is staged by the driver.
   if (count > 0) {
-    WARPSEARCH_CUDA_CHECK(cudaMemcpy(s.d_offsets.get(), offsets.data(), count * sizeof(std::uint64_t),
-                                     cudaMemcpyHostToDevice));
-    WARPSEARCH_CUDA_CHECK(cudaMemcpy(s.d_lengths.get(), lengths, count * sizeof(std::uint32_t),
-                                     cudaMemcpyHostToDevice));
+    WARPSEARCH_CUDA_CHECK(cudaMemcpyAsync(s.d_offsets.get(), offsets.data(), count * sizeof(std::uint64_t),
+                                          cudaMemcpyHostToDevice, setup));
+    WARPSEARCH_CUDA_CHECK(cudaMemcpyAsync(s.d_lengths.get(), lengths, count * sizeof(std::uint32_t),
+                                          cudaMemcpyHostToDevice, setup));
   }
   if (!jobs.empty())
-    WARPSEARCH_CUDA_CHECK(cudaMemcpy(s.d_jobs.get(), jobs.data(), jobs.size() * sizeof(std::int32_t),
-                                     cudaMemcpyHostToDevice));
+    WARPSEARCH_CUDA_CHECK(cudaMemcpyAsync(s.d_jobs.get(), jobs.data(), jobs.size() * sizeof(std::int32_t),
+                                          cudaMemcpyHostToDevice, setup));
   s.setup.upload_seconds = seconds_since(upload_started);
   const auto plan_started = Clock::now();
   if (!tasks.empty()) {
-    s.d_plan_blocks = DeviceBuffer<std::uint32_t>(plan_blocks.size(), s.device);
-    s.d_plan = DeviceBuffer<std::uint64_t>(tasks.size() * 32, s.device);
-    DeviceBuffer<PlanTask> d_tasks(tasks.size(), s.device);
-    WARPSEARCH_CUDA_CHECK(cudaMemcpy(s.d_plan_blocks.get(), plan_blocks.data(),
-                                     plan_blocks.size() * sizeof(std::uint32_t), cudaMemcpyHostToDevice));
-    WARPSEARCH_CUDA_CHECK(
-        cudaMemcpy(d_tasks.get(), tasks.data(), tasks.size() * sizeof(PlanTask), cudaMemcpyHostToDevice));
+    fit(s.d_plan_blocks, plan_blocks.size());
+    fit(s.d_plan, tasks.size() * 32);
+    fit(s.d_plan_tasks, tasks.size());
+    WARPSEARCH_CUDA_CHECK(cudaMemcpyAsync(s.d_plan_blocks.get(), plan_blocks.data(),
+                                          plan_blocks.size() * sizeof(std::uint32_t), cudaMemcpyHostToDevice, setup));
+    WARPSEARCH_CUDA_CHECK(cudaMemcpyAsync(s.d_plan_tasks.get(), tasks.data(), tasks.size() * sizeof(PlanTask),
+                                          cudaMemcpyHostToDevice, setup));
     const int threads = 128;
     const int grid = std::max(1, std::min(ceil_div(static_cast<long long>(tasks.size()), threads), 64 * s.sm_count));
-    plan_table_copies<<<grid, threads>>>(d_tasks.get(), tasks.size(), s.d_jobs.get(), s.d_residues.get(),
-                                         s.d_offsets.get(), s.d_lengths.get(), s.n, s.table_copies, s.d_plan.get());
+    plan_table_copies<<<grid, threads, 0, setup>>>(s.d_plan_tasks.get(), tasks.size(), s.d_jobs.get(),
+                                                   s.d_residues.get(), s.d_offsets.get(), s.d_lengths.get(), s.n,
+                                                   s.table_copies, s.d_plan.get());
     WARPSEARCH_CUDA_CHECK_LAUNCH();
-    WARPSEARCH_CUDA_CHECK(cudaDeviceSynchronize());  // d_tasks is freed on return
   }
-  // The code conversion and the plan ran on the default stream; the query slots' streams do not wait
-  // for it.
-  WARPSEARCH_CUDA_CHECK(cudaDeviceSynchronize());
+  // The query slots' streams do not wait for the setup stream: the batch is ready when this returns.
+  WARPSEARCH_CUDA_CHECK(cudaStreamSynchronize(setup));
   s.setup.plan_seconds = seconds_since(plan_started);
 }
 
