@@ -104,6 +104,14 @@ class GpuBackend final : public ScanBackend {
     aligners_.resize(devices_.size());
   }
 
+  // A load still in flight (a scan that threw) reads the upcoming chunk and its set: it ends first.
+  ~GpuBackend() override {
+    for (Gpu& gpu : gpus_)
+      if (gpu.loading.valid()) gpu.loading.wait();
+  }
+  GpuBackend(const GpuBackend&) = delete;
+  GpuBackend& operator=(const GpuBackend&) = delete;
+
   void set_queries(const std::vector<PreparedQuery>& queries) override { queries_ = &queries; }
 
   void upcoming(std::optional<Chunk> next) override { upcoming_ = std::move(next); }
