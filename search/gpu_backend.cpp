@@ -1,9 +1,11 @@
 // The GPU scan: a chunk's subjects are split across the GPUs by residue count (neighbouring lengths
 // stay together), each GPU scores every query against its share, and the scores that pass a query's
 // threshold (selected on the device: only they come back) go to the sink, query by query as each is
-// done. One host thread drives each GPU. A share larger than the GPU's memory (or the memory limit the
-// user set) is scanned in several batches of subjects, one after the other. locate() may run while the
-// scan does (the engine aligns a query's hits as soon as its scan is done).
+// done. One host thread drives each GPU. Each GPU keeps the batches of subjects it has loaded while
+// memory lasts (resident sets, below): a database that fits is loaded once; a larger one, or a share
+// larger than the GPU's memory (or the limit the user set), streams through them, the next batch loading
+// while one is scored. locate() may run while the scan does (the engine aligns a query's hits as soon as
+// its scan is done).
 //
 // Hits are located by the GPU pair aligner (kernels/gpu/pair_aligner.hpp, local mode: forward pass for
 // the end, the same kernel on the reversed prefixes for the start), one aligner per GPU, created on the
@@ -99,9 +101,8 @@ class GpuBackend final : public ScanBackend {
       gpus_.back().sets.emplace_back();  // binds to the device now: a bad one fails here
       gpus_.back().sets.back().scorer = std::make_unique<gpu::GpuScorer>(device, scoring);
       gpus_.back().name = gpus_.back().sets.back().scorer->device_name();
-      devices_.push_back(device);
     }
-    aligners_.resize(devices_.size());
+    aligners_.resize(gpus_.size());
   }
 
   // A load still in flight (a scan that threw) reads the upcoming chunk and its set: it ends first.
@@ -378,7 +379,7 @@ class GpuBackend final : public ScanBackend {
       tasks.reserve(bounds[g + 1] - bounds[g]);
       for (std::size_t n = bounds[g]; n < bounds[g + 1]; ++n)
         tasks.push_back({pairs[chosen[n]].query, pairs[chosen[n]].subject});
-      if (!aligners_[g]) aligners_[g].emplace(devices_[g], scoring_);
+      if (!aligners_[g]) aligners_[g].emplace(gpus_[g].device, scoring_);
       std::vector<gpu::PairSpan> found;
       aligners_[g]->align(tasks, AlignmentMode::local, found);
       for (std::size_t n = bounds[g]; n < bounds[g + 1]; ++n) {
@@ -405,8 +406,7 @@ class GpuBackend final : public ScanBackend {
   ScoringScheme scoring_;
   std::deque<Gpu> gpus_;          // never moves: loads in flight refer to their Gpu and set
   std::optional<Chunk> upcoming_;  // the part the next scan() gets (ScanBackend::upcoming)
-  std::vector<int> devices_;                                 // the CUDA ordinal of each scorer
-  std::vector<std::optional<gpu::GpuPairAligner>> aligners_;  // one per scorer, created by locate()
+  std::vector<std::optional<gpu::GpuPairAligner>> aligners_;  // one per GPU, created by locate()
   const std::vector<PreparedQuery>* queries_ = nullptr;
   std::uint64_t memory_limit_ = 0;
   unsigned threads_;
