@@ -5,10 +5,11 @@
 //                                                        N pairs of two records drawn from F (seeded)
 //   common: [--mode local|global|semiglobal] [--matrix BLOSUM62] [--open 11] [--extend 1]
 //           [--match 2 --mismatch -3 (DNA; open 5, extend 2 unless given)] [--repeat 3]
-//           [--check K] [--tsv out.tsv] [--label name]
-//           [--no-early-exit] [--early-exit-steps 8] [--packed] [--packed-limit N]
+//           [--check K] [--tsv out.tsv] [--label name] [--trace timeline.tsv]
+//           [--no-early-exit] [--early-exit-steps 8] [--packed] [--packed-limit N] [--no-reverse-first]
 //           (GpuPairAligner::KernelOptions) [--first-percent 50] [--sub-batch-pairs 8192]
-//           [--sub-batch-residues 4194304] (SubBatchLimits: first_percent, min_pairs, residues)
+//           [--last-percent 100] [--max-sub-batches 8] [--sub-batch-residues 4194304] [--input-order]
+//           (SubBatchLimits: first_percent, min_pairs, last_percent, max_parts, residues, largest_first)
 //
 // FASTA files may be gzip-compressed (db/fasta.hpp). Each run is one align() call on all pairs
 // (packing, upload, forward and reverse passes, results back): one warm-up, then the median of
@@ -61,7 +62,7 @@ AlignmentMode parse_mode(const std::string& name) {
 
 int main(int argc, char** argv) {
   try {
-    std::string query_path, target_path, fasta_path, tsv_path, label = "warpsearch", mode_name = "local";
+    std::string query_path, target_path, fasta_path, tsv_path, trace_path, label = "warpsearch", mode_name = "local";
     std::string matrix_name = "BLOSUM62";
     std::optional<int> open, extend;
     int match = 2, mismatch = -3, repeat = 3, check = 0;
@@ -89,11 +90,16 @@ int main(int argc, char** argv) {
       else if (arg == "--check") check = std::stoi(value());
       else if (arg == "--tsv") tsv_path = value();
       else if (arg == "--label") label = value();
+      else if (arg == "--trace") trace_path = value();
       else if (arg == "--no-early-exit") kernel_options.reverse_early_exit = false;
       else if (arg == "--early-exit-steps") kernel_options.early_exit_check_steps = std::stoi(value());
       else if (arg == "--packed") kernel_options.packed_lanes = true;
+      else if (arg == "--no-reverse-first") kernel_options.reverse_first = false;
       else if (arg == "--packed-limit") kernel_options.packed_length_limit = std::stoi(value());
       else if (arg == "--first-percent") sub_batch_limits.first_percent = static_cast<std::uint32_t>(std::stoul(value()));
+      else if (arg == "--last-percent") sub_batch_limits.last_percent = static_cast<std::uint32_t>(std::stoul(value()));
+      else if (arg == "--input-order") sub_batch_limits.largest_first = false;
+      else if (arg == "--max-sub-batches") sub_batch_limits.max_parts = std::stoull(value());
       else if (arg == "--sub-batch-pairs") sub_batch_limits.min_pairs = std::stoull(value());
       else if (arg == "--sub-batch-residues") sub_batch_limits.residues = std::stoull(value());
       else throw std::invalid_argument("unknown option " + arg);
@@ -154,6 +160,17 @@ int main(int argc, char** argv) {
       seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
       timings = aligner.last_timings();
       kernel_seconds.push_back(timings.passes);
+    }
+    if (!trace_path.empty()) {  // one more call, traced (its events cost a little time, so not timed above)
+      aligner.set_trace(true);
+      aligner.align(tasks, mode, spans);
+      aligner.set_trace(false);
+      std::ofstream trace(trace_path);
+      trace << "what\tsub_batch\tstream\tshape\tjobs\tbegin_ms\tend_ms\n";
+      for (const auto& e : aligner.last_trace())
+        trace << e.what << '\t' << e.sub_batch << '\t' << e.stream << '\t' << e.shape << '\t' << e.jobs << '\t'
+              << e.begin * 1e3 << '\t' << e.end * 1e3 << '\n';
+      if (!trace) throw std::runtime_error("cannot write " + trace_path);
     }
     const double t = warpsearch::bench::median(seconds);
     const double tk = warpsearch::bench::median(kernel_seconds);

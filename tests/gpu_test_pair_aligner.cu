@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <random>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -371,7 +372,8 @@ TEST_CASE("GpuPairAligner: very long pairs (100,000 rows, 50,000 x 50,000)", "[g
 // the reference, in every mode; a bad code in the last sub-batch is reported for its pair, and the
 // aligner still works after it.
 namespace {
-void check_sub_batches(std::size_t count, const GpuPairAligner::SubBatchLimits& limits, std::uint32_t min_sub_batches) {
+void check_sub_batches(std::size_t count, const GpuPairAligner::SubBatchLimits& limits, std::uint32_t min_sub_batches,
+                       const GpuPairAligner::KernelOptions& options = {}, bool trace = false) {
   std::mt19937_64 rng(404);
   std::uniform_int_distribution<std::size_t> length(100, 600);
   std::vector<Pair> pairs;
@@ -382,10 +384,25 @@ void check_sub_batches(std::size_t count, const GpuPairAligner::SubBatchLimits& 
   const ScoringScheme scoring = blosum62();
   GpuPairAligner aligner(0, scoring);
   aligner.set_sub_batch_limits(limits);
+  aligner.set_kernel_options(options);
+  aligner.set_trace(trace);
   for (const AlignmentMode mode : kModes) {
     std::vector<PairSpan> spans;
     aligner.align(tasks, mode, spans);
     CHECK(aligner.last_timings().sub_batches >= min_sub_batches);
+    if (trace) {  // every sub-batch's upload, forward launches and spans back are in the timeline
+      const auto& timeline = aligner.last_trace();
+      for (const char* what : {"upload", "forward", "download", "pack", "enqueue", "wait"}) {
+        std::set<int> parts;
+        for (const auto& entry : timeline)
+          if (entry.what == what) {
+            parts.insert(entry.sub_batch);
+            CHECK(entry.end >= entry.begin);
+          }
+        INFO(what);
+        CHECK(parts.size() == aligner.last_timings().sub_batches);
+      }
+    }
     REQUIRE(spans.size() == pairs.size());
     std::size_t mismatches = 0;
     std::vector<PairSpan> small;
@@ -443,4 +460,20 @@ TEST_CASE("GpuPairAligner: small sub-batches in flight give the same spans as sm
   limits.residues = std::uint64_t{1} << 14;
   limits.min_pairs = 100;
   check_sub_batches(1200, limits, 8);
+}
+
+// Scheduling choices change no span: pairs batched in input order, smaller first and last sub-batches,
+// more of them, the reverse passes' streams not first; traced.
+TEST_CASE("GpuPairAligner: scheduling options and tracing give the same spans", "[gpu][pairs][small]") {
+  if (!have_gpu()) return;
+  GpuPairAligner::SubBatchLimits limits;
+  limits.residues = std::uint64_t{1} << 14;
+  limits.min_pairs = 60;
+  limits.first_percent = 25;
+  limits.last_percent = 30;
+  limits.max_parts = 12;
+  limits.largest_first = false;
+  GpuPairAligner::KernelOptions options;
+  options.reverse_first = false;
+  check_sub_batches(1200, limits, 12, options, true);
 }

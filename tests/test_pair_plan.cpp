@@ -42,20 +42,30 @@ TEST_CASE("Pair plan: radix job order equals the comparator sort", "[pairs][plan
   std::mt19937_64 rng(99);
   detail::JobOrderScratch scratch;
   std::vector<std::uint32_t> order;
+  std::vector<std::uint8_t> shapes;
   for (const std::size_t count : {0, 1, 2, 7, 1000, 30000}) {
     for (const std::uint32_t max_length : {1u, 40u, 1000u, 70000u, 2000000u}) {
       std::uniform_int_distribution<std::uint32_t> length(1, max_length);
       std::vector<PairJob> jobs(count);
       for (auto& job : jobs) job = PairJob{0, 0, length(rng), length(rng)};
       if (count > 10) jobs[3] = jobs[9];  // ties
-      detail::order_pair_jobs(jobs.data(), jobs.size(), order, scratch);
+      detail::order_pair_jobs(jobs.data(), jobs.size(), order, shapes, scratch);
       INFO(count << " jobs up to " << max_length);
       CHECK(order == sorted_order(jobs));
+      for (std::size_t k = 0; k < count; ++k) CHECK(shapes[k] == detail::pair_shape_for(jobs[order[k]].cols));
+      // Jobs already largest first: the stable partition by shape keeps them by cells within a shape.
+      std::vector<PairJob> by_cells = jobs;
+      std::stable_sort(by_cells.begin(), by_cells.end(), [](const PairJob& a, const PairJob& b) {
+        return std::uint64_t{a.rows} * a.cols > std::uint64_t{b.rows} * b.cols;
+      });
+      detail::order_pair_jobs(by_cells.data(), by_cells.size(), order, shapes, scratch, 0, true);
+      CHECK(order == sorted_order(by_cells));
+      for (std::size_t k = 0; k < count; ++k) CHECK(shapes[k] == detail::pair_shape_for(by_cells[order[k]].cols));
     }
   }
   // Very large cells (2 M x 2 M) keep their place.
   std::vector<PairJob> big = {{0, 0, 2000000, 2000000}, {0, 0, 1999999, 2000000}, {0, 0, 5, 2000000}};
-  detail::order_pair_jobs(big.data(), big.size(), order, scratch);
+  detail::order_pair_jobs(big.data(), big.size(), order, shapes, scratch);
   CHECK(order == sorted_order(big));
 }
 
@@ -171,4 +181,24 @@ TEST_CASE("Pair plan: spans and reverse jobs from the ends, as the host computed
     CHECK(got.target_begin == expected.target_begin);
     CHECK(got.target_end == expected.target_end);
   }
+}
+
+// Size classes order pairs largest first: monotonic in cells, below kSizeClasses, and a class spans at
+// most 1/16 of its lower bound.
+TEST_CASE("Pair plan: size classes are monotonic and fine", "[pairs][plan]") {
+  std::mt19937_64 rng(5);
+  std::uint16_t previous = 0;
+  for (std::uint64_t cells = 0; cells < 5000; ++cells) {
+    const std::uint16_t size_class = detail::pair_size_class(cells);
+    CHECK(size_class >= previous);
+    previous = size_class;
+  }
+  for (int k = 0; k < 100000; ++k) {
+    const std::uint64_t a = rng() >> (rng() % 62 + 2);  // below 2^62: b does not wrap
+    const std::uint64_t b = a + (rng() >> (rng() % 63 + 1)) % (a / 8 + 1);  // b in [a, 1.125 a]
+    CHECK(detail::pair_size_class(a) <= detail::pair_size_class(b));
+    CHECK(detail::pair_size_class(b) < detail::kSizeClasses);
+    if (a >= 16 && b >= a + a / 16 + 1) CHECK(detail::pair_size_class(a) < detail::pair_size_class(b));
+  }
+  CHECK(detail::pair_size_class(~std::uint64_t{0}) == detail::kSizeClasses - 1);
 }

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Before/after comparison of GPU pair-aligner builds in one device call (same GPU, same clocks):
-# every carry/bin/gpu_pair_bench* binary on the standard workloads of bench/gpu/pairs_on_device.sh
-# (100,000 real protein pairs of 100..1,000 residues, local and global; 4,000 DNA pairs of 1..5 kb,
-# global), each checked against reference::span on a sample. Each binary's rows are labelled with its
+# every carry/bin/gpu_pair_bench* binary (or those BENCHES names) on the standard workloads of
+# bench/gpu/pairs_on_device.sh (100,000 real protein pairs of 100..1,000 residues, local and global;
+# 4,000 DNA pairs of 1..5 kb, global), each checked against reference::span on a sample. Each binary's rows are labelled with its
 # file name and, where RUNS holds "name:args" entries, once more per entry with those arguments (e.g.
-# RUNS="few:--sub-batch-pairs 25000"). Writes pair_ab.tsv and pair_ab_summary.txt to $OUT.
+# RUNS="few:--sub-batch-pairs 25000"). TRACE=1 adds one traced call per row (the timeline of the call,
+# trace_<label>.tsv; bench/gpu/pair_trace.py summarises it). Writes pair_ab.tsv and pair_ab_summary.txt
+# to $OUT.
 set -u
 FINAL_OUT=${OUT:-/tmp/warpsearch-out}
 WORK=/tmp/warpsearch-pair-ab
@@ -23,11 +25,13 @@ summary+=("$(cat "$WORK/gpu.txt")")
 run() {  # binary, label, arguments
   local bench=$1 label=$2; shift 2
   local out
-  out=$(timeout 200 "$bench" "$@" --repeat "$REPEAT" --tsv "$TSV" --label "$label" 2>&1)
+  local trace=()
+  [[ ${TRACE:-0} == 1 ]] && trace=(--trace "$FINAL_OUT/trace_$label.tsv")
+  out=$(timeout 200 "$bench" "$@" --repeat "$REPEAT" --tsv "$TSV" --label "$label" "${trace[@]}" 2>&1)
   summary+=("$label: rc=$? $(grep -E '^overall|^host|^check' <<< "$out" | sed 's/overall: //' | tr '\n' ' ')")
 }
 IFS=';' read -ra extra_runs <<< "${RUNS:-}"
-for bench in "$BIN"/gpu_pair_bench*; do
+for bench in ${BENCHES:-"$BIN"/gpu_pair_bench*}; do
   name=$(basename "$bench")
   for variant in "default:" "${extra_runs[@]}"; do
     tag=${variant%%:*}

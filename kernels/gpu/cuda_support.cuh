@@ -154,6 +154,11 @@ class PinnedBuffer {
 class Stream {
  public:
   Stream() { WARPSEARCH_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking)); }
+  // With a priority (cudaDeviceGetStreamPriorityRange: lower numbers first): the block scheduler starts
+  // pending blocks of higher-priority streams first.
+  explicit Stream(int priority) {
+    WARPSEARCH_CUDA_CHECK(cudaStreamCreateWithPriority(&stream_, cudaStreamNonBlocking, priority));
+  }
   ~Stream() {
     if (stream_ != nullptr) cudaStreamDestroy(stream_);
   }

@@ -72,7 +72,7 @@ class GpuPairAligner {
   //   pack:    host work on the calling thread (validation, packing into pinned memory, job lists,
   //            writing the spans out); only the first sub-batch's packing is not hidden by device work;
   //   upload:  device time of the copies up and the code conversion (CUDA events, summed over sub-batches);
-  //   forward: device time from a sub-batch's forward start to its last forward kernel's end, summed;
+  //   forward: device time from a sub-batch's upload end to its last forward kernel's end, summed;
   //   reverse: device time from there to the sub-batch's spans back on the host (building the reverse
   //            jobs, reverse kernels, starts), summed;
   //   passes:  device time from the first forward start to the last spans back (all passes, the
@@ -99,8 +99,9 @@ class GpuPairAligner {
   const Timings& last_timings() const;
 
   // How a batch is cut into sub-batches: one per `residues` residues, each of at least `min_pairs`
-  // pairs, at most 8; the first carries first_percent % of the others' cells (its host packing and
-  // upload are the only ones no device work hides). On the H100, 100k local pairs, whole call: 100%
+  // pairs, at most `max_parts`; the first carries first_percent % of a middle one's cells (its host
+  // packing and upload are the only ones no device work hides), the last last_percent % (its reverse
+  // pass is the only one no forward work hides). On the H100, 100k local pairs, whole call: first 100%
   // 807, 50% 833, 25% 842 GCUPS (another build in the same call: 761, 808, 781), hence 50. The defaults
   // keep every sub-batch large enough to fill an H100 several times over; tests lower them so that a
   // small input (one compute-sanitizer can check in minutes) still has several sub-batches in flight.
@@ -109,6 +110,13 @@ class GpuPairAligner {
     std::uint64_t residues = std::uint64_t{1} << 22;
     std::size_t min_pairs = 8192;
     std::uint32_t first_percent = 50;  // 1..100
+    std::uint32_t last_percent = 100;  // 1..100
+    std::size_t max_parts = 8;         // 1..64
+    // Pairs batched by size, largest first (within classes 6% apart, in input order): each forward
+    // launch lasts at least as long as its longest job (one warp per pair: about 2 ms for 1,000 x
+    // 1,000 residues on an H100), and a stream's launches run one after the other, so that pairs in
+    // input order made every sub-batch wait for its own longest pairs. False: input order.
+    bool largest_first = true;
   };
   void set_sub_batch_limits(const SubBatchLimits& limits);
 
@@ -122,15 +130,38 @@ class GpuPairAligner {
   //                 Off by default: on the H100 the packed shapes' forward kernels took 1.5x the
   //                 32-bit ones' time (docs/gpu_pair_kernels.md);
   //   packed_length_limit: > 0 lowers that bound on min(query, target length) (tests: 16- and 32-bit
-  //                 pairs in one call); 0 keeps the proven one.
+  //                 pairs in one call); 0 keeps the proven one;
+  //   reverse_first: the reverse passes' streams at the device's highest priority, so that freed
+  //                 multiprocessors go to their short kernels before the later sub-batches' forward
+  //                 kernels (without it the reverse passes fell behind and 2 ms of them were left
+  //                 after the last forward kernel; docs/gpu_pair_kernels.md, session 9).
   // Throws std::invalid_argument for another check interval or a negative limit.
   struct KernelOptions {
     bool reverse_early_exit = true;
     int early_exit_check_steps = 8;
     bool packed_lanes = false;
     int packed_length_limit = 0;
+    bool reverse_first = true;
   };
   void set_kernel_options(const KernelOptions& options);
+
+  // A timeline of the last align() call, for benchmarks (off by default: tracing records two timing
+  // events around every launch and copy). Device entries: what ran (upload, forward, build, reverse,
+  // apply, download), its sub-batch, stream (-1 copy, 0..3 forward, 4..6 reverse), kernel shape
+  // (kPairShapes index, -1 for none) and jobs, begin and end in seconds after an event recorded when
+  // the call starts. Host entries (stream -2): the calling thread's work per sub-batch, in seconds
+  // after the call's start; the two clocks agree to the few microseconds the first event takes.
+  struct TraceEntry {
+    std::string what;
+    int sub_batch = 0;
+    int stream = 0;
+    int shape = -1;
+    std::uint32_t jobs = 0;
+    double begin = 0;
+    double end = 0;
+  };
+  void set_trace(bool on);
+  const std::vector<TraceEntry>& last_trace() const;
 
  private:
   struct Impl;

@@ -232,20 +232,55 @@ WARPSEARCH_HOST_DEVICE inline void apply_reverse_end(AlignmentMode mode, const P
 
 // ---- The host's plan (plain functions, tests/test_pair_plan.cpp).
 
+// pair_shape_for on the host: looked up for unpacked passes of up to 4,096 columns (the job lists
+// take a shape per job, several times per sub-batch).
+inline int job_shape(const PairJob& job, std::uint32_t pack_limit) {
+  constexpr std::uint32_t kTabled = 4096;
+  static const std::vector<std::uint8_t> table = [] {
+    std::vector<std::uint8_t> shapes(kTabled + 1);
+    for (std::uint32_t c = 0; c <= kTabled; ++c) shapes[c] = static_cast<std::uint8_t>(pair_shape_for(c));
+    return shapes;
+  }();
+  if (pack_limit == 0 && job.cols <= kTabled) return table[job.cols];
+  return pair_shape_for(job.cols, pair_shape_widths(), job.rows, pack_limit);
+}
+
 // Launch order of a pass's jobs: by shape (pair_shape_for with pack_limit), highest shape index first,
 // then by cells, largest first (grid-stride loops then end with short jobs), then by index. A stable
 // LSD radix sort on a 46-bit key (shape, 2^42 - 1 - cells; cells below 2^42 for sequences of at most
-// 2^21 residues), skipping the byte positions where all keys agree: O(n), no comparator. `order`
-// receives the permutation; the other vectors are scratch space, kept by the caller so that warm calls
-// allocate nothing.
+// 2^21 residues), skipping the byte positions where all keys agree: O(n), no comparator. With
+// `presorted` (the jobs already by cells, largest first, as the aligner batches pairs), a stable
+// counting sort by shape alone. `order` receives the permutation and `shapes` the shape at each
+// position; the other vectors are scratch space, kept by the caller so that warm calls allocate
+// nothing.
 struct JobOrderScratch {
   std::vector<std::uint64_t> keys, keys_tmp;
   std::vector<std::uint32_t> index_tmp;
+  std::vector<std::uint8_t> shape_of;
 };
 inline void order_pair_jobs(const PairJob* jobs, std::size_t count, std::vector<std::uint32_t>& order,
-                            JobOrderScratch& scratch, std::uint32_t pack_limit = 0) {
+                            std::vector<std::uint8_t>& shapes, JobOrderScratch& scratch, std::uint32_t pack_limit = 0,
+                            bool presorted = false) {
   constexpr std::uint64_t kCellMask = (std::uint64_t{1} << 42) - 1;
   order.resize(count);
+  shapes.resize(count);
+  if (presorted) {
+    scratch.shape_of.resize(count);
+    std::size_t start[kPairShapeCount + 1] = {};
+    for (std::size_t k = 0; k < count; ++k) {
+      const auto shape = static_cast<std::uint8_t>(job_shape(jobs[k], pack_limit));
+      scratch.shape_of[k] = shape;
+      ++start[kPairShapeCount - shape];  // highest shape first
+    }
+    for (int s = 0; s < kPairShapeCount; ++s) start[s + 1] += start[s];
+    for (std::size_t k = 0; k < count; ++k) {
+      const std::uint8_t shape = scratch.shape_of[k];
+      const std::size_t to = start[kPairShapeCount - 1 - shape]++;
+      order[to] = static_cast<std::uint32_t>(k);
+      shapes[to] = shape;
+    }
+    return;
+  }
   scratch.keys.resize(count);
   scratch.keys_tmp.resize(count);
   scratch.index_tmp.resize(count);
@@ -253,12 +288,10 @@ inline void order_pair_jobs(const PairJob* jobs, std::size_t count, std::vector<
   std::uint64_t* keys_tmp = scratch.keys_tmp.data();
   std::uint32_t* index = order.data();
   std::uint32_t* index_tmp = scratch.index_tmp.data();
-  constexpr PairShapeWidths widths = pair_shape_widths();
   std::uint64_t differ = 0;
   for (std::size_t k = 0; k < count; ++k) {
     const std::uint64_t cells = std::min(kCellMask, std::uint64_t{jobs[k].rows} * jobs[k].cols);
-    const auto shape = static_cast<std::uint64_t>(kPairShapeCount - 1 -
-                                                  pair_shape_for(jobs[k].cols, widths, jobs[k].rows, pack_limit));
+    const auto shape = static_cast<std::uint64_t>(kPairShapeCount - 1 - job_shape(jobs[k], pack_limit));
     keys[k] = (shape << 42) | (kCellMask - cells);
     index[k] = static_cast<std::uint32_t>(k);
     differ |= keys[k] ^ keys[0];
@@ -277,31 +310,45 @@ inline void order_pair_jobs(const PairJob* jobs, std::size_t count, std::vector<
     std::swap(index, index_tmp);
   }
   if (index != order.data()) std::copy(index, index + count, order.data());
+  for (std::size_t k = 0; k < count; ++k) shapes[k] = static_cast<std::uint8_t>(kPairShapeCount - 1 - (keys[k] >> 42));
 }
 
 // Contiguous parts of about equal weight: bounds[i], bounds[i + 1] delimit part i, from 0 to n; at
 // most `parts` parts, none empty (fewer when there are fewer items). prefix[k] = the weight of items
-// 0..k-1 (n + 1 values, non-decreasing). first_percent < 100 makes part 0 that share of the others'
-// weight (the aligner's first sub-batch, whose packing and upload nothing hides).
+// 0..k-1 (n + 1 values, non-decreasing). first_percent < 100 makes part 0 that share of the middle
+// parts' weight (the aligner's first sub-batch, whose packing and upload nothing hides), last_percent
+// the last part's (its reverse pass, which no forward work hides); with two parts, their ratio.
 inline void split_by_weight(const std::vector<std::uint64_t>& prefix, std::size_t parts, std::vector<std::size_t>& bounds,
-                            std::uint32_t first_percent = 100) {
+                            std::uint32_t first_percent = 100, std::uint32_t last_percent = 100) {
   bounds.assign(1, 0);
   const std::size_t n = prefix.empty() ? 0 : prefix.size() - 1;
   if (n == 0) return;
   parts = std::max<std::size_t>(1, std::min(parts, n));
   const std::uint64_t total = prefix[n] - prefix[0];
+  // Part weights in percent: first_percent, 100 for each middle part, last_percent.
+  const long double sum = parts == 1 ? 100.0L
+                                     : first_percent + last_percent + 100.0L * static_cast<long double>(parts - 2);
   for (std::size_t i = 1; i < parts; ++i) {
     std::uint64_t goal = prefix[0] + total / parts * i + total % parts * i / parts;  // total * i / parts
-    if (first_percent < 100) {  // total * (f + i - 1) / (parts - 1 + f), f = first_percent / 100
-      const long double share = (first_percent + 100.0L * static_cast<long double>(i - 1)) /
-                                (100.0L * static_cast<long double>(parts - 1) + first_percent);
-      goal = prefix[0] + static_cast<std::uint64_t>(static_cast<long double>(total) * share);
+    if (first_percent != 100 || last_percent != 100) {  // the weight of parts 0..i-1 over all
+      const long double before = first_percent + 100.0L * static_cast<long double>(i - 1);
+      goal = prefix[0] + static_cast<std::uint64_t>(static_cast<long double>(total) * before / sum);
     }
     auto k = static_cast<std::size_t>(std::lower_bound(prefix.begin(), prefix.end(), goal) - prefix.begin());
     k = std::min(std::max(k, bounds.back() + 1), n - (parts - i));  // one item at least to each part
     bounds.push_back(k);
   }
   bounds.push_back(n);
+}
+
+// Size classes of pairs by cells, for ordering them largest first (the aligner's sub-batches): 16 per
+// power of two (classes 6% apart), from 1 cell up to 2^64. Monotonic in cells.
+inline constexpr std::size_t kSizeClasses = 64 * 16;
+inline std::uint16_t pair_size_class(std::uint64_t cells) {
+  if (cells < 16) return static_cast<std::uint16_t>(cells);
+  const int log2 = 63 - __builtin_clzll(cells);
+  const auto fraction = static_cast<std::uint16_t>((cells >> (log2 - 4)) & 15u);  // the 4 bits after the leading 1
+  return static_cast<std::uint16_t>(log2 * 16 + fraction);
 }
 
 // Shapes that a pass with 1..max_cols columns can take: bit s for shape s (with pack_limit > 0, the
