@@ -115,7 +115,8 @@ class GpuPairAligner {
     // Pairs batched by size, largest first (within classes 6% apart, in input order): each forward
     // launch lasts at least as long as its longest job (one warp per pair: about 2 ms for 1,000 x
     // 1,000 residues on an H100), and a stream's launches run one after the other, so that pairs in
-    // input order made every sub-batch wait for its own longest pairs. False: input order.
+    // input order made every sub-batch wait for its own longest pairs. Inputs of more than one batch
+    // (2^28 residues or 4 M pairs) keep input order. False: input order.
     bool largest_first = true;
   };
   void set_sub_batch_limits(const SubBatchLimits& limits);
