@@ -9,7 +9,8 @@
 //                 the same kernel on the prefixes ending at the end, read backwards; its end is the
 //                 start. Global spans are the whole pair: no reverse pass.
 //
-// Pipeline. A batch is cut into up to 8 sub-batches of contiguous pairs and about equal cells. The
+// Pipeline. A batch's pairs are ordered by size, largest first (one warp aligns a pair, so the long
+// ones must start early), and cut into up to 8 sub-batches of contiguous pairs and about equal cells. The
 // calling thread (with a pool of host threads) packs sub-batch k + 1 into pinned memory, checks its
 // codes and orders its forward jobs while the device works on sub-batch k; nothing of a sub-batch
 // waits for the host once it is enqueued:
