@@ -149,6 +149,12 @@ double elapsed_seconds(const Event& from, const Event& to) {
 // A fixed pool of host threads that runs fn(begin, end) over chunks of [0, count), the calling thread
 // taking part; run() returns when every chunk is done. The workers start on the first parallel run and
 // are joined by the destructor. fn must not throw. One run at a time (the aligner's thread).
+//
+// Built for latency: align() runs several parallel passes of tens of microseconds before its first
+// upload, and a sleeping thread takes tens of microseconds to wake. So run() waits for the chunks, not
+// for the workers (one still waking finds the run over and goes back to wait), and a worker spins for
+// kSpin after a run before it sleeps again. A chunk is claimed by compare-and-swap on one word holding
+// the run's number and the next index, so that a worker late for one run can claim nothing of the next.
 class HostThreads {
  public:
   HostThreads() = default;
@@ -170,62 +176,78 @@ class HostThreads {
       return;
     }
     if (workers_.empty()) start();
+    std::uint64_t run = 0;
     {
       std::lock_guard<std::mutex> lock(mutex_);
       task_ = &fn;
       count_ = count;
       grain_ = grain;
-      next_.store(0);
-      active_ = workers_.size();
-      ++generation_;
+      done_.store(0, std::memory_order_relaxed);
+      run = ++run_;
+      claim_.store(run << kRunShift, std::memory_order_release);
     }
     wake_.notify_all();
-    work_chunks(fn, count, grain);
-    std::unique_lock<std::mutex> lock(mutex_);
-    done_.wait(lock, [&] { return active_ == 0; });
-    task_ = nullptr;
+    work(run, fn, count, grain);
+    while (done_.load(std::memory_order_acquire) < count) std::this_thread::yield();
   }
 
  private:
+  static constexpr int kRunShift = 40;  // claim_: run number above, next index below (< 2^40)
+  static constexpr std::uint64_t kIndexMask = (std::uint64_t{1} << kRunShift) - 1;
+  static constexpr std::chrono::microseconds kSpin{500};
+
   void start() {
     const unsigned threads = std::max(1u, std::min(kMaxHostThreads, std::thread::hardware_concurrency()));
     for (unsigned t = 1; t < threads; ++t) workers_.emplace_back([this] { worker(); });
   }
-  void work_chunks(const std::function<void(std::size_t, std::size_t)>& fn, std::size_t count, std::size_t grain) {
-    for (std::size_t begin = next_.fetch_add(grain); begin < count; begin = next_.fetch_add(grain))
-      fn(begin, std::min(count, begin + grain));
+  // Claims and runs chunks of run `run` until none is left (or another run has begun).
+  void work(std::uint64_t run, const std::function<void(std::size_t, std::size_t)>& fn, std::size_t count,
+            std::size_t grain) {
+    for (;;) {
+      std::uint64_t word = claim_.load(std::memory_order_acquire);
+      std::size_t begin = 0;
+      do {
+        begin = static_cast<std::size_t>(word & kIndexMask);
+        if (word >> kRunShift != run || begin >= count) return;
+      } while (!claim_.compare_exchange_weak(word, word + grain, std::memory_order_acq_rel));
+      const std::size_t end = std::min(count, begin + grain);
+      fn(begin, end);
+      done_.fetch_add(end - begin, std::memory_order_release);
+    }
   }
   void worker() {
     std::uint64_t seen = 0;
     for (;;) {
+      const auto until = std::chrono::steady_clock::now() + kSpin;
+      while (claim_.load(std::memory_order_acquire) >> kRunShift == seen && std::chrono::steady_clock::now() < until)
+        std::this_thread::yield();
       const std::function<void(std::size_t, std::size_t)>* task = nullptr;
       std::size_t count = 0;
       std::size_t grain = 0;
       {
         std::unique_lock<std::mutex> lock(mutex_);
-        wake_.wait(lock, [&] { return stop_ || generation_ != seen; });
+        wake_.wait(lock, [&] { return stop_ || run_ != seen; });
         if (stop_) return;
-        seen = generation_;
+        seen = run_;
         task = task_;
         count = count_;
         grain = grain_;
       }
-      work_chunks(*task, count, grain);
-      std::lock_guard<std::mutex> lock(mutex_);
-      if (--active_ == 0) done_.notify_one();
+      work(seen, *task, count, grain);
     }
   }
 
   std::mutex mutex_;
-  std::condition_variable wake_, done_;
+  std::condition_variable wake_;
   std::vector<std::thread> workers_;
+  // The current run, written under the mutex.
   const std::function<void(std::size_t, std::size_t)>* task_ = nullptr;
   std::size_t count_ = 0;
   std::size_t grain_ = 1;
-  std::atomic<std::size_t> next_{0};
-  std::size_t active_ = 0;
-  std::uint64_t generation_ = 0;
+  std::uint64_t run_ = 0;
   bool stop_ = false;
+  std::atomic<std::uint64_t> claim_{0};
+  std::atomic<std::size_t> done_{0};  // items of the current run done
 };
 
 // Residue codes -> compact codes (the profile's rows), in place.
@@ -301,6 +323,31 @@ int small_kernel_grid(std::size_t count) {
   return static_cast<int>(std::max<std::size_t>(1, std::min<std::size_t>((count + 255) / 256, 1024)));
 }
 
+// Columns a single-pass shape takes at most: a pass with more runs tile after tile, and its tile edges
+// need a word per row (the edge buffers' stride).
+constexpr std::uint32_t kSinglePassColumns =
+    static_cast<std::uint32_t>(kPairShapes[detail::kFirstTiledShape - 1].group * kPairShapes[detail::kFirstTiledShape - 1].regs);
+
+// The forward job of a pair whose residues are at `at` (query, then target).
+PairJob forward_job(std::uint64_t at, std::uint32_t m, std::uint32_t n, bool local) {
+  return local ? PairJob{at + m, at, n, m} : PairJob{at, at + m, m, n};
+}
+
+// A batch's layout, beyond the per-member vectors: its residues and the rows of its longest
+// multi-tile job (the tile-edge stride).
+struct LayoutTotals {
+  std::uint64_t residues = 0;
+  std::uint64_t stride = 0;
+};
+
+// Pairs of one size class in one chunk of align()'s first pass: counted there, then (the counting
+// sort) turned into where they go: position, residue offset and cell offset of the next one.
+struct ClassTally {
+  std::uint64_t pairs = 0;
+  std::uint64_t residues = 0;
+  std::uint64_t cells = 0;
+};
+
 // What align()'s first pass found in one chunk of the pairs.
 struct ChunkCount {
   std::size_t listed = 0;  // non-empty pairs
@@ -367,8 +414,10 @@ struct GpuPairAligner::Impl {
   PinnedBuffer<PairSpan> h_spans;
   PinnedBuffer<unsigned long long> h_errors;
   // Host plan, kept between calls.
-  std::vector<std::uint64_t> query_offset, target_offset, cell_prefix, chunk_sums, chunk_strides;
-  std::vector<PairJob> jobs;       // forward jobs in member order
+  // The batch's layout in member order: residues (query, then target) from query_offset, forward jobs,
+  // cells before each member (count + 1 values).
+  std::vector<std::uint64_t> query_offset, cell_prefix, chunk_sums, chunk_strides;
+  std::vector<PairJob> jobs;
   std::vector<std::uint32_t> order;  // per sub-batch: launch position -> member (relative to the sub-batch)
   std::vector<std::uint32_t> part_sorted;
   std::vector<std::uint8_t> part_shapes;  // the shape of each job of part_sorted
@@ -379,7 +428,7 @@ struct GpuPairAligner::Impl {
   std::vector<ChunkCount> chunk_counts;
   std::vector<std::size_t> listed_pairs;
   std::vector<std::uint16_t> size_class;
-  std::vector<std::uint32_t> size_histograms;
+  std::vector<ClassTally> class_tallies;  // [chunk][size class]
   HostThreads threads;
   Timings timings;
   // Tracing (set_trace): timing events recorded around launches and copies, read after the call.
@@ -504,8 +553,9 @@ struct GpuPairAligner::Impl {
 
   std::chrono::steady_clock::time_point call_start;  // of the align() call (Timings::host_first_upload)
 
+  LayoutTotals lay_out(const std::vector<PairTask>& pairs, const std::size_t* members, std::size_t count, bool local);
   void align_batch(const std::vector<PairTask>& pairs, const std::size_t* members, std::size_t count, AlignmentMode mode,
-                   std::vector<PairSpan>& out);
+                   const LayoutTotals& layout, std::vector<PairSpan>& out);
 };
 
 namespace {
@@ -521,27 +571,20 @@ unsigned char copy_codes(std::uint8_t* to, std::string_view codes) {
 
 }  // namespace
 
-// Aligns the pairs members[0..count) (non-empty sequences, valid lengths), whose residues fit one batch,
-// and writes their spans into `out`.
-void GpuPairAligner::Impl::align_batch(const std::vector<PairTask>& pairs, const std::size_t* members, std::size_t count,
-                                       AlignmentMode mode, std::vector<PairSpan>& out) {
-  auto clock = std::chrono::steady_clock::now();
-  const bool local = mode == AlignmentMode::local;
-  // Residue layout (member order: query, then target), forward jobs and cells: in chunks on the pool's
-  // threads (this loop over every pair delays the first upload: 1.2 ms for 100,000 pairs on one core of
-  // the H100 machine), residues and cells per chunk first, then each chunk from its offsets.
+// The layout of a batch in input order (a batch sorted largest first is laid out by align()'s sort):
+// in chunks on the pool's threads (this loop over every pair delays the first upload: 1.2 ms for
+// 100,000 pairs on one core of the H100 machine), residues and cells per chunk first, then each chunk
+// from its offsets.
+LayoutTotals GpuPairAligner::Impl::lay_out(const std::vector<PairTask>& pairs, const std::size_t* members,
+                                           std::size_t count, bool local) {
+  const auto clock = std::chrono::steady_clock::now();
   query_offset.resize(count);
-  target_offset.resize(count);
   cell_prefix.resize(count + 1);
   jobs.resize(count);
-  const std::uint32_t single_pass_columns =
-      static_cast<std::uint32_t>(kPairShapes[detail::kFirstTiledShape - 1].group * kPairShapes[detail::kFirstTiledShape - 1].regs);
   const std::size_t chunks = std::max<std::size_t>(1, std::min<std::size_t>(64, count / 2048));
   const std::uint64_t layout_bytes = chunks > 1 ? kParallelBytes : 0;  // in parallel from 4,096 pairs
   chunk_sums.assign(2 * (chunks + 1), 0);  // residues, then cells, before each chunk (after the scan)
-  // Per chunk, the rows of its longest multi-tile job (a tile edge holds one word per row; they bound the
-  // reverse jobs' rows too).
-  chunk_strides.assign(chunks, 0);
+  chunk_strides.assign(chunks, 0);         // the rows of each chunk's longest multi-tile job
   auto chunk_begin = [&](std::size_t c) { return count * c / chunks; };
   threads.run(chunks, 1, layout_bytes, [&](std::size_t first_chunk, std::size_t end_chunk) {
     for (std::size_t c = first_chunk; c < end_chunk; ++c) {
@@ -568,18 +611,28 @@ void GpuPairAligner::Impl::align_batch(const std::vector<PairTask>& pairs, const
         const auto m = static_cast<std::uint32_t>(pairs[members[i]].query.size());
         const auto n = static_cast<std::uint32_t>(pairs[members[i]].target.size());
         query_offset[i] = at;
-        target_offset[i] = at + m;
+        jobs[i] = forward_job(at, m, n, local);
         at += std::uint64_t{m} + n;
-        jobs[i] = local ? PairJob{target_offset[i], query_offset[i], n, m} : PairJob{query_offset[i], target_offset[i], m, n};
         cell_prefix[i] = cells;
         cells += std::uint64_t{m} * n;
-        if (jobs[i].cols > single_pass_columns) stride = std::max<std::uint64_t>(stride, jobs[i].rows);
+        if (jobs[i].cols > kSinglePassColumns) stride = std::max<std::uint64_t>(stride, jobs[i].rows);
       }
       chunk_strides[c] = stride;
     }
   });
   cell_prefix[count] = chunk_sums[2 * chunks + 1];
-  const std::uint64_t residues = chunk_sums[chunks];
+  timings.pack += seconds_since(clock);
+  trace_host("layout", 0, clock);
+  return LayoutTotals{chunk_sums[chunks], *std::max_element(chunk_strides.begin(), chunk_strides.end())};
+}
+
+// Aligns the pairs members[0..count) (non-empty sequences, valid lengths), whose residues fit one batch
+// and are laid out (query_offset, jobs, cell_prefix; `layout`), and writes their spans into `out`.
+void GpuPairAligner::Impl::align_batch(const std::vector<PairTask>& pairs, const std::size_t* members, std::size_t count,
+                                       AlignmentMode mode, const LayoutTotals& layout, std::vector<PairSpan>& out) {
+  auto clock = std::chrono::steady_clock::now();
+  const bool local = mode == AlignmentMode::local;
+  const std::uint64_t residues = layout.residues;
   timings.forward_cells += cell_prefix[count];
   const std::size_t parts = std::max<std::size_t>(
       1, std::min({std::max<std::size_t>(1, std::min<std::size_t>(64, sub_batch_limits.max_parts)),
@@ -594,8 +647,7 @@ void GpuPairAligner::Impl::align_batch(const std::vector<PairTask>& pairs, const
   timings.sub_batches += static_cast<std::uint32_t>(sub_batches);
 
   // Buffers and edges for the whole batch, before anything is enqueued (growing one synchronises).
-  const std::uint64_t max_stride = *std::max_element(chunk_strides.begin(), chunk_strides.end());
-  const std::size_t edge_words = edge_words_for(max_stride);
+  const std::size_t edge_words = edge_words_for(layout.stride);
   for (auto& edge : edges) ensure_device(edge, edge_words, device);
   ensure_pinned(h_residues, residues);
   ensure_pinned(h_jobs, count);
@@ -636,7 +688,7 @@ void GpuPairAligner::Impl::align_batch(const std::vector<PairTask>& pairs, const
       pass_pack_limit = std::min(pass_pack_limit, static_cast<std::uint32_t>(kernel_options.packed_length_limit));
   }
   timings.pack += seconds_since(clock);
-  trace_host("layout", 0, clock);
+  trace_host("plan", 0, clock);
 
   // Launches go round robin over the streams, continuing from sub-batch to sub-batch: pairs batched
   // largest first make sub-batches of one or two kernel shapes.
@@ -656,7 +708,8 @@ void GpuPairAligner::Impl::align_batch(const std::vector<PairTask>& pairs, const
       for (std::size_t i = first + begin; i < first + end; ++i) {
         const PairTask& task = pairs[members[i]];
         const unsigned char largest =
-            std::max(copy_codes(staged + query_offset[i], task.query), copy_codes(staged + target_offset[i], task.target));
+            std::max(copy_codes(staged + query_offset[i], task.query),
+                     copy_codes(staged + query_offset[i] + task.query.size(), task.target));
         if (largest >= alphabet_codes) bad_code.store(true);
       }
     });
@@ -681,7 +734,7 @@ void GpuPairAligner::Impl::align_batch(const std::vector<PairTask>& pairs, const
     for (std::size_t j = 0; j < n; ++j) {
       staged_jobs[j] = jobs[first + part_order[j]];
       max_cols = std::max(max_cols, staged_jobs[j].cols);
-      if (staged_jobs[j].cols > single_pass_columns)
+      if (staged_jobs[j].cols > kSinglePassColumns)
         reverse_stride = std::max<std::uint64_t>(reverse_stride, staged_jobs[j].rows);
     }
     timings.pack += seconds_since(clock);
@@ -968,21 +1021,26 @@ void GpuPairAligner::align(const std::vector<PairTask>& pairs, AlignmentMode mod
   out.resize(pairs.size());
   // In chunks on the pool's threads (one thread took 0.4-0.5 ms for 100,000 pairs, before the first
   // upload): each chunk lists its non-empty pairs at its own offset of `listed_pairs`, with their size
-  // classes and a histogram of them; then the lists close up into `work`, largest pairs first when the
-  // pairs make one batch and SubBatchLimits::largest_first is on (see there for why).
+  // classes and per class their count, residues and cells; then the lists close up into `work`. When the
+  // pairs make one batch and SubBatchLimits::largest_first is on (see there for why), that is a stable
+  // counting sort, largest pairs first, which also lays the batch out (residue offsets, forward jobs,
+  // cells before each pair): the tallies give each chunk's pairs of each class their position, residue
+  // and cell offsets, so no other pass over the pairs precedes the first sub-batch's packing.
   const bool largest_first = s.sub_batch_limits.largest_first;
+  const bool local = mode == AlignmentMode::local;
   s.listed_pairs.resize(pairs.size());
   s.size_class.resize(pairs.size());
   const std::size_t chunks = std::max<std::size_t>(1, std::min<std::size_t>(64, pairs.size() / 2048));
   auto chunk_begin = [&](std::size_t c) { return pairs.size() * c / chunks; };
   std::vector<ChunkCount>& counts = s.chunk_counts;
   counts.assign(chunks, ChunkCount{});
-  std::vector<std::uint32_t>& histograms = s.size_histograms;  // [chunk][size class]
-  if (largest_first) histograms.assign(chunks * detail::kSizeClasses, 0);
+  std::vector<ClassTally>& tallies = s.class_tallies;  // [chunk][size class]
+  if (largest_first) tallies.resize(chunks * detail::kSizeClasses);
   s.threads.run(chunks, 1, chunks > 1 ? kParallelBytes : 0, [&](std::size_t first_chunk, std::size_t end_chunk) {
     for (std::size_t c = first_chunk; c < end_chunk; ++c) {
       ChunkCount count;
-      std::uint32_t* histogram = largest_first ? histograms.data() + c * detail::kSizeClasses : nullptr;
+      ClassTally* tally = largest_first ? tallies.data() + c * detail::kSizeClasses : nullptr;
+      if (largest_first) std::fill(tally, tally + detail::kSizeClasses, ClassTally{});
       for (std::size_t k = chunk_begin(c); k < chunk_begin(c + 1); ++k) {
         const std::size_t m = pairs[k].query.size();
         const std::size_t n = pairs[k].target.size();
@@ -991,9 +1049,13 @@ void GpuPairAligner::align(const std::vector<PairTask>& pairs, AlignmentMode mod
           const std::size_t at = chunk_begin(c) + count.listed++;
           s.listed_pairs[at] = k;
           if (largest_first) {
-            const std::uint16_t size_class = detail::pair_size_class(std::uint64_t{m} * n);
+            const std::uint64_t cells = std::uint64_t{m} * n;
+            const std::uint16_t size_class = detail::pair_size_class(cells);
             s.size_class[at] = size_class;
-            ++histogram[size_class];
+            ClassTally& t = tally[size_class];
+            ++t.pairs;
+            t.residues += m + n;
+            t.cells += cells;
             count.smallest_class = std::min(count.smallest_class, size_class);
             count.largest_class = std::max(count.largest_class, size_class);
           }
@@ -1002,7 +1064,7 @@ void GpuPairAligner::align(const std::vector<PairTask>& pairs, AlignmentMode mod
         }
         PairSpan& span = out[k];
         span = PairSpan{};
-        if (mode == AlignmentMode::local || (mode == AlignmentMode::semiglobal && m == 0)) continue;
+        if (local || (mode == AlignmentMode::semiglobal && m == 0)) continue;
         const auto gap = static_cast<std::uint32_t>(m + n);  // one of them is 0
         span.score = gap == 0 ? 0 : -(s.open + static_cast<int>(gap) * s.extend);
         span.query_end = static_cast<std::uint32_t>(m);
@@ -1026,9 +1088,10 @@ void GpuPairAligner::align(const std::vector<PairTask>& pairs, AlignmentMode mod
   std::vector<std::size_t>& work = s.work;
   work.resize(listed);
   // Inputs of several batches keep input order: sorted, their last batch held only the smallest pairs,
-  // whose host packing then outlasted the device (1 M pairs, H100: 849 against 925 GCUPS).
+  // whose host packing then outlasted the device (1 M pairs, H100: 849 against 925 GCUPS). Free device
+  // memory (0.06 ms to ask) matters only for work larger than the buffers of an earlier call.
   std::uint64_t batch_residues = kBatchResidues;
-  if (listed > 0) {
+  if (listed > 0 && (work_residues > s.d_residues.size() || listed > s.d_jobs.size())) {
     std::size_t free_bytes = 0;
     std::size_t total_bytes = 0;
     WARPSEARCH_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
@@ -1036,24 +1099,47 @@ void GpuPairAligner::align(const std::vector<PairTask>& pairs, AlignmentMode mod
   }
   const bool one_batch = work_residues <= batch_residues && listed <= kBatchPairs;
   s.batch_presorted = largest_first && one_batch;
+  LayoutTotals layout;
   if (s.batch_presorted) {
-    // Where each chunk's pairs of each size class go: classes from the largest, chunks in order (a
-    // stable counting sort); the histograms become those offsets.
-    std::size_t at = 0;
+    // Where each chunk's pairs of each size class go: classes from the largest, chunks in order (stable).
+    ClassTally next;
     for (std::size_t size_class = largest_class + 1; size_class-- > smallest_class;)
       for (std::size_t c = 0; c < chunks; ++c) {
-        std::uint32_t& slot = histograms[c * detail::kSizeClasses + size_class];
-        const std::uint32_t n = slot;
-        slot = static_cast<std::uint32_t>(at);
-        at += n;
+        ClassTally& t = tallies[c * detail::kSizeClasses + size_class];
+        const ClassTally here = t;
+        t = next;
+        next.pairs += here.pairs;
+        next.residues += here.residues;
+        next.cells += here.cells;
       }
+    s.query_offset.resize(listed);
+    s.cell_prefix.resize(listed + 1);
+    s.jobs.resize(listed);
+    s.cell_prefix[listed] = next.cells;
+    s.chunk_strides.assign(chunks, 0);
     s.threads.run(chunks, 1, chunks > 1 ? kParallelBytes : 0, [&](std::size_t first_chunk, std::size_t end_chunk) {
       for (std::size_t c = first_chunk; c < end_chunk; ++c) {
-        std::uint32_t* offsets = histograms.data() + c * detail::kSizeClasses;
-        for (std::size_t i = chunk_begin(c); i < chunk_begin(c) + counts[c].listed; ++i)
-          work[offsets[s.size_class[i]]++] = s.listed_pairs[i];
+        ClassTally* cursor = tallies.data() + c * detail::kSizeClasses;
+        std::uint64_t stride = 0;
+        for (std::size_t i = chunk_begin(c); i < chunk_begin(c) + counts[c].listed; ++i) {
+          const std::size_t k = s.listed_pairs[i];
+          const auto m = static_cast<std::uint32_t>(pairs[k].query.size());
+          const auto n = static_cast<std::uint32_t>(pairs[k].target.size());
+          ClassTally& t = cursor[s.size_class[i]];
+          const std::size_t to = t.pairs++;
+          work[to] = k;
+          s.query_offset[to] = t.residues;
+          s.cell_prefix[to] = t.cells;
+          const PairJob job = forward_job(t.residues, m, n, local);
+          s.jobs[to] = job;
+          t.residues += std::uint64_t{m} + n;
+          t.cells += std::uint64_t{m} * n;
+          if (job.cols > kSinglePassColumns) stride = std::max<std::uint64_t>(stride, job.rows);
+        }
+        s.chunk_strides[c] = stride;
       }
     });
+    layout = LayoutTotals{work_residues, *std::max_element(s.chunk_strides.begin(), s.chunk_strides.end())};
   } else {
     std::size_t to = 0;
     for (std::size_t c = 0; c < chunks; ++c)
@@ -1068,7 +1154,8 @@ void GpuPairAligner::align(const std::vector<PairTask>& pairs, AlignmentMode mod
   s.trace_host("check", 0, clock);
   if (work.empty()) return;
   if (one_batch) {
-    s.align_batch(pairs, work.data(), work.size(), mode, out);
+    if (!s.batch_presorted) layout = s.lay_out(pairs, work.data(), work.size(), local);
+    s.align_batch(pairs, work.data(), work.size(), mode, layout, out);
     if (s.tracing) s.finish_trace();
     return;
   }
@@ -1078,7 +1165,8 @@ void GpuPairAligner::align(const std::vector<PairTask>& pairs, AlignmentMode mod
     const std::uint64_t size = i < work.size() ? pairs[work[i]].query.size() + pairs[work[i]].target.size() : 0;
     const bool flush = i == work.size() || (i > first && (residues + size > batch_residues || i - first >= kBatchPairs));
     if (flush && i > first) {
-      s.align_batch(pairs, work.data() + first, i - first, mode, out);
+      layout = s.lay_out(pairs, work.data() + first, i - first, local);
+      s.align_batch(pairs, work.data() + first, i - first, mode, layout, out);
       first = i;
       residues = 0;
     }
