@@ -96,6 +96,56 @@ TEST_CASE("Pair plan: sub-batches are contiguous, non-empty and balanced", "[pai
   }
 }
 
+// A batch sorted by size class is cut from its runs' weights alone (split_runs_by_weight): with equal
+// cells within each run that is split_by_weight of the exact prefix; with cells varying inside a run
+// (a class spans 1/16), still contiguous, non-empty parts of about the asked weights.
+TEST_CASE("Pair plan: sub-batches of pairs sorted by size class", "[pairs][plan]") {
+  std::mt19937_64 rng(17);
+  std::vector<std::size_t> exact, from_runs;
+  for (int trial = 0; trial < 300; ++trial) {
+    const std::size_t run_count = trial == 0 ? 0 : rng() % (trial < 100 ? 4 : 120) + 1;
+    const bool uniform = trial % 2 == 0;
+    std::vector<detail::SizeClassRun> runs;
+    std::vector<std::uint64_t> prefix(1, 0);
+    std::uint64_t base = std::uint64_t{1} << (rng() % 20 + 20);
+    for (std::size_t r = 0; r < run_count; ++r, base -= base / 16) {
+      detail::SizeClassRun run;
+      run.size_class = static_cast<std::uint16_t>(1000 - r);
+      run.first_position = prefix.size() - 1;
+      run.first_cells = prefix.back();
+      run.pairs = rng() % (trial % 3 == 0 ? 3 : 2000) + 1;
+      for (std::uint64_t k = 0; k < run.pairs; ++k) {
+        const std::uint64_t cells = uniform ? base : base - rng() % (base / 16 + 1);
+        run.cells += cells;
+        prefix.push_back(prefix.back() + cells);
+      }
+      runs.push_back(run);
+    }
+    const std::size_t n = prefix.size() - 1;
+    for (const std::size_t parts : {1, 2, 3, 8, 64}) {
+      for (const std::uint32_t first : {50u, 100u}) {
+        detail::split_runs_by_weight(runs, parts, from_runs, first, 100);
+        INFO("trial " << trial << ": " << run_count << " runs, " << n << " pairs, " << parts << " parts, first " << first);
+        REQUIRE(from_runs.front() == 0);
+        REQUIRE(from_runs.back() == n);
+        CHECK(from_runs.size() - 1 == (n == 0 ? 0 : std::min(parts, n)));
+        for (std::size_t i = 0; i + 1 < from_runs.size(); ++i) CHECK(from_runs[i] < from_runs[i + 1]);
+        detail::split_by_weight(prefix, parts, exact, first, 100);
+        if (uniform) CHECK(from_runs == exact);
+        // Each boundary off the exact one's by at most what interpolation can miss: a class's spread
+        // (1/16 of its run) and a pair.
+        std::uint64_t allowance = 0;
+        for (const auto& run : runs) allowance = std::max(allowance, run.cells / 16 + run.cells / run.pairs + 1);
+        REQUIRE(exact.size() == from_runs.size());
+        for (std::size_t i = 0; i < exact.size(); ++i) {
+          const std::uint64_t a = prefix[from_runs[i]], b = prefix[exact[i]];
+          CHECK((a > b ? a - b : b - a) <= allowance);
+        }
+      }
+    }
+  }
+}
+
 TEST_CASE("Pair plan: the shapes of passes up to a column count", "[pairs][plan]") {
   for (const std::uint32_t max_cols : {1u, 16u, 17u, 100u, 192u, 193u, 256u, 257u, 500u, 700u, 1000u, 1536u, 2000u,
                                        4096u, 5000u, 100000u}) {

@@ -58,8 +58,9 @@ def summarise(path):
     end = max(r["end"] for r in device)
     print(f"== {path}")
     for r in host:
-        if r["what"] in ("check", "layout", "plan") or r["sub_batch"] in ("0", "1"):
-            print(f"  host {r['what']:8s} sub-batch {r['sub_batch']}: {r['begin']:.3f} .. {r['end']:.3f}")
+        if r["what"] in ("lengths", "offsets", "sort", "check", "layout", "plan") or r["sub_batch"] in ("0", "1"):
+            threads = f" ({r['jobs']} threads)" if r["jobs"] not in ("", "0") else ""
+            print(f"  host {r['what']:8s} sub-batch {r['sub_batch']}: {r['begin']:.3f} .. {r['end']:.3f}{threads}")
     last_host = max(r["end"] for r in host) if host else 0
     print(f"  host done at {last_host:.3f} ms")
     first_forward = min(r["begin"] for r in forward)

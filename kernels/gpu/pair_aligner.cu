@@ -151,9 +151,11 @@ double elapsed_seconds(const Event& from, const Event& to) {
 // are joined by the destructor. fn must not throw. One run at a time (the aligner's thread).
 //
 // Built for latency: align() runs several parallel passes of tens of microseconds before its first
-// upload, and a sleeping thread takes tens of microseconds to wake. So run() waits for the chunks, not
-// for the workers (one still waking finds the run over and goes back to wait), and a worker spins for
-// kSpin after a run before it sleeps again. A chunk is claimed by compare-and-swap on one word holding
+// upload, and a sleeping thread takes tens to hundreds of microseconds to wake (on the H100 machine the
+// calling thread did most of the first passes alone). So run() waits for the chunks, not for the
+// workers (one still waking finds the run over and goes back to wait), and a worker spins (yielding)
+// for kSpin after a run before it sleeps again: long enough to stay awake from one align() call to
+// the next under a steady load, as OpenMP runtimes keep their threads (Intel's: 200 ms). A chunk is claimed by compare-and-swap on one word holding
 // the run's number and the next index, so that a worker late for one run can claim nothing of the next.
 class HostThreads {
  public:
@@ -172,6 +174,7 @@ class HostThreads {
   void run(std::size_t count, std::size_t grain, std::uint64_t bytes, const std::function<void(std::size_t, std::size_t)>& fn) {
     grain = std::max<std::size_t>(1, grain);
     if (bytes < kParallelBytes || count <= grain) {
+      participants_.store(1, std::memory_order_relaxed);
       if (count > 0) fn(0, count);
       return;
     }
@@ -183,6 +186,7 @@ class HostThreads {
       count_ = count;
       grain_ = grain;
       done_.store(0, std::memory_order_relaxed);
+      participants_.store(0, std::memory_order_relaxed);
       run = ++run_;
       claim_.store(run << kRunShift, std::memory_order_release);
     }
@@ -190,11 +194,13 @@ class HostThreads {
     work(run, fn, count, grain);
     while (done_.load(std::memory_order_acquire) < count) std::this_thread::yield();
   }
+  // Threads that ran chunks of the last run, the caller included (for traces).
+  unsigned last_participants() const { return participants_.load(std::memory_order_relaxed); }
 
  private:
   static constexpr int kRunShift = 40;  // claim_: run number above, next index below (< 2^40)
   static constexpr std::uint64_t kIndexMask = (std::uint64_t{1} << kRunShift) - 1;
-  static constexpr std::chrono::microseconds kSpin{500};
+  static constexpr std::chrono::milliseconds kSpin{20};
 
   void start() {
     const unsigned threads = std::max(1u, std::min(kMaxHostThreads, std::thread::hardware_concurrency()));
@@ -203,13 +209,14 @@ class HostThreads {
   // Claims and runs chunks of run `run` until none is left (or another run has begun).
   void work(std::uint64_t run, const std::function<void(std::size_t, std::size_t)>& fn, std::size_t count,
             std::size_t grain) {
-    for (;;) {
+    for (bool first = true;; first = false) {
       std::uint64_t word = claim_.load(std::memory_order_acquire);
       std::size_t begin = 0;
       do {
         begin = static_cast<std::size_t>(word & kIndexMask);
         if (word >> kRunShift != run || begin >= count) return;
       } while (!claim_.compare_exchange_weak(word, word + grain, std::memory_order_acq_rel));
+      if (first) participants_.fetch_add(1, std::memory_order_relaxed);
       const std::size_t end = std::min(count, begin + grain);
       fn(begin, end);
       done_.fetch_add(end - begin, std::memory_order_release);
@@ -248,6 +255,7 @@ class HostThreads {
   bool stop_ = false;
   std::atomic<std::uint64_t> claim_{0};
   std::atomic<std::size_t> done_{0};  // items of the current run done
+  std::atomic<unsigned> participants_{0};
 };
 
 // Residue codes -> compact codes (the profile's rows), in place.
@@ -333,10 +341,11 @@ PairJob forward_job(std::uint64_t at, std::uint32_t m, std::uint32_t n, bool loc
   return local ? PairJob{at + m, at, n, m} : PairJob{at, at + m, m, n};
 }
 
-// A batch's layout, beyond the per-member vectors: its residues and the rows of its longest
-// multi-tile job (the tile-edge stride).
+// A batch's totals: residues, forward cells and the rows of its longest multi-tile job (the tile-edge
+// stride).
 struct LayoutTotals {
   std::uint64_t residues = 0;
+  std::uint64_t cells = 0;
   std::uint64_t stride = 0;
 };
 
@@ -352,6 +361,8 @@ struct ClassTally {
 struct ChunkCount {
   std::size_t listed = 0;  // non-empty pairs
   std::uint64_t residues = 0;
+  std::uint64_t cells = 0;
+  std::uint64_t stride = 0;  // rows of its longest multi-tile forward job
   bool too_long = false;
   std::uint16_t smallest_class = 0xFFFF;  // of their size classes (the histogram's non-zero range)
   std::uint16_t largest_class = 0;
@@ -427,8 +438,11 @@ struct GpuPairAligner::Impl {
   bool batch_presorted = false;    // work is by size, largest first (SubBatchLimits::largest_first)
   std::vector<ChunkCount> chunk_counts;
   std::vector<std::size_t> listed_pairs;
-  std::vector<std::uint16_t> size_class;
-  std::vector<ClassTally> class_tallies;  // [chunk][size class]
+  std::vector<std::uint16_t> size_class_of;  // of listed_pairs
+  std::vector<ClassTally> class_tallies;  // [size class][chunk], within each chunk's class range
+  std::vector<detail::SizeClassRun> class_runs;  // of a batch sorted by size class (batch_presorted)
+  std::size_t sort_chunks = 1;  // align()'s chunks of the pairs: sort_pairs * c / sort_chunks on
+  std::size_t sort_pairs = 0;
   HostThreads threads;
   Timings timings;
   // Tracing (set_trace): timing events recorded around launches and copies, read after the call.
@@ -463,12 +477,13 @@ struct GpuPairAligner::Impl {
                                         static_cast<std::uint32_t>(jobs), 0, 0},
                              begin, end});
   }
-  void trace_host(const char* what, std::size_t part, std::chrono::steady_clock::time_point begin) {
+  void trace_host(const char* what, std::size_t part, std::chrono::steady_clock::time_point begin,
+                  std::uint32_t threads_used = 0) {
     if (!tracing) return;
     const auto since_start = [&](std::chrono::steady_clock::time_point t) {
       return std::chrono::duration<double>(t - call_start).count();
     };
-    trace.push_back(TraceEntry{what, static_cast<int>(part), -2, -1, 0, since_start(begin),
+    trace.push_back(TraceEntry{what, static_cast<int>(part), -2, -1, threads_used, since_start(begin),
                                since_start(std::chrono::steady_clock::now())});
   }
   // After the call's work is done: the device entries' times.
@@ -553,7 +568,16 @@ struct GpuPairAligner::Impl {
 
   std::chrono::steady_clock::time_point call_start;  // of the align() call (Timings::host_first_upload)
 
+  std::size_t sub_batch_parts(std::uint64_t residues, std::size_t count) const {
+    return std::max<std::size_t>(
+        1, std::min({std::max<std::size_t>(1, std::min<std::size_t>(64, sub_batch_limits.max_parts)),
+                     static_cast<std::size_t>(residues / std::max<std::uint64_t>(1, sub_batch_limits.residues)),
+                     count / std::max<std::size_t>(1, sub_batch_limits.min_pairs)}));
+  }
+  std::uint32_t first_percent() const { return std::max<std::uint32_t>(1, std::min<std::uint32_t>(100, sub_batch_limits.first_percent)); }
+  std::uint32_t last_percent() const { return std::max<std::uint32_t>(1, std::min<std::uint32_t>(100, sub_batch_limits.last_percent)); }
   LayoutTotals lay_out(const std::vector<PairTask>& pairs, const std::size_t* members, std::size_t count, bool local);
+  void lay_out_sorted(const std::vector<PairTask>& pairs, std::size_t begin, std::size_t end, bool local);
   void align_batch(const std::vector<PairTask>& pairs, const std::size_t* members, std::size_t count, AlignmentMode mode,
                    const LayoutTotals& layout, std::vector<PairSpan>& out);
 };
@@ -621,28 +645,67 @@ LayoutTotals GpuPairAligner::Impl::lay_out(const std::vector<PairTask>& pairs, c
     }
   });
   cell_prefix[count] = chunk_sums[2 * chunks + 1];
+  const LayoutTotals totals{chunk_sums[chunks], cell_prefix[count],
+                            *std::max_element(chunk_strides.begin(), chunk_strides.end())};
+  detail::split_by_weight(cell_prefix, sub_batch_parts(totals.residues, count), bounds, first_percent(), last_percent());
   timings.pack += seconds_since(clock);
   trace_host("layout", 0, clock);
-  return LayoutTotals{chunk_sums[chunks], *std::max_element(chunk_strides.begin(), chunk_strides.end())};
+  return totals;
 }
 
-// Aligns the pairs members[0..count) (non-empty sequences, valid lengths), whose residues fit one batch
-// and are laid out (query_offset, jobs, cell_prefix; `layout`), and writes their spans into `out`.
+// Positions [begin, end) of a batch that align() sorted by size class (batch_presorted): their pairs
+// (work), residue offsets and forward jobs, from the offsets the sort left in the class tallies. Each
+// chunk walks its pairs of the classes those positions hold and keeps those that land inside. Laid out
+// sub-batch by sub-batch, just before packing: only the first one's layout precedes the first upload
+// (the whole batch's, scattered by size class, took 0.3-0.5 ms of 16 threads on the H100 machine).
+void GpuPairAligner::Impl::lay_out_sorted(const std::vector<PairTask>& pairs, std::size_t begin, std::size_t end,
+                                          bool local) {
+  auto run_of = [&](std::size_t position) {
+    return std::upper_bound(class_runs.begin(), class_runs.end(), position,
+                            [](std::size_t p, const detail::SizeClassRun& run) { return p < run.first_position; }) -
+           1;
+  };
+  const std::size_t largest = run_of(begin)->size_class;
+  const std::size_t smallest = run_of(end - 1)->size_class;
+  const std::size_t chunks = sort_chunks;
+  threads.run(chunks, 1, chunks > 1 ? kParallelBytes : 0, [&](std::size_t first_chunk, std::size_t end_chunk) {
+    for (std::size_t c = first_chunk; c < end_chunk; ++c) {
+      const ChunkCount& count = chunk_counts[c];
+      const std::size_t low = std::max<std::size_t>(smallest, count.smallest_class);
+      const std::size_t high = std::min<std::size_t>(largest, count.largest_class);
+      if (count.listed == 0 || low > high) continue;
+      std::array<ClassTally, detail::kSizeClasses> cursor;  // this chunk's, here (no false sharing)
+      for (std::size_t size_class = low; size_class <= high; ++size_class)
+        cursor[size_class] = class_tallies[size_class * chunks + c];
+      const std::size_t chunk_begin = sort_pairs * c / chunks;
+      for (std::size_t i = chunk_begin; i < chunk_begin + count.listed; ++i) {
+        const std::size_t size_class = size_class_of[i];
+        if (size_class < low || size_class > high) continue;
+        const std::size_t k = listed_pairs[i];
+        const auto m = static_cast<std::uint32_t>(pairs[k].query.size());
+        const auto n = static_cast<std::uint32_t>(pairs[k].target.size());
+        ClassTally& t = cursor[size_class];
+        const std::uint64_t to = t.pairs++;
+        if (to >= begin && to < end) {
+          work[to] = k;
+          query_offset[to] = t.residues;
+          jobs[to] = forward_job(t.residues, m, n, local);
+        }
+        t.residues += std::uint64_t{m} + n;
+      }
+    }
+  });
+}
+
+// Aligns the pairs members[0..count) (non-empty sequences, valid lengths), whose residues fit one batch,
+// cut into sub-batches (bounds) and laid out (query_offset, jobs; a batch sorted by size class one
+// sub-batch at a time, here), and writes their spans into `out`.
 void GpuPairAligner::Impl::align_batch(const std::vector<PairTask>& pairs, const std::size_t* members, std::size_t count,
                                        AlignmentMode mode, const LayoutTotals& layout, std::vector<PairSpan>& out) {
   auto clock = std::chrono::steady_clock::now();
   const bool local = mode == AlignmentMode::local;
   const std::uint64_t residues = layout.residues;
-  timings.forward_cells += cell_prefix[count];
-  const std::size_t parts = std::max<std::size_t>(
-      1, std::min({std::max<std::size_t>(1, std::min<std::size_t>(64, sub_batch_limits.max_parts)),
-                   static_cast<std::size_t>(residues / std::max<std::uint64_t>(1, sub_batch_limits.residues)),
-                   count / std::max<std::size_t>(1, sub_batch_limits.min_pairs)}));
-  const std::uint32_t first_percent =
-      std::max<std::uint32_t>(1, std::min<std::uint32_t>(100, sub_batch_limits.first_percent));
-  const std::uint32_t last_percent =
-      std::max<std::uint32_t>(1, std::min<std::uint32_t>(100, sub_batch_limits.last_percent));
-  detail::split_by_weight(cell_prefix, parts, bounds, first_percent, last_percent);
+  timings.forward_cells += layout.cells;
   const std::size_t sub_batches = bounds.size() - 1;
   timings.sub_batches += static_cast<std::uint32_t>(sub_batches);
 
@@ -698,8 +761,11 @@ void GpuPairAligner::Impl::align_batch(const std::vector<PairTask>& pairs, const
     clock = std::chrono::steady_clock::now();
     const std::size_t first = bounds[part];
     const std::size_t n = bounds[part + 1] - first;
+    if (batch_presorted) lay_out_sorted(pairs, first, first + n, local);
+    const PairTask& last_pair = pairs[members[first + n - 1]];
     const std::uint64_t residue_first = query_offset[first];
-    const std::uint64_t residue_count = (part + 1 < sub_batches ? query_offset[first + n] : residues) - residue_first;
+    const std::uint64_t residue_count =
+        query_offset[first + n - 1] + last_pair.query.size() + last_pair.target.size() - residue_first;
     // Pack and check (host threads), then the launch order of the forward jobs.
     std::atomic<bool> bad_code{false};
     std::uint8_t* staged = h_residues.get();
@@ -738,7 +804,7 @@ void GpuPairAligner::Impl::align_batch(const std::vector<PairTask>& pairs, const
         reverse_stride = std::max<std::uint64_t>(reverse_stride, staged_jobs[j].rows);
     }
     timings.pack += seconds_since(clock);
-    trace_host("pack", part, clock);
+    trace_host("pack", part, clock, threads.last_participants());
 
     SubBatchEvents& ev = *events[part];
     clock = std::chrono::steady_clock::now();
@@ -877,16 +943,25 @@ void GpuPairAligner::Impl::align_batch(const std::vector<PairTask>& pairs, const
                              ": the reverse pass scores " + std::to_string(reverse_score) + ", the forward pass " +
                              std::to_string(spans[j].score));
     }
-    for (std::size_t j = 0; j < n; ++j) {
-      const PairSpan& span = spans[j];
-      out[members[first + part_order[j]]] = span;
-      if (local ? span.score > 0 : mode == AlignmentMode::semiglobal && span.target_end > 0)
-        timings.reverse_cells += local ? std::uint64_t{span.target_end} * span.query_end
-                                       : std::uint64_t{span.query_end} * span.target_end;
-      if (local && span.score > 0)
-        timings.reverse_cells_to_start += std::uint64_t{span.target_end - span.target_begin} * span.query_end;
-    }
+    // Into `out` on the pool's threads: the writes land all over it (members by size), a cache miss
+    // each; the last sub-batch, the one with the most pairs, is the call's host tail.
+    std::atomic<std::uint64_t> reverse_cells{0}, reverse_cells_to_start{0};
+    threads.run(n, 2048, n * 64, [&](std::size_t begin, std::size_t end) {
+      std::uint64_t cells = 0, cells_to_start = 0;
+      for (std::size_t j = begin; j < end; ++j) {
+        const PairSpan& span = spans[j];
+        out[members[first + part_order[j]]] = span;
+        if (local ? span.score > 0 : mode == AlignmentMode::semiglobal && span.target_end > 0)
+          cells += local ? std::uint64_t{span.target_end} * span.query_end : std::uint64_t{span.query_end} * span.target_end;
+        if (local && span.score > 0) cells_to_start += std::uint64_t{span.target_end - span.target_begin} * span.query_end;
+      }
+      reverse_cells.fetch_add(cells, std::memory_order_relaxed);
+      reverse_cells_to_start.fetch_add(cells_to_start, std::memory_order_relaxed);
+    });
+    timings.reverse_cells += reverse_cells.load();
+    timings.reverse_cells_to_start += reverse_cells_to_start.load();
     timings.pack += seconds_since(clock);
+    trace_host("spans", part, clock, threads.last_participants());
     timings.upload += elapsed_seconds(ev.upload_begin, ev.upload_end);
     timings.forward += elapsed_seconds(ev.forward_begin, ev.forward_end);
     timings.reverse += elapsed_seconds(ev.forward_end, ev.reverse_end);
@@ -1028,19 +1103,22 @@ void GpuPairAligner::align(const std::vector<PairTask>& pairs, AlignmentMode mod
   // and cell offsets, so no other pass over the pairs precedes the first sub-batch's packing.
   const bool largest_first = s.sub_batch_limits.largest_first;
   const bool local = mode == AlignmentMode::local;
-  s.listed_pairs.resize(pairs.size());
-  s.size_class.resize(pairs.size());
   const std::size_t chunks = std::max<std::size_t>(1, std::min<std::size_t>(64, pairs.size() / 2048));
   auto chunk_begin = [&](std::size_t c) { return pairs.size() * c / chunks; };
+  s.listed_pairs.resize(pairs.size());
+  s.size_class_of.resize(pairs.size());
+  s.sort_chunks = chunks;
+  s.sort_pairs = pairs.size();
   std::vector<ChunkCount>& counts = s.chunk_counts;
   counts.assign(chunks, ChunkCount{});
-  std::vector<ClassTally>& tallies = s.class_tallies;  // [chunk][size class]
+  // Tallies [size class][chunk], so that the offsets' serial pass reads them in order; each chunk counts
+  // in its own array and writes out its classes' range (the other entries are stale, never read).
+  std::vector<ClassTally>& tallies = s.class_tallies;
   if (largest_first) tallies.resize(chunks * detail::kSizeClasses);
   s.threads.run(chunks, 1, chunks > 1 ? kParallelBytes : 0, [&](std::size_t first_chunk, std::size_t end_chunk) {
     for (std::size_t c = first_chunk; c < end_chunk; ++c) {
       ChunkCount count;
-      ClassTally* tally = largest_first ? tallies.data() + c * detail::kSizeClasses : nullptr;
-      if (largest_first) std::fill(tally, tally + detail::kSizeClasses, ClassTally{});
+      std::array<ClassTally, detail::kSizeClasses> tally{};
       for (std::size_t k = chunk_begin(c); k < chunk_begin(c + 1); ++k) {
         const std::size_t m = pairs[k].query.size();
         const std::size_t n = pairs[k].target.size();
@@ -1051,7 +1129,7 @@ void GpuPairAligner::align(const std::vector<PairTask>& pairs, AlignmentMode mod
           if (largest_first) {
             const std::uint64_t cells = std::uint64_t{m} * n;
             const std::uint16_t size_class = detail::pair_size_class(cells);
-            s.size_class[at] = size_class;
+            s.size_class_of[at] = size_class;
             ClassTally& t = tally[size_class];
             ++t.pairs;
             t.residues += m + n;
@@ -1060,6 +1138,9 @@ void GpuPairAligner::align(const std::vector<PairTask>& pairs, AlignmentMode mod
             count.largest_class = std::max(count.largest_class, size_class);
           }
           count.residues += m + n;
+          count.cells += std::uint64_t{m} * n;
+          const std::size_t rows = local ? n : m;  // forward_job's
+          if ((local ? m : n) > kSinglePassColumns) count.stride = std::max<std::uint64_t>(count.stride, rows);
           continue;
         }
         PairSpan& span = out[k];
@@ -1070,9 +1151,12 @@ void GpuPairAligner::align(const std::vector<PairTask>& pairs, AlignmentMode mod
         span.query_end = static_cast<std::uint32_t>(m);
         span.target_end = mode == AlignmentMode::global ? static_cast<std::uint32_t>(n) : 0;
       }
+      for (std::size_t size_class = count.smallest_class; size_class <= count.largest_class; ++size_class)
+        tallies[size_class * chunks + c] = tally[size_class];
       counts[c] = count;
     }
   });
+  s.trace_host("lengths", 0, clock, s.threads.last_participants());
   bool too_long = false;
   std::uint64_t work_residues = 0;
   std::size_t listed = 0;
@@ -1101,45 +1185,36 @@ void GpuPairAligner::align(const std::vector<PairTask>& pairs, AlignmentMode mod
   s.batch_presorted = largest_first && one_batch;
   LayoutTotals layout;
   if (s.batch_presorted) {
-    // Where each chunk's pairs of each size class go: classes from the largest, chunks in order (stable).
+    // Where each chunk's pairs of each size class go: classes from the largest, chunks in order (a
+    // stable counting sort); the runs of positions per class cut the sub-batches, and each sub-batch is
+    // laid out just before it is packed (lay_out_sorted).
     ClassTally next;
-    for (std::size_t size_class = largest_class + 1; size_class-- > smallest_class;)
+    std::uint64_t stride = 0;
+    s.class_runs.clear();
+    for (std::size_t size_class = largest_class + 1; size_class-- > smallest_class;) {
+      detail::SizeClassRun run;
+      run.size_class = static_cast<std::uint16_t>(size_class);
+      run.first_position = next.pairs;
+      run.first_cells = next.cells;
       for (std::size_t c = 0; c < chunks; ++c) {
-        ClassTally& t = tallies[c * detail::kSizeClasses + size_class];
+        if (size_class < counts[c].smallest_class || size_class > counts[c].largest_class) continue;
+        ClassTally& t = tallies[size_class * chunks + c];
         const ClassTally here = t;
         t = next;
         next.pairs += here.pairs;
         next.residues += here.residues;
         next.cells += here.cells;
       }
+      run.pairs = next.pairs - run.first_position;
+      run.cells = next.cells - run.first_cells;
+      if (run.pairs > 0) s.class_runs.push_back(run);
+    }
+    for (std::size_t c = 0; c < chunks; ++c) stride = std::max(stride, counts[c].stride);
     s.query_offset.resize(listed);
-    s.cell_prefix.resize(listed + 1);
     s.jobs.resize(listed);
-    s.cell_prefix[listed] = next.cells;
-    s.chunk_strides.assign(chunks, 0);
-    s.threads.run(chunks, 1, chunks > 1 ? kParallelBytes : 0, [&](std::size_t first_chunk, std::size_t end_chunk) {
-      for (std::size_t c = first_chunk; c < end_chunk; ++c) {
-        ClassTally* cursor = tallies.data() + c * detail::kSizeClasses;
-        std::uint64_t stride = 0;
-        for (std::size_t i = chunk_begin(c); i < chunk_begin(c) + counts[c].listed; ++i) {
-          const std::size_t k = s.listed_pairs[i];
-          const auto m = static_cast<std::uint32_t>(pairs[k].query.size());
-          const auto n = static_cast<std::uint32_t>(pairs[k].target.size());
-          ClassTally& t = cursor[s.size_class[i]];
-          const std::size_t to = t.pairs++;
-          work[to] = k;
-          s.query_offset[to] = t.residues;
-          s.cell_prefix[to] = t.cells;
-          const PairJob job = forward_job(t.residues, m, n, local);
-          s.jobs[to] = job;
-          t.residues += std::uint64_t{m} + n;
-          t.cells += std::uint64_t{m} * n;
-          if (job.cols > kSinglePassColumns) stride = std::max<std::uint64_t>(stride, job.rows);
-        }
-        s.chunk_strides[c] = stride;
-      }
-    });
-    layout = LayoutTotals{work_residues, *std::max_element(s.chunk_strides.begin(), s.chunk_strides.end())};
+    layout = LayoutTotals{work_residues, next.cells, stride};
+    detail::split_runs_by_weight(s.class_runs, s.sub_batch_parts(work_residues, listed), s.bounds, s.first_percent(),
+                                 s.last_percent());
   } else {
     std::size_t to = 0;
     for (std::size_t c = 0; c < chunks; ++c)

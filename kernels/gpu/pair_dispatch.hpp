@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -314,31 +315,71 @@ inline void order_pair_jobs(const PairJob* jobs, std::size_t count, std::vector<
 }
 
 // Contiguous parts of about equal weight: bounds[i], bounds[i + 1] delimit part i, from 0 to n; at
-// most `parts` parts, none empty (fewer when there are fewer items). prefix[k] = the weight of items
-// 0..k-1 (n + 1 values, non-decreasing). first_percent < 100 makes part 0 that share of the middle
-// parts' weight (the aligner's first sub-batch, whose packing and upload nothing hides), last_percent
-// the last part's (its reverse pass, which no forward work hides); with two parts, their ratio.
-inline void split_by_weight(const std::vector<std::uint64_t>& prefix, std::size_t parts, std::vector<std::size_t>& bounds,
-                            std::uint32_t first_percent = 100, std::uint32_t last_percent = 100) {
+// most `parts` parts, none empty (fewer when there are fewer items). position_of(w) = the first
+// boundary (0..n) with at least w of the `total` weight before it. first_percent < 100 makes part 0 that
+// share of the middle parts' weight (the aligner's first sub-batch, whose packing and upload nothing
+// hides), last_percent the last part's (its reverse pass, which no forward work hides); with two parts,
+// their ratio.
+template <class PositionOf>
+void split_weight(std::size_t n, std::uint64_t total, std::size_t parts, std::vector<std::size_t>& bounds,
+                  std::uint32_t first_percent, std::uint32_t last_percent, PositionOf position_of) {
   bounds.assign(1, 0);
-  const std::size_t n = prefix.empty() ? 0 : prefix.size() - 1;
   if (n == 0) return;
   parts = std::max<std::size_t>(1, std::min(parts, n));
-  const std::uint64_t total = prefix[n] - prefix[0];
   // Part weights in percent: first_percent, 100 for each middle part, last_percent.
   const long double sum = parts == 1 ? 100.0L
                                      : first_percent + last_percent + 100.0L * static_cast<long double>(parts - 2);
   for (std::size_t i = 1; i < parts; ++i) {
-    std::uint64_t goal = prefix[0] + total / parts * i + total % parts * i / parts;  // total * i / parts
+    std::uint64_t goal = total / parts * i + total % parts * i / parts;  // total * i / parts
     if (first_percent != 100 || last_percent != 100) {  // the weight of parts 0..i-1 over all
       const long double before = first_percent + 100.0L * static_cast<long double>(i - 1);
-      goal = prefix[0] + static_cast<std::uint64_t>(static_cast<long double>(total) * before / sum);
+      goal = static_cast<std::uint64_t>(static_cast<long double>(total) * before / sum);
     }
-    auto k = static_cast<std::size_t>(std::lower_bound(prefix.begin(), prefix.end(), goal) - prefix.begin());
+    std::size_t k = position_of(goal);
     k = std::min(std::max(k, bounds.back() + 1), n - (parts - i));  // one item at least to each part
     bounds.push_back(k);
   }
   bounds.push_back(n);
+}
+
+// split_weight of items with prefix[k] = the weight of items 0..k-1 (n + 1 values, non-decreasing).
+inline void split_by_weight(const std::vector<std::uint64_t>& prefix, std::size_t parts, std::vector<std::size_t>& bounds,
+                            std::uint32_t first_percent = 100, std::uint32_t last_percent = 100) {
+  const std::size_t n = prefix.empty() ? 0 : prefix.size() - 1;
+  split_weight(n, n == 0 ? 0 : prefix[n] - prefix[0], parts, bounds, first_percent, last_percent, [&](std::uint64_t w) {
+    return static_cast<std::size_t>(std::lower_bound(prefix.begin(), prefix.end(), prefix[0] + w) - prefix.begin());
+  });
+}
+
+// The positions of one size class in a batch sorted by size class, largest first (GpuPairAligner:
+// align() sorts, then lays out each sub-batch just before packing it, so only its weights per class are
+// known when the sub-batches are cut).
+struct SizeClassRun {
+  std::uint16_t size_class = 0;
+  std::uint64_t first_position = 0;
+  std::uint64_t pairs = 0;
+  std::uint64_t first_cells = 0;  // cells of the positions before
+  std::uint64_t cells = 0;
+};
+
+// split_weight of such a batch (runs in position order, none empty), the cells before a position
+// inside a run interpolated: a class's pairs differ by at most 1/16 in cells.
+inline void split_runs_by_weight(const std::vector<SizeClassRun>& runs, std::size_t parts, std::vector<std::size_t>& bounds,
+                                 std::uint32_t first_percent = 100, std::uint32_t last_percent = 100) {
+  const std::size_t n = runs.empty() ? 0 : static_cast<std::size_t>(runs.back().first_position + runs.back().pairs);
+  const std::uint64_t total = runs.empty() ? 0 : runs.back().first_cells + runs.back().cells;
+  split_weight(n, total, parts, bounds, first_percent, last_percent, [&](std::uint64_t w) -> std::size_t {
+    // The last run starting with at most w cells before it, then the position inside it.
+    auto run = std::upper_bound(runs.begin(), runs.end(), w,
+                                [](std::uint64_t goal, const SizeClassRun& r) { return goal < r.first_cells; });
+    if (run == runs.begin()) return 0;
+    --run;
+    if (run->cells == 0) return static_cast<std::size_t>(run->first_position);
+    const long double inside = std::ceil(static_cast<long double>(w - run->first_cells) * static_cast<long double>(run->pairs) /
+                                         static_cast<long double>(run->cells));
+    return static_cast<std::size_t>(run->first_position +
+                                    std::min<std::uint64_t>(run->pairs, static_cast<std::uint64_t>(inside)));
+  });
 }
 
 // Size classes of pairs by cells, for ordering them largest first (the aligner's sub-batches): 16 per
