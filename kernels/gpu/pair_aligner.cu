@@ -11,8 +11,8 @@
 //
 // Pipeline. A batch's pairs are ordered by size, largest first (one warp aligns a pair, so the long
 // ones must start early), and cut into up to 8 sub-batches of contiguous pairs and about equal cells. The
-// calling thread (with a pool of host threads) packs sub-batch k + 1 into pinned memory, checks its
-// codes and orders its forward jobs while the device works on sub-batch k; nothing of a sub-batch
+// calling thread (with a pool of host threads) lays out and packs sub-batch k + 1 into pinned memory,
+// checks its codes and orders its forward jobs while the device works on sub-batch k; nothing of a sub-batch
 // waits for the host once it is enqueued:
 //   copy stream:      residues and forward jobs up, residue codes -> compact codes;
 //   forward streams:  (4) the forward jobs, grouped by kernel shape (by column count, pair_shape_for),
