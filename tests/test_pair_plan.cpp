@@ -125,7 +125,8 @@ TEST_CASE("Pair plan: sub-batches of pairs sorted by size class", "[pairs][plan]
     for (const std::size_t parts : {1, 2, 3, 8, 64}) {
       for (const std::uint32_t first : {50u, 100u}) {
         detail::split_runs_by_weight(runs, parts, from_runs, first, 100);
-        INFO("trial " << trial << ": " << run_count << " runs, " << n << " pairs, " << parts << " parts, first " << first);
+        INFO("trial " << trial << ": " << run_count << " runs, " << n << " pairs, " << parts << " parts, first "
+                      << first);
         REQUIRE(from_runs.front() == 0);
         REQUIRE(from_runs.back() == n);
         CHECK(from_runs.size() - 1 == (n == 0 ? 0 : std::min(parts, n)));

@@ -155,8 +155,9 @@ double elapsed_seconds(const Event& from, const Event& to) {
 // calling thread did most of the first passes alone). So run() waits for the chunks, not for the
 // workers (one still waking finds the run over and goes back to wait), and a worker spins (yielding)
 // for kSpin after a run before it sleeps again: long enough to stay awake from one align() call to
-// the next under a steady load, as OpenMP runtimes keep their threads (Intel's: 200 ms). A chunk is claimed by compare-and-swap on one word holding
-// the run's number and the next index, so that a worker late for one run can claim nothing of the next.
+// the next under a steady load, as OpenMP runtimes keep their threads (Intel's: 200 ms). A chunk is
+// claimed by compare-and-swap on one word holding the run's number and the next index, so that a
+// worker late for one run can claim nothing of the next.
 class HostThreads {
  public:
   HostThreads() = default;
@@ -361,7 +362,6 @@ struct ClassTally {
 struct ChunkCount {
   std::size_t listed = 0;  // non-empty pairs
   std::uint64_t residues = 0;
-  std::uint64_t cells = 0;
   std::uint64_t stride = 0;  // rows of its longest multi-tile forward job
   bool too_long = false;
   std::uint16_t smallest_class = 0xFFFF;  // of their size classes (the histogram's non-zero range)
@@ -426,7 +426,7 @@ struct GpuPairAligner::Impl {
   PinnedBuffer<unsigned long long> h_errors;
   // Host plan, kept between calls.
   // The batch's layout in member order: residues (query, then target) from query_offset, forward jobs,
-  // cells before each member (count + 1 values).
+  // and (batches in input order) cells before each member (count + 1 values).
   std::vector<std::uint64_t> query_offset, cell_prefix, chunk_sums, chunk_strides;
   std::vector<PairJob> jobs;
   std::vector<std::uint32_t> order;  // per sub-batch: launch position -> member (relative to the sub-batch)
@@ -574,8 +574,12 @@ struct GpuPairAligner::Impl {
                      static_cast<std::size_t>(residues / std::max<std::uint64_t>(1, sub_batch_limits.residues)),
                      count / std::max<std::size_t>(1, sub_batch_limits.min_pairs)}));
   }
-  std::uint32_t first_percent() const { return std::max<std::uint32_t>(1, std::min<std::uint32_t>(100, sub_batch_limits.first_percent)); }
-  std::uint32_t last_percent() const { return std::max<std::uint32_t>(1, std::min<std::uint32_t>(100, sub_batch_limits.last_percent)); }
+  std::uint32_t first_percent() const {
+    return std::max<std::uint32_t>(1, std::min<std::uint32_t>(100, sub_batch_limits.first_percent));
+  }
+  std::uint32_t last_percent() const {
+    return std::max<std::uint32_t>(1, std::min<std::uint32_t>(100, sub_batch_limits.last_percent));
+  }
   LayoutTotals lay_out(const std::vector<PairTask>& pairs, const std::size_t* members, std::size_t count, bool local);
   void lay_out_sorted(const std::vector<PairTask>& pairs, std::size_t begin, std::size_t end, bool local);
   void align_batch(const std::vector<PairTask>& pairs, const std::size_t* members, std::size_t count, AlignmentMode mode,
@@ -595,8 +599,8 @@ unsigned char copy_codes(std::uint8_t* to, std::string_view codes) {
 
 }  // namespace
 
-// The layout of a batch in input order (a batch sorted largest first is laid out by align()'s sort):
-// in chunks on the pool's threads (this loop over every pair delays the first upload: 1.2 ms for
+// The layout of a batch in input order (a batch sorted largest first is laid out sub-batch by sub-batch,
+// lay_out_sorted), and its sub-batches: in chunks on the pool's threads (this loop over every pair delays the first upload: 1.2 ms for
 // 100,000 pairs on one core of the H100 machine), residues and cells per chunk first, then each chunk
 // from its offsets.
 LayoutTotals GpuPairAligner::Impl::lay_out(const std::vector<PairTask>& pairs, const std::size_t* members,
@@ -647,7 +651,8 @@ LayoutTotals GpuPairAligner::Impl::lay_out(const std::vector<PairTask>& pairs, c
   cell_prefix[count] = chunk_sums[2 * chunks + 1];
   const LayoutTotals totals{chunk_sums[chunks], cell_prefix[count],
                             *std::max_element(chunk_strides.begin(), chunk_strides.end())};
-  detail::split_by_weight(cell_prefix, sub_batch_parts(totals.residues, count), bounds, first_percent(), last_percent());
+  detail::split_by_weight(cell_prefix, sub_batch_parts(totals.residues, count), bounds, first_percent(),
+                          last_percent());
   timings.pack += seconds_since(clock);
   trace_host("layout", 0, clock);
   return totals;
@@ -1138,7 +1143,6 @@ void GpuPairAligner::align(const std::vector<PairTask>& pairs, AlignmentMode mod
             count.largest_class = std::max(count.largest_class, size_class);
           }
           count.residues += m + n;
-          count.cells += std::uint64_t{m} * n;
           const std::size_t rows = local ? n : m;  // forward_job's
           if ((local ? m : n) > kSinglePassColumns) count.stride = std::max<std::uint64_t>(count.stride, rows);
           continue;

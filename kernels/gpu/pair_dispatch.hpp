@@ -364,8 +364,9 @@ struct SizeClassRun {
 
 // split_weight of such a batch (runs in position order, none empty), the cells before a position
 // inside a run interpolated: a class's pairs differ by at most 1/16 in cells.
-inline void split_runs_by_weight(const std::vector<SizeClassRun>& runs, std::size_t parts, std::vector<std::size_t>& bounds,
-                                 std::uint32_t first_percent = 100, std::uint32_t last_percent = 100) {
+inline void split_runs_by_weight(const std::vector<SizeClassRun>& runs, std::size_t parts,
+                                 std::vector<std::size_t>& bounds, std::uint32_t first_percent = 100,
+                                 std::uint32_t last_percent = 100) {
   const std::size_t n = runs.empty() ? 0 : static_cast<std::size_t>(runs.back().first_position + runs.back().pairs);
   const std::uint64_t total = runs.empty() ? 0 : runs.back().first_cells + runs.back().cells;
   split_weight(n, total, parts, bounds, first_percent, last_percent, [&](std::uint64_t w) -> std::size_t {
@@ -375,8 +376,8 @@ inline void split_runs_by_weight(const std::vector<SizeClassRun>& runs, std::siz
     if (run == runs.begin()) return 0;
     --run;
     if (run->cells == 0) return static_cast<std::size_t>(run->first_position);
-    const long double inside = std::ceil(static_cast<long double>(w - run->first_cells) * static_cast<long double>(run->pairs) /
-                                         static_cast<long double>(run->cells));
+    const long double inside = std::ceil(static_cast<long double>(w - run->first_cells) *
+                                         static_cast<long double>(run->pairs) / static_cast<long double>(run->cells));
     return static_cast<std::size_t>(run->first_position +
                                     std::min<std::uint64_t>(run->pairs, static_cast<std::uint64_t>(inside)));
   });
