@@ -205,4 +205,26 @@ Span span(std::string_view query, std::string_view subject, const ScoringScheme&
   return result;
 }
 
+std::vector<Span> local_hsps(std::string_view query, std::string_view subject, const ScoringScheme& scoring,
+                             std::int64_t cutoff) {
+  std::vector<Span> hsps;
+  std::vector<std::pair<std::size_t, std::size_t>> regions{{0, subject.size()}};
+  while (!regions.empty()) {
+    const auto [begin, end] = regions.back();
+    regions.pop_back();
+    if (begin >= end) continue;
+    Span best = local_span(query, subject.substr(begin, end - begin), scoring);
+    if (best.score < std::max<std::int64_t>(cutoff, 1)) continue;
+    best.subject_begin += static_cast<std::uint32_t>(begin);
+    best.subject_end += static_cast<std::uint32_t>(begin);
+    hsps.push_back(best);
+    regions.emplace_back(begin, best.subject_begin);
+    regions.emplace_back(best.subject_end, end);
+  }
+  std::sort(hsps.begin(), hsps.end(), [](const Span& a, const Span& b) {
+    return a.score != b.score ? a.score > b.score : a.subject_begin < b.subject_begin;
+  });
+  return hsps;
+}
+
 }  // namespace warpsearch::reference

@@ -32,6 +32,7 @@
 
 #include <cstdint>
 #include <string_view>
+#include <vector>
 
 #include "kernels/alignment_mode.hpp"
 #include "profile/scoring.hpp"
@@ -58,6 +59,15 @@ LocalSpan local_end(std::string_view query, std::string_view subject, const Scor
 // Score, end and start by the tie-break rule. The start is found by a method of its own (a backward
 // dynamic programme anchored at the end pair), not by re-running the forward recurrence.
 LocalSpan local_span(std::string_view query, std::string_view subject, const ScoringScheme& scoring);
+
+// Every HSP (high-scoring local alignment) of the query in the subject, by region partition: the best
+// local alignment of the subject region [0, n) (local_span on that region), if it scores at least
+// cutoff (>= 1), is an HSP; then the regions left of it, [0, subject_begin), and right of it,
+// [subject_end, n), are searched the same way, recursively. HSPs never share a subject position, and
+// each is the best alignment of the region it was found in. Ordered by score (highest first), then
+// subject start.
+std::vector<Span> local_hsps(std::string_view query, std::string_view subject, const ScoringScheme& scoring,
+                             std::int64_t cutoff);
 
 // Score, end and start in the given mode (local: local_span). For semiglobal the start is found, as
 // for local, by a backward dynamic programme anchored at the end, not by the forward recurrence.

@@ -10,6 +10,7 @@
 #include <deque>
 #include <exception>
 #include <limits>
+#include <map>
 #include <mutex>
 #include <numeric>
 #include <optional>
@@ -18,6 +19,8 @@
 
 #include "db/interrupt.hpp"
 #include "kernels/cpu/alignment.hpp"
+#include "kernels/cpu/long_subject.hpp"
+#include "search/hsps.hpp"
 #include "search/parallel.hpp"
 #include "search/scan_backend.hpp"
 #include "search/statistics.hpp"
@@ -36,10 +39,11 @@ std::string reverse_complement(const std::string& codes, const Alphabet& alphabe
 // Subject residues read for one round of hit alignment (search_batch), at most (and one chunk's more).
 constexpr std::uint64_t kRoundResidues = std::uint64_t{1} << 27;
 
-// A kept candidate to align: where its hit goes (results[query].hits[slot]), the searched strand
-// (prepared[prepared]) and the subject's codes (subjects[subject] of its round).
+// A kept candidate to align: where its hits go (the HSPs of one subject and strand, in candidate order),
+// the searched strand (prepared[prepared]) and the subject's codes (subjects[subject] of its round).
 struct HitJob {
-  std::size_t query, slot, prepared;
+  std::vector<Hit>* hits;
+  std::size_t prepared;
   const Candidate* candidate;
   std::size_t subject;
 };
@@ -164,52 +168,137 @@ struct SearchEngine::Impl {
     double locate_seconds = 0, seconds = 0;
   };
 
-  // The hits of one round: spans from the backend, then the traceback inside each span on the CPU
-  // threads, largest rectangle first. The span's score must be the scan's (a mismatch is a bug).
+  // The lowest score an HSP of this query length and subject length may have: min_score, and (with
+  // statistics) an E-value within the cut-off.
+  std::int64_t hsp_cutoff(std::size_t query_length, std::uint32_t subject_length) const {
+    const std::int64_t lowest = std::max(options.min_score, 1);
+    if (!statistics) return lowest;
+    std::int64_t low = lowest, high = lowest;
+    while (evalue(static_cast<int>(high), query_length, subject_length) > options.max_evalue && high < (1 << 28))
+      high *= 2;
+    while (low < high) {
+      const std::int64_t middle = low + (high - low) / 2;
+      if (evalue(static_cast<int>(middle), query_length, subject_length) <= options.max_evalue) high = middle;
+      else low = middle + 1;
+    }
+    return high;
+  }
+
+  // The hot columns of the round's long subjects that the backend did not keep from its scan
+  // (kernels/cpu/long_subject.hpp), computed on the CPU threads: hot[j] for job j, or nullptr.
+  std::vector<const std::vector<cpu::ColumnRange>*> hot_columns(const std::vector<PreparedQuery>& prepared,
+                                                                const std::vector<HitJob>& round,
+                                                                const std::vector<std::string>& subjects,
+                                                                std::deque<std::vector<cpu::ColumnRange>>& computed,
+                                                                std::vector<std::uint64_t>& reach) const {
+    std::vector<const std::vector<cpu::ColumnRange>*> hot(round.size(), nullptr);
+    reach.assign(round.size(), 0);
+    struct Task {
+      std::size_t job;
+      cpu::SubjectSegment segment;
+    };
+    std::vector<Task> tasks;
+    for (std::size_t j = 0; j < round.size(); ++j) {
+      const PreparedQuery& query = prepared[round[j].prepared];
+      const std::string& subject = subjects[round[j].subject];
+      if (subject.size() < kLongSubjectLength) continue;
+      reach[j] = cpu::alignment_reach(query.codes.size(), scoring, query.threshold);
+      hot[j] = backend->hot_columns(round[j].prepared, round[j].candidate->subject);
+      if (hot[j] || reach[j] == 0) continue;
+      for (const cpu::SubjectSegment& segment :
+           cpu::plan_segments(subject.size(), reach[j], cpu::segment_length_for(reach[j])))
+        tasks.push_back({j, segment});
+    }
+    if (tasks.empty()) return hot;
+    std::map<std::size_t, cpu::StripedScorer> scorers;
+    for (const Task& task : tasks)
+      if (!scorers.count(round[task.job].prepared))
+        scorers.emplace(round[task.job].prepared, cpu::StripedScorer(prepared[round[task.job].prepared].codes, scoring));
+    std::vector<cpu::ColumnScan> scans(tasks.size());
+    parallel_for(tasks.size(), threads, [&](std::size_t t, unsigned) {
+      throw_if_interrupted();
+      const HitJob& job = round[tasks[t].job];
+      scans[t] = cpu::scan_segment(scorers.at(job.prepared), subjects[job.subject], tasks[t].segment,
+                                   prepared[job.prepared].threshold);
+    });
+    for (std::size_t t = 0; t < tasks.size();) {
+      std::size_t end = t;
+      while (end < tasks.size() && tasks[end].job == tasks[t].job) ++end;
+      computed.push_back(cpu::join_segments(std::vector<cpu::ColumnScan>(
+                                                scans.begin() + static_cast<std::ptrdiff_t>(t),
+                                                scans.begin() + static_cast<std::ptrdiff_t>(end)))
+                             .hot);
+      hot[tasks[t].job] = &computed.back();
+      t = end;
+    }
+    return hot;
+  }
+
+  // The hits of one round: the HSPs of each job from the backend's spans (search/hsps.hpp), then the
+  // traceback inside each span on the CPU threads, largest rectangle first. A job's best HSP must score
+  // what the scan scored (a mismatch is a bug).
   void align_round(const std::vector<Query>& queries, const std::vector<PreparedQuery>& prepared,
-                   const std::vector<HitJob>& round, const std::vector<std::string>& subjects,
-                   std::vector<QueryResult>& results, HitTimes& times) {
+                   const std::vector<HitJob>& round, const std::vector<std::string>& subjects, HitTimes& times) {
     if (round.empty()) return;
     const auto locate_started = std::chrono::steady_clock::now();
-    std::vector<HitPair> pairs;
-    pairs.reserve(round.size());
-    for (const HitJob& job : round) pairs.push_back({prepared[job.prepared].codes, subjects[job.subject]});
-    std::vector<HitSpan> spans;
-    backend->locate(pairs, spans);
+    std::deque<std::vector<cpu::ColumnRange>> computed_hot;
+    std::vector<std::uint64_t> reach;
+    const auto hot = hot_columns(prepared, round, subjects, computed_hot, reach);
+    std::vector<HspRequest> requests;
+    requests.reserve(round.size());
+    for (std::size_t j = 0; j < round.size(); ++j) {
+      const std::string& codes = prepared[round[j].prepared].codes;
+      const std::string& subject = subjects[round[j].subject];
+      requests.push_back({codes, subject, hsp_cutoff(codes.size(), static_cast<std::uint32_t>(subject.size())),
+                          options.max_hsps, hot[j], reach[j]});
+    }
+    const std::vector<std::vector<HitSpan>> hsps = find_hsps(
+        requests, [&](const std::vector<HitPair>& pairs, std::vector<HitSpan>& spans) { backend->locate(pairs, spans); },
+        scoring.matrix().max_score());
     times.locate_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - locate_started).count();
-    if (spans.size() != round.size())
-      throw std::logic_error("internal error: " + std::to_string(spans.size()) + " spans for " +
-                             std::to_string(round.size()) + " hits");
+    struct Piece {
+      std::size_t job;
+      HitSpan span;
+    };
+    std::vector<Piece> pieces;
     for (std::size_t j = 0; j < round.size(); ++j) {
       const Candidate& candidate = *round[j].candidate;
-      if (spans[j].score != candidate.score)
-        throw std::logic_error("internal error: the alignment of query " + queries[round[j].query].id +
+      const std::int64_t best = hsps[j].empty() ? 0 : hsps[j].front().score;
+      if (best != candidate.score)
+        throw std::logic_error("internal error: the alignment of query " + queries[prepared[round[j].prepared].query].id +
                                " and subject #" + std::to_string(candidate.subject) + " scores " +
-                               std::to_string(spans[j].score) + " but the scan scored " +
-                               std::to_string(candidate.score));
+                               std::to_string(best) + " but the scan scored " + std::to_string(candidate.score));
+      round[j].hits->resize(hsps[j].size());
+      for (const HitSpan& span : hsps[j]) pieces.push_back({j, span});
     }
-    const auto area = [&](std::size_t j) {
-      return static_cast<double>(spans[j].query_end - spans[j].query_begin) *
-             static_cast<double>(spans[j].subject_end - spans[j].subject_begin);
+    const auto area = [&](std::size_t k) {
+      return static_cast<double>(pieces[k].span.query_end - pieces[k].span.query_begin) *
+             static_cast<double>(pieces[k].span.subject_end - pieces[k].span.subject_begin);
     };
-    std::vector<std::size_t> order(round.size());
+    std::vector<std::size_t> order(pieces.size());
     std::iota(order.begin(), order.end(), std::size_t{0});
     std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return area(a) > area(b); });
+    // Each piece's place among its job's hits.
+    std::vector<std::size_t> place(pieces.size());
+    for (std::size_t k = 0, run = 0; k < pieces.size(); ++k) {
+      run = k > 0 && pieces[k].job == pieces[k - 1].job ? run + 1 : 0;
+      place[k] = run;
+    }
     throw_if_interrupted();
-    parallel_for(round.size(), threads, [&](std::size_t n, unsigned) {
+    parallel_for(pieces.size(), threads, [&](std::size_t n, unsigned) {
       if ((n & 63) == 0) throw_if_interrupted();
-      const std::size_t j = order[n];
-      const HitJob& job = round[j];
+      const std::size_t k = order[n];
+      const HitJob& job = round[pieces[k].job];
       const Candidate& candidate = *job.candidate;
+      const std::string& query_codes = prepared[job.prepared].codes;
       const std::string& subject = subjects[job.subject];
-      const cpu::PairAlignment alignment =
-          cpu::align_in_rectangle(prepared[job.prepared].codes, subject, scoring, spans[j]);
-      Hit& hit = results[job.query].hits[job.slot];
+      const cpu::PairAlignment alignment = cpu::align_in_rectangle(query_codes, subject, scoring, pieces[k].span);
+      Hit& hit = (*job.hits)[place[k]];
       hit.subject = candidate.subject;
       hit.subject_length = static_cast<std::uint32_t>(subject.size());
       hit.strand = candidate.strand;
-      hit.score = candidate.score;
-      hit.evalue = statistics ? candidate.evalue : std::nan("");
+      hit.score = static_cast<int>(pieces[k].span.score);
+      hit.evalue = statistics ? evalue(hit.score, query_codes.size(), hit.subject_length) : std::nan("");
       hit.bitscore = statistics ? statistics->bitscore(hit.score) : std::nan("");
       hit.query_begin = alignment.query_begin;
       hit.query_end = alignment.query_end;
@@ -247,12 +336,15 @@ struct SearchEngine::Impl {
                   HitTimes& times) {
     const auto started = std::chrono::steady_clock::now();
     std::vector<std::vector<HitJob>> jobs_by_chunk(database.num_chunks());
-    for (const std::size_t q : which) {
+    // The HSPs of each query's kept candidates, in candidate order.
+    std::vector<std::vector<std::vector<Hit>>> slots(which.size());
+    for (std::size_t w = 0; w < which.size(); ++w) {
+      const std::size_t q = which[w];
       results[first + q].query = first + q;
-      results[first + q].hits.resize(kept[q].size());
+      slots[w].resize(kept[q].size());
       for (std::size_t slot = 0; slot < kept[q].size(); ++slot) {
         const Candidate& candidate = kept[q][slot].first;
-        jobs_by_chunk[candidate.chunk].push_back({first + q, slot, kept[q][slot].second, &candidate, 0});
+        jobs_by_chunk[candidate.chunk].push_back({&slots[w][slot], kept[q][slot].second, &candidate, 0});
       }
     }
     std::vector<HitJob> round;
@@ -280,13 +372,19 @@ struct SearchEngine::Impl {
       });
       for (std::size_t i = 0; i < indices.size(); ++i) round_residues += subjects[offset + i].size();
       if (round_residues >= kRoundResidues) {
-        align_round(queries, prepared, round, subjects, results, times);
+        align_round(queries, prepared, round, subjects, times);
         round.clear();
         subjects.clear();
         round_residues = 0;
       }
     }
-    align_round(queries, prepared, round, subjects, results, times);
+    align_round(queries, prepared, round, subjects, times);
+    for (std::size_t w = 0; w < which.size(); ++w) {
+      auto& hits = results[first + which[w]].hits;
+      hits.clear();
+      for (auto& slot : slots[w])
+        for (Hit& hit : slot) hits.push_back(std::move(hit));
+    }
     times.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   }
 

@@ -14,6 +14,7 @@
 
 #include "db/database.hpp"
 #include "kernels/cpu/alignment.hpp"
+#include "kernels/cpu/column_range.hpp"
 #include "profile/scoring.hpp"
 #include "search/warpsearch.hpp"
 
@@ -61,14 +62,28 @@ class ScanBackend {
   // outside the alphabet and std::overflow_error for a pair beyond the CPU striped kernels' bound
   // (cpu::pair_span).
   virtual void locate(const std::vector<HitPair>& pairs, std::vector<HitSpan>& spans) = 0;
+  // For subjects the backend scored column by column (long subjects, kernels/cpu/long_subject.hpp): the
+  // hot columns of prepared query `prepared` (for its threshold) against the subject at FASTA position
+  // `subject`, kept from the scan since the last set_queries(); nullptr when the backend has none (the
+  // engine then computes them where it needs them). Not to be called while scan() runs.
+  virtual const std::vector<cpu::ColumnRange>* hot_columns(std::size_t prepared, std::uint64_t subject) const {
+    (void)prepared;
+    (void)subject;
+    return nullptr;
+  }
   // Whether locate() may run on another thread while scan() runs (and gains from it: the scan leaves
   // the CPU cores free).
   virtual bool locates_while_scanning() const { return false; }
   virtual std::string description() const = 0;
 };
 
-// threads: 0 = every core.
-std::unique_ptr<ScanBackend> make_cpu_backend(const ScoringScheme& scoring, unsigned threads);
+// Subjects at least this long are scanned column by column in segments (kernels/cpu/long_subject.hpp),
+// shorter ones by the inter-sequence kernels (kernels/cpu/query_scorer.hpp).
+inline constexpr std::uint64_t kLongSubjectLength = std::uint64_t{1} << 16;
+
+// threads: 0 = every core. long_subject_length: see kLongSubjectLength (smaller values in tests).
+std::unique_ptr<ScanBackend> make_cpu_backend(const ScoringScheme& scoring, unsigned threads,
+                                              std::uint64_t long_subject_length = kLongSubjectLength);
 #ifdef WARPSEARCH_HAVE_CUDA
 // Throws std::runtime_error when none of the requested GPUs is usable. memory_limit: device bytes each
 // GPU may use for the scan (0 = what it has free); larger chunks are scanned in several batches of

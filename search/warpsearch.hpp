@@ -59,7 +59,10 @@ inline bool ranks_before(const CandidateKey& a, const CandidateKey& b) {
 using CandidateSelector = std::function<std::vector<std::size_t>(const std::vector<std::vector<CandidateKey>>&)>;
 
 struct SearchOptions {
-  std::size_t max_target_seqs = 500;  // hits kept per query
+  std::size_t max_target_seqs = 500;  // subjects (and strands) kept per query
+  // HSPs reported per subject and strand, best first (0: every one that passes the cut-offs). Which
+  // alignments count as distinct HSPs: search/hsps.hpp.
+  std::size_t max_hsps = 0;
   double max_evalue = 10.0;           // hits with a larger E-value are dropped
   int min_score = 1;                  // hits with a smaller raw score are dropped
   bool raw_scores_only = false;       // no E-values: for scoring schemes without published statistics
@@ -100,7 +103,8 @@ struct Hit {
 
 struct QueryResult {
   std::size_t query = 0;  // index into the searched queries
-  std::vector<Hit> hits;  // best first
+  // Best subject first; a subject's HSPs together, best first (score, then subject start).
+  std::vector<Hit> hits;
 };
 
 struct SearchProgress {

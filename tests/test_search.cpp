@@ -75,9 +75,14 @@ std::string make_db(const Fixture& f, const std::string& name, std::uint64_t chu
 }
 
 // What the search must report for one query: every subject, scored by the reference, ranked by score,
-// then E-value, then FASTA position, cut at the thresholds and at max_target_seqs.
-std::vector<std::pair<std::uint64_t, int>> brute_force(const Fixture& f, const Query& query, const ScoringScheme& scoring,
-                                                       const EvalueCalculator& statistics, const SearchOptions& options) {
+// then E-value, then FASTA position, cut at the thresholds and at max_target_seqs; each kept subject
+// with its HSPs (reference::local_hsps, the cut-off being the lowest score that passes both thresholds).
+struct ExpectedHit {
+  std::uint64_t subject;
+  reference::Span span;
+};
+std::vector<ExpectedHit> brute_force(const Fixture& f, const Query& query, const ScoringScheme& scoring,
+                                     const EvalueCalculator& statistics, const SearchOptions& options) {
   struct Expected {
     std::uint64_t subject;
     int score;
@@ -96,8 +101,14 @@ std::vector<std::pair<std::uint64_t, int>> brute_force(const Fixture& f, const Q
     return a.subject < b.subject;
   });
   if (all.size() > options.max_target_seqs) all.resize(options.max_target_seqs);
-  std::vector<std::pair<std::uint64_t, int>> kept;
-  for (const auto& e : all) kept.emplace_back(e.subject, e.score);
+  std::vector<ExpectedHit> kept;
+  for (const auto& e : all) {
+    const auto n = static_cast<std::uint32_t>(f.subjects[e.subject].size());
+    int cutoff = std::max(options.min_score, 1);
+    while (statistics.evalue(cutoff, m, n) > options.max_evalue) ++cutoff;
+    for (const auto& span : reference::local_hsps(query.codes, f.subjects[e.subject], scoring, cutoff))
+      kept.push_back({e.subject, span});
+  }
   return kept;
 }
 
@@ -190,9 +201,9 @@ TEST_CASE("search: hits, ranking, scores and coordinates equal brute force with 
     REQUIRE(hits.size() == expected.size());
     for (std::size_t h = 0; h < hits.size(); ++h) {
       CAPTURE(h);
-      CHECK(hits[h].subject == expected[h].first);
-      CHECK(hits[h].score == expected[h].second);
-      const auto span = reference::local_span(f.queries[q].codes, f.subjects[hits[h].subject], scoring);
+      CHECK(hits[h].subject == expected[h].subject);
+      const auto& span = expected[h].span;
+      CHECK(hits[h].score == span.score);
       CHECK(hits[h].query_begin == span.query_begin);
       CHECK(hits[h].query_end == span.query_end);
       CHECK(hits[h].subject_begin == span.subject_begin);
@@ -420,6 +431,7 @@ TEST_CASE("search: locate() on the real hits of the bundled sample equals refere
   options.device = Device::cpu;
   options.threads = 2;
   options.max_target_seqs = 12;
+  options.max_hsps = 1;  // the best alignment of each subject: reference::span
   const auto results = SearchEngine(db, scoring, options).search(queries);
   std::vector<CodesPair> pairs;
   for (std::size_t q = 0; q < queries.size(); ++q)
@@ -455,6 +467,7 @@ TEST_CASE("search: every hit's alignment is cpu::align_local's, on both DNA stra
     options.max_target_seqs = 40;
     options.raw_scores_only = true;  // every hit above min_score, weak ones too
     options.min_score = 15;
+    options.max_hsps = 1;  // the best alignment of each subject: cpu::align_local
     const auto results = SearchEngine(db, c.scoring, options).search(f.queries);
     const Alphabet& alphabet = Alphabet::of(c.type);
     std::size_t hits = 0, minus = 0;

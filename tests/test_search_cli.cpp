@@ -2,6 +2,9 @@
 // errors a user can make.
 #include <algorithm>
 #include <filesystem>
+#include <set>
+#include <sstream>
+#include <string>
 
 #include "tests/catch.hpp"
 #include "tests/test_support.hpp"
@@ -41,8 +44,23 @@ TEST_CASE("search cli: makedb then search on the bundled sample gives the golden
   REQUIRE(result.exit_code == 0);
   // The golden file was checked against ssearch36 (scores, end positions) and blastp (E-values) when it
   // was made; any change to it must be checked again (bench/ssearch_check.sh, bench/evalue_check.sh).
-  CHECK(read_file(out) == read_file(source_path("tests/golden/sample_search.tsv")));
+  const std::string golden = read_file(source_path("tests/golden/sample_search.tsv"));
+  CHECK(read_file(out) == golden);
   CHECK(other_files(dir.path(), {"sample.wsdb", "hits.tsv"}) == 0);  // no temporary file left behind
+
+  // --max-hsps 1: each subject's best alignment only, the first of its lines in the full output.
+  const auto best_only = run_warpsearch("search --quiet --device cpu -q " + quoted(source_path("data/queries.fa")) +
+                                        " -d " + quoted(db) + " --max-target-seqs 20 --max-hsps 1");
+  REQUIRE(best_only.exit_code == 0);
+  std::string first_lines;
+  std::set<std::string> pairs_seen;
+  std::istringstream golden_lines(golden);
+  for (std::string line; std::getline(golden_lines, line);) {
+    const std::size_t second_tab = line.find('\t', line.find('\t') + 1);
+    if (pairs_seen.insert(line.substr(0, second_tab)).second) first_lines += line + "\n";
+  }
+  CHECK(best_only.out == first_lines);
+  CHECK(pairs_seen.size() < static_cast<std::size_t>(std::count(golden.begin(), golden.end(), '\n')));
 
   // The same search on stdout, in JSON Lines: one object per line, as many as tabular rows.
   const auto json = run_warpsearch("search --quiet --device cpu -q " + quoted(source_path("data/queries.fa")) + " -d " +

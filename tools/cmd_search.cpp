@@ -81,7 +81,7 @@ std::vector<int> parse_gpu_list(const std::string& text) {
 int run_search(int argc, char** argv) {
   std::string query_path, database_path, output_path = "-", outfmt = "6", strand = "both", gpus, gpu_memory;
   int min_score = 1;
-  std::size_t max_target_seqs = 500, query_batch = SearchOptions{}.query_batch;
+  std::size_t max_target_seqs = 500, max_hsps = 0, query_batch = SearchOptions{}.query_batch;
   double evalue = 10.0;
   ScoringOptions scoring_options;
   ComputeOptions compute_options;
@@ -93,7 +93,11 @@ int run_search(int argc, char** argv) {
       ("out,o", po::value(&output_path)->value_name("FILE"), "output file, written atomically (default: stdout)");
   scoring_options.add_to(options);
   options.add_options()
-      ("max-target-seqs", po::value(&max_target_seqs)->value_name("N"), "hits kept per query (default 500)")
+      ("max-target-seqs", po::value(&max_target_seqs)->value_name("N"),
+       "subjects kept per query, each strand of a DNA subject counting once (default 500)")
+      ("max-hsps", po::value(&max_hsps)->value_name("N"),
+       "local alignments (HSPs) reported per subject and strand, best first (default: every one that passes "
+       "--evalue and --min-score; 1 with --raw-scores)")
       ("evalue", po::value(&evalue)->value_name("E"), "report hits with an E-value up to E (default 10)")
       ("min-score", po::value(&min_score)->value_name("S"), "report hits with a raw score of at least S (default 1)")
       ("raw-scores", "no E-values or bit scores (for scoring without published statistics)")
@@ -126,6 +130,11 @@ int run_search(int argc, char** argv) {
 
   SearchOptions search_options;
   search_options.max_target_seqs = max_target_seqs;
+  if (vm.count("max-hsps") && (max_hsps == 0 || max_hsps > (std::size_t{1} << 30)))
+    throw UsageError{"--max-hsps takes a number of alignments from 1 to 1073741824"};
+  // Without E-values the only cut-off is --min-score (default 1), which almost any short alignment passes:
+  // one alignment per subject unless --max-hsps asks for more.
+  search_options.max_hsps = vm.count("max-hsps") ? max_hsps : vm.count("raw-scores") ? 1 : 0;
   search_options.max_evalue = evalue;
   search_options.min_score = min_score;
   search_options.raw_scores_only = vm.count("raw-scores") > 0;

@@ -90,6 +90,11 @@ int StripedScorer::lanes(Width width) const { return striped_table(isa_).lanes[w
 
 std::optional<PairEnd> StripedScorer::end_at_width(std::string_view subject_codes, AlignmentMode mode,
                                                     Width width) const {
+  return pass_at_width(subject_codes, mode, width, nullptr);
+}
+
+std::optional<PairEnd> StripedScorer::pass_at_width(std::string_view subject_codes, AlignmentMode mode, Width width,
+                                                     const ColumnReport* report) const {
   const int w = width_index(width);
   const std::size_t m = query_.size();
   const std::size_t n = subject_codes.size();
@@ -111,6 +116,12 @@ std::optional<PairEnd> StripedScorer::end_at_width(std::string_view subject_code
   pass.subject_length = n;
   pass.gap_open = scoring_.gap_open();
   pass.gap_extend = scoring_.gap_extend();
+  if (report) {
+    pass.first_column = report->first_column;
+    pass.hot_threshold = report->hot_threshold;
+    pass.hot_columns = report->hot;
+    report->hot->clear();
+  }
   const detail::StripedOutcome outcome = table.kernel[w][static_cast<int>(mode)](pass);
   if (outcome.saturated) return std::nullopt;
   return PairEnd{outcome.score, outcome.query_end, outcome.subject_end};
@@ -123,6 +134,24 @@ PairEnd StripedScorer::end(std::string_view subject_codes, AlignmentMode mode) c
   throw std::overflow_error("StripedScorer: a query of " + std::to_string(query_.size()) + " and a subject of " +
                             std::to_string(subject_codes.size()) +
                             " residues exceed the 32-bit kernels' bound (query + subject below about 4.2 million)");
+}
+
+ColumnScan StripedScorer::scan_columns(std::string_view subject_codes, std::size_t first_column,
+                                       std::int64_t hot_threshold) const {
+  ColumnScan scan;
+  if (query_.empty() || subject_codes.size() <= first_column) return scan;
+  const ColumnReport report{first_column, hot_threshold, &scan.hot};
+  if (isa_ != Isa::scalar)
+    if (auto narrow = pass_at_width(subject_codes, AlignmentMode::local, Width::w16, &report)) {
+      scan.best = *narrow;
+      return scan;
+    }
+  if (auto wide = pass_at_width(subject_codes, AlignmentMode::local, Width::w32, &report)) {
+    scan.best = *wide;
+    return scan;
+  }
+  throw std::overflow_error("StripedScorer: a query of " + std::to_string(query_.size()) + " and a subject of " +
+                            std::to_string(subject_codes.size()) + " residues exceed the 32-bit kernels' bound");
 }
 
 PairEnd striped_end(std::string_view query_codes, std::string_view subject_codes, const ScoringScheme& scoring,

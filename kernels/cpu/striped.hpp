@@ -26,8 +26,10 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "kernels/alignment_mode.hpp"
+#include "kernels/cpu/column_range.hpp"
 #include "kernels/cpu/query_scorer.hpp"
 #include "profile/query_profile.hpp"
 #include "profile/scoring.hpp"
@@ -40,6 +42,13 @@ struct PairEnd {
   // subject_end - 1, or at a gap in the semiglobal all-gap case.
   std::uint32_t query_end = 0;
   std::uint32_t subject_end = 0;
+};
+
+// A local pass over (a segment of) a long subject: the best cell among the columns it reports, and the
+// columns where some cell reaches a threshold (StripedScorer::scan_columns).
+struct ColumnScan {
+  PairEnd best;                   // subject_end relative to the scanned string
+  std::vector<ColumnRange> hot;   // relative to the scanned string, ascending, disjoint
 };
 
 class StripedScorer {
@@ -56,12 +65,29 @@ class StripedScorer {
   // exceed the width's static bound). For tests and benchmarks.
   std::optional<PairEnd> end_at_width(std::string_view subject_codes, AlignmentMode mode, Width width) const;
 
+  // Local mode: the best cell (the tie-break of end()) among subject positions >= first_column, and the
+  // ranges of positions >= first_column whose column holds a cell >= hot_threshold. Positions before
+  // first_column are context: alignments may start there but are not reported ending there. The SIMD
+  // kernels' padding positions (past the query's end, scoring the matrix minimum) may carry a high cell
+  // diagonally into the next few columns, so the ranges may reach a little past the true ones: a
+  // superset, never missing a column, the same for every segmentation of the subject.
+  ColumnScan scan_columns(std::string_view subject_codes, std::size_t first_column,
+                          std::int64_t hot_threshold) const;
+
   Isa isa() const { return isa_; }
   // Lanes per vector of the 16-bit and 32-bit kernels of this instruction set.
   int lanes(Width width) const;
   std::size_t query_length() const { return query_.size(); }
 
  private:
+  struct ColumnReport {
+    std::size_t first_column = 0;
+    std::int64_t hot_threshold = 0;
+    std::vector<ColumnRange>* hot = nullptr;
+  };
+  std::optional<PairEnd> pass_at_width(std::string_view subject_codes, AlignmentMode mode, Width width,
+                                       const ColumnReport* report) const;
+
   std::string query_;
   ScoringScheme scoring_;
   Isa isa_;

@@ -51,6 +51,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <new>
+#include <vector>
 
 #include "kernels/cpu/striped_table.hpp"
 
@@ -58,7 +59,7 @@ namespace warpsearch::cpu::detail {
 namespace {
 
 // Scratch (three columns: H of the previous column, H of this one, E of the next; two vectors of
-// running extremes), freed on scope exit.
+// running extremes and one of the current column's maximum), freed on scope exit.
 class StripedScratch {
  public:
   explicit StripedScratch(std::size_t bytes)
@@ -176,7 +177,7 @@ StripedOutcome striped_pass(const StripedPass& pass) {
     return kGlobal && j > 0 ? -(open + static_cast<std::int64_t>(j) * extend) : 0;
   };
 
-  StripedScratch scratch((3 * segments + 2) * sizeof(V));
+  StripedScratch scratch((3 * segments + 3) * sizeof(V));
   V* h_previous = reinterpret_cast<V*>(scratch.data());
   V* h_current = h_previous + segments;
   V* e = h_current + segments;
@@ -212,6 +213,9 @@ StripedOutcome striped_pass(const StripedPass& pass) {
   T::store(extremes, T::splat(kLocal ? Elem{0} : T::kMinusInfinity));
   T::store(extremes + 1, T::splat(T::kMax));
   V v_best = T::splat(Elem{0});
+  // A cell >= hot_threshold is one > hot_threshold - 1 (clamped: a threshold beyond the element's range
+  // is only reached by a saturated pass, which the caller recomputes wider).
+  const V v_hot = T::splat(clamp_to<T>(pass.hot_threshold - 1));
 
   for (std::size_t j = 1; j <= n; ++j) {
     const std::int16_t* column_profile =
@@ -220,7 +224,9 @@ StripedOutcome striped_pass(const StripedPass& pass) {
         T::template shift_up<1>(T::load(h_previous + segments - 1), T::splat(clamp_to<T>(row0(j - 1))));
     V f = T::template shift_up<1>(v_minus_infinity, T::splat(clamp_to<T>(row0(j) - open_extend)));
     asm volatile("" : : "r"(extremes) : "memory");
-    V column_max = T::load(extremes);
+    // Local alignment needs each column's own maximum (the best cell and the hot columns are found per
+    // column); the running maximum, kept for the saturation check, is raised once per column.
+    V column_max = kLocal ? T::splat(Elem{0}) : T::load(extremes);
     V column_min = T::load(extremes + 1);
     for (std::size_t s = 0; s < segments; ++s) {
       V x = T::adds(diagonal, T::load_profile(column_profile + s * kLanes));
@@ -236,7 +242,7 @@ StripedOutcome striped_pass(const StripedPass& pass) {
       f = T::max(T::subs(f, v_extend), T::subs(x, v_open_extend));
     }
 
-    T::store(extremes, column_max);
+    T::store(kLocal ? extremes + 2 : extremes, column_max);
     T::store(extremes + 1, column_min);
 
     // The second walk. Its carry only falls (by extend per segment) and is applied at segment 0 of
@@ -244,8 +250,9 @@ StripedOutcome striped_pass(const StripedPass& pass) {
     // maximum in the walk.
     V carry = carry_into_lanes<T>(f, stripe_costs);
     asm volatile("" : : "r"(extremes) : "memory");
-    const V column_max_final = T::max(T::load(extremes), carry);
-    T::store(extremes, column_max_final);
+    const V column_max_final = T::max(T::load(kLocal ? extremes + 2 : extremes), carry);
+    if constexpr (kLocal) T::store(extremes, T::max(T::load(extremes), column_max_final));
+    else T::store(extremes, column_max_final);
     for (std::size_t s = 0; kLanes > 1 && s < segments; ++s) {
       const V h_old = T::load(h_current + s);
       const V h_new = T::max(h_old, carry);
@@ -257,7 +264,7 @@ StripedOutcome striped_pass(const StripedPass& pass) {
 
     if constexpr (kLocal) {
       // A new maximum lies in this column: the smallest query position holding it.
-      if (T::any_greater(column_max_final, v_best)) {
+      if (j > pass.first_column && T::any_greater(column_max_final, v_best)) {
         best = horizontal_max<T>(column_max_final);
         v_best = T::splat(static_cast<Elem>(best));
         std::size_t first = m;
@@ -270,6 +277,11 @@ StripedOutcome striped_pass(const StripedPass& pass) {
         }
         outcome.query_end = static_cast<std::uint32_t>(first + 1);
         outcome.subject_end = static_cast<std::uint32_t>(j);
+      }
+      if (pass.hot_columns && j > pass.first_column && T::any_greater(column_max_final, v_hot)) {
+        std::vector<ColumnRange>& ranges = *pass.hot_columns;
+        if (!ranges.empty() && ranges.back().end == j - 1) ranges.back().end = j;
+        else ranges.push_back({j - 1, j});
       }
     }
     if constexpr (kSemiglobal) {

@@ -5,8 +5,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "kernels/alignment_mode.hpp"
+#include "kernels/cpu/column_range.hpp"
 
 namespace warpsearch::cpu::detail {
 
@@ -20,6 +22,13 @@ struct StripedPass {
   std::size_t subject_length = 0;         // >= 1
   int gap_open = 0;
   int gap_extend = 0;
+  // Local mode only. Subject positions before first_column are context: their cells are computed, but
+  // the best cell is sought among the later columns only. With hot_columns set, every position p >=
+  // first_column whose column holds a cell of at least hot_threshold is appended to it, consecutive
+  // positions as one range (positions relative to `subject`).
+  std::size_t first_column = 0;
+  std::int64_t hot_threshold = 0;
+  std::vector<ColumnRange>* hot_columns = nullptr;
 };
 
 struct StripedOutcome {
