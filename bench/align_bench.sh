@@ -7,8 +7,8 @@
 # GCUPS: local = sum of query x target lengths / seconds; X-drop = cells computed (the bands the drop-off
 # leaves, as LOGAN counts them) / seconds. Pairs/s = pairs / seconds. Seconds are the command's wall time.
 # Rows are appended to the results file (default bench/results/align_cpu.tsv, or align_gpu.tsv with
-# --device gpu), with the machine and its load average at the end of each run. X-drop has no GPU kernel:
-# with --device gpu it runs on the CPU and says so.
+# --device gpu), with the machine and its load average at the end of each run. The summary line names
+# the engine each workload ran on.
 #
 # usage: bench/align_bench.sh [--device cpu|gpu] [--threads N] [--binary PATH] [--data DIR] [--genome FILE]
 #                             [--protein-pairs N] [--read-pairs N] [--out FILE] [--note TEXT]

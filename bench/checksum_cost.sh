@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# What the database checksums cost (issue #7): the manifest's CRC-32 is checked on every open, each
+# What the database checksums cost: the manifest's CRC-32 is checked on every open, each
 # chunk's four files once per process when the search first maps them, the headers on the first ID
 # looked up. Measures, on a synthetic protein database (bench/gen_synthetic_fasta.py, RESIDUES residues,
 # default 256M, chunks of CHUNK residues, default 64M), with a warm page cache:

@@ -10,7 +10,7 @@
 #   warpsearch search -q Q -d DB --device cpu --threads 2 -o out.tsv          (default: 500 hits, E <= 10,
 #       BLAST tabular with alignments; DB made once beforehand by 'warpsearch makedb', timed separately)
 #   ssearch36 -q -m 9 -d 0 -b =500 -z 0 -T 2 -p -s BL62 -f -11 -g -1 Q proteins.fa
-#       (the 500 best by raw score with their alignment coordinates, as shared/ANCHORS.md runs it)
+#       (the 500 best by raw score with their alignment coordinates)
 #   parasail_aligner -t 2 -x -a METHOD -o 12 -e 1 -m blosum62 -f proteins.fa -g out.csv < Q
 #       (parasail's gap open 12 = BLAST's 11 + 1; -x: every pair, no k-mer filter). METHOD is the fastest of
 #       sw_striped_sat, sw_scan_sat and sw_diag_sat on three of the queries (464, 1500, 5478 aa), tried

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Plot of the pairwise-alignment benchmarks (issue #5): GCUPS per workload and engine, log scale.
+"""Plot of the pairwise-alignment benchmarks: GCUPS per workload and engine, log scale.
 
 usage: bench/plot_align.py PAIRS.tsv XDROP.tsv OUT.png   (Debian's /usr/bin/python3 has matplotlib)
 

@@ -19,7 +19,7 @@
 #     exactly its reported score under BLOSUM62 11/1 (rescored here from /usr/share/ncbi/data/BLOSUM62).
 #     So where ends or starts differ from ssearch36, warpsearch's alignment is still an optimal one: a tie.
 # Letters beyond the 20 amino acids are scored differently by the two tools (ssearch36 uses the classic
-# BLOSUM62 X row, warpsearch NCBI's; see docs/scoring.md and shared/ANCHORS.md). A query whose score lists
+# BLOSUM62 X row, warpsearch NCBI's; see docs/scoring.md). A query whose score lists
 # differ only through subjects containing such letters (the lists agree once those subjects are set aside)
 # is counted as "letter-explained", not as a mismatch.
 #

@@ -4,7 +4,7 @@
 // the kernel's form (one add-max per column along a row), tiles and their edges
 // (narrow tiles too, so that short sequences cross many tiles), the per-lane end tracking with its tie
 // rule, the group reduction, the host's pass-to-pass bookkeeping (pair_dispatch.hpp: forward_span,
-// reverse_job_of, apply_reverse_end, called as the device calls them) and the early exit of local
+// reverse_job_of, apply_reverse_end, called in the device's order) and the early exit of local
 // reverse passes (PairKernelParams::stop_scores: the group votes every stop_check_mask + 1 steps and
 // then runs rows up to the smallest row holding the forward score, in this tile and every later one),
 // and the packed (s16x2) shapes of local passes: two strips per tile, strip 1 in the high halves G rows

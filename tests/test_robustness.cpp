@@ -1,9 +1,9 @@
-// Robustness of the command-line tool (issue #7): bad input of every kind through makedb, dbinfo and
+// Robustness of the command-line tool: bad input of every kind through makedb, dbinfo and
 // search; corrupt databases; interruption of makedb, search and align by SIGINT / SIGTERM; the same
 // output across runs, thread counts and chunkings. Each failure must exit with status 1 (2 for a bad
 // command line), never by a signal; its one-line message must name the file and the record or line and
 // say what was expected; and it must leave no output file, database or temporary file behind.
-// docs/robustness.md lists each case of the issue with the test that covers it.
+// docs/robustness.md lists each case with the test that covers it.
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/resource.h>
@@ -60,7 +60,7 @@ std::vector<std::string> entries(const std::string& directory) {
   return names;
 }
 
-// A failed run as the issue wants it: status 1 (not a signal, not an abort), one error line on stderr
+// A failed run as docs/robustness.md defines it: status 1 (not a signal, not an abort), one error line on stderr
 // holding each of the parts (file, record or line, what was expected), nothing on stdout.
 void check_clean_failure(const ws::test::CommandResult& result, std::initializer_list<std::string> parts) {
   INFO("stderr: " << result.err);

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs on the lent GPU machine: the pair benchmark (carry/bin/gpu_pair_bench and _prev, local 100k, traced)
+# Runs on a GPU machine: the pair benchmark (carry/bin/gpu_pair_bench and _prev, local 100k, traced)
 # and the whole search (262 M residues, 20 cudasw queries, top 10) with the default 8 hardware work queues
 # and with CUDA_DEVICE_MAX_CONNECTIONS=32, alternating. Prints wall times and the pair rows.
 set -u

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs on the lent GPU machine, from the repository root: the GPU tests, then the whole `warpsearch search`
+# Runs on a GPU machine, from the repository root: the GPU tests, then the whole `warpsearch search`
 # command of two builds, alternating, three times each, on the 262 M-residue set (db8) and the 32.7 M one
 # (db1): 20 cudasw queries, top 10 with positions, E-values and alignments; checks that both builds write
 # the same output, and prints the wall times and each build's stderr summary (phases, where it has them).

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# On the GPU machine, from the repository root: X-drop side by side (issue #5): LOGAN (GPU, github.com/albertozeni/LOGAN,
+# On the GPU machine, from the repository root: X-drop side by side: LOGAN (GPU, github.com/albertozeni/LOGAN,
 # built by bench/logan_build.py), our `warpsearch align --mode xdrop` on the CPU and on the GPU, on the same pairs,
 # X = 50 and 100.
 #   carry/bin/logan        LOGAN's demo, patched to count cells (bench/logan_build.py); needs libgomp.so.1 (carry/lib)

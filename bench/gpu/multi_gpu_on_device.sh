@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# On a machine with two or more GPUs (the device tool's nvidia-h200-x2), from the repository root, with
+# On a machine with two or more GPUs, from the repository root, with
 # the binaries of bench/gpu/prepare_carry.sh in carry/bin and carry/data/{proteins.fa.gz,cudasw_20.fa}:
 #   1. the GPU search tests (with 2 GPUs they also check --gpus 1,0 against the CPU output);
 #   2. scan scaling: gpu_score_bench --gpus 2 on db8 (261 M residues), all 20 queries in one call;

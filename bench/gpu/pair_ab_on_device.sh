@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Before/after comparison of GPU pair-aligner builds in one device call (same GPU, same clocks):
+# Before/after comparison of GPU pair-aligner builds in one run on the GPU machine (same GPU, same clocks):
 # every carry/bin/gpu_pair_bench* binary (or those BENCHES names) on the standard workloads of
 # bench/gpu/pairs_on_device.sh (100,000 real protein pairs of 100..1,000 residues, local and global;
 # 4,000 DNA pairs of 1..5 kb, global), each checked against reference::span on a sample. Each binary's rows are labelled with its

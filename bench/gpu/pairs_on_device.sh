@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs on the lent GPU machine, from the repository root, with binaries built here for sm_90:
+# Runs on a GPU machine, from the repository root, with binaries built here for sm_90:
 #   carry/bin/warpsearch_tests, carry/bin/gpu_pair_bench     (bench/gpu/prepare_carry.sh copies them)
 #   carry/lib/libparasail.so.8                              (the test binary links it)
 #   carry/data/proteins.fa.gz                               real proteins (32.7 M residues, gzip FASTA: bench/make_protein_db.sh)

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# Runs on the lent GPU machine, from the repository root, with the binaries and data that
+# Runs on a GPU machine, from the repository root, with the binaries and data that
 # bench/gpu/prepare_carry.sh put in carry/ (git-ignored):
 #   carry/bin/{warpsearch_tests,gpu_score_bench}   built here for sm_90
 #   carry/bin/{align,makedb}, carry/lib/           CUDASW++ 4.0 for the side-by-side run (optional)
 #   carry/bin/warpsearch                           the command-line tool (step e2e)
 #   carry/data/{proteins.fa.gz,cudasw_20.fa}       the real protein set and the 20 benchmark queries
 # DB_FASTA (default carry/data/proteins.fa.gz: bench/make_protein_db.sh's 75,000 proteins, 32.7 M
-# residues, the set of ../shared/ANCHORS.md) is "db1"; "db8" is the same 8 times over (261 M residues).
+# residues) is "db1"; "db8" is the same 8 times over (261 M residues).
 # Writes the TSV tables, a summary and logs.tgz (every log) to $OUT, and prints the summary last.
 #   STEPS="tests memcheck racecheck bench cudasw e2e ncu ncu_metrics ncu_cells sass"
 #   (default: tests memcheck bench cudasw); MEMCHECK_FILTER, RACECHECK_FILTER: Catch2 test specs for the

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Runs on the lent GPU machine, from the repository root: the GPU tests, then `warpsearch search` of two
+# Runs on a GPU machine, from the repository root: the GPU tests, then `warpsearch search` of two
 # builds (carry/bin/warpsearch_prev and carry/bin/warpsearch, alternating) where the database's place on
-# the device matters, on the 262 M-residue set (ANCHORS' 75,000 proteins 8x over), BLOSUM62 10/1, top 10:
+# the device matters, on the 262 M-residue set (the 75,000 real proteins 8x over), BLOSUM62 10/1, top 10:
 #   resident: one chunk, 20 queries in 5 query batches (--query-batch 4): loaded once, or once per batch;
 #   chunks:   7 chunks of at most 40 M residues, 20 queries, all of them fitting the device;
 #   stream:   the same 7 chunks, one query (2,005 residues), --gpu-memory 3G: they stream through the

@@ -177,7 +177,7 @@ struct GpuScorer::Impl {
   int copy_words = 0;
   // A bin runs the table with copies when its jobs fill the device with that shape this many times over:
   // one block per multiprocessor cannot share it with other bins' blocks, so a smaller launch would
-  // leave multiprocessors idle (docs/gpu_kernels.md, "Session 7").
+  // leave multiprocessors idle (docs/gpu_kernels.md, "Substitution-table copies").
   double copies_min_waves = GpuScorer::kDefaultCopiesMinWaves;
   struct Table {
     DeviceBuffer<std::uint32_t> words;

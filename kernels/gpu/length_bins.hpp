@@ -11,7 +11,7 @@
 // tiles), whatever its lengths. With bins 64-128 residues apart and one 512-column tile width, the
 // 32.7 M-residue benchmark set computed 10.6% more cells than it has; one-pass bins one column per lane
 // apart and four tile widths (a subject takes the width that pads it least) bring that to 3.8%
-// (docs/gpu_kernels.md, "Session 4").
+// (docs/gpu_kernels.md, "Length bins and padding").
 // Dispatch is by index into this table (kernels/gpu/sw_dispatch.hpp); instantiations are split over
 // sw_bins_*.cu so that the build runs in parallel (a bin without one is a link error).
 #pragma once

@@ -101,11 +101,10 @@ class GpuPairAligner {
   // How a batch is cut into sub-batches: one per `residues` residues, each of at least `min_pairs`
   // pairs, at most `max_parts`; the first carries first_percent % of a middle one's cells (its host
   // packing and upload are the only ones no device work hides), the last last_percent % (its reverse
-  // pass is the only one no forward work hides). On the H100, 100k local pairs, whole call: first 100%
-  // 807, 50% 833, 25% 842 GCUPS (another build in the same call: 761, 808, 781), hence 50. The defaults
-  // keep every sub-batch large enough to fill an H100 several times over; tests lower them so that a
-  // small input (one compute-sanitizer can check in minutes) still has several sub-batches in flight.
-  // Results do not depend on them.
+  // pass is the only one no forward work hides); 50 for the first measured best (docs/gpu_pair_kernels.md,
+  // "Sub-batches"). The defaults keep every sub-batch large enough to fill an H100 several times over;
+  // tests lower them so that a small input (one compute-sanitizer can check in minutes) still has several
+  // sub-batches in flight. Results do not depend on them.
   struct SubBatchLimits {
     std::uint64_t residues = std::uint64_t{1} << 22;
     std::size_t min_pairs = 8192;
@@ -135,7 +134,7 @@ class GpuPairAligner {
   //   reverse_first: the reverse passes' streams at the device's highest priority, so that freed
   //                 multiprocessors go to their short kernels before the later sub-batches' forward
   //                 kernels (without it the reverse passes fell behind and 2 ms of them were left
-  //                 after the last forward kernel; docs/gpu_pair_kernels.md, session 9).
+  //                 after the last forward kernel; docs/gpu_pair_kernels.md, "The call's timeline").
   // Throws std::invalid_argument for another check interval or a negative limit.
   struct KernelOptions {
     bool reverse_early_exit = true;

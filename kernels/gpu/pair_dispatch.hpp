@@ -98,8 +98,8 @@ struct PairShape {
 };
 // Tiled widths 256, 384 and 512: a pass of 100..1,000 columns computes 19% more columns than it has.
 // Widths 32 columns apart would bring that to 6%, but were slower on the H100 (docs/gpu_pair_kernels.md,
-// session 6): a sub-batch's jobs spread over three times as many launches, each too small to fill the
-// device.
+// "Alternatives measured and set aside"): a sub-batch's jobs spread over three times as many launches,
+// each too small to fill the device.
 inline constexpr PairShape kPairShapes[] = {{4, 4},   {8, 4},  {16, 4},  {16, 8},       {16, 12},
                                             {32, 8},  {32, 12}, {32, 16}, {32, 4, true}, {32, 8, true}};
 inline constexpr int kPairShapeCount = static_cast<int>(sizeof(kPairShapes) / sizeof(kPairShapes[0]));
