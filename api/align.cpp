@@ -100,7 +100,7 @@ std::vector<Alignment> Aligner::align(const std::vector<Sequence>& queries, cons
   if (!seeds.empty() && seeds.size() != queries.size())
     throw std::invalid_argument(std::to_string(queries.size()) + " pairs but " + std::to_string(seeds.size()) +
                                 " seeds: one seed per pair, or none");
-  if (!impl_->engine) impl_->start(detail::guess_type(queries));
+  if (!impl_->engine) impl_->start(guess_sequence_type(queries));
   const engine::Alphabet& alphabet = engine::Alphabet::of(detail::to_engine(*impl_->type));
 
   std::vector<std::string> query_codes(queries.size()), target_codes(targets.size());

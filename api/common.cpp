@@ -9,6 +9,7 @@
 #include "api/convert.hpp"
 #include "warpsearch/align.hpp"
 #include "warpsearch/common.hpp"
+#include "warpsearch/fasta.hpp"
 #include "warpsearch/scoring.hpp"
 #include "warpsearch/version.hpp"
 
@@ -39,6 +40,17 @@ AlignMode parse_align_mode(const std::string& name) {
     case engine::PairMode::xdrop: return AlignMode::xdrop;
     default: return AlignMode::local;
   }
+}
+
+std::vector<Sequence> read_fasta(const std::string& path, std::optional<SequenceType> type, bool skip_invalid) {
+  std::optional<engine::SequenceType> engine_type;
+  if (type) engine_type = detail::to_engine(*type);
+  engine::FastaReader reader(path, engine_type, skip_invalid);
+  std::vector<Sequence> records;
+  for (engine::SequenceRecord record; reader.next(record);)
+    records.emplace_back(std::move(record.id), reader.alphabet().decode_string(record.codes),
+                         std::move(record.description));
+  return records;
 }
 
 namespace detail {
@@ -83,7 +95,9 @@ std::string encode(const Sequence& sequence, const engine::Alphabet& alphabet, c
   return codes;
 }
 
-SequenceType guess_type(const std::vector<Sequence>& sequences) {
+}  // namespace detail
+
+SequenceType guess_sequence_type(const std::vector<Sequence>& sequences) {
   constexpr std::size_t kSample = std::size_t{256} << 10;  // as the FASTA reader's sample
   std::string sample;
   for (const Sequence& sequence : sequences) {
@@ -93,9 +107,8 @@ SequenceType guess_type(const std::vector<Sequence>& sequences) {
     }
     if (sample.size() >= kSample) break;
   }
-  return from_engine(engine::guess_sequence_type(sample));
+  return detail::from_engine(engine::guess_sequence_type(sample));
 }
 
-}  // namespace detail
 }  // namespace v0
 }  // namespace warpsearch

@@ -38,9 +38,6 @@ engine::ScoringScheme scoring_scheme(const Scoring& scoring, bool nucleotide, co
 // ("query 3 ('id'): 'J' at position 7 is not a nucleotide residue"); std::invalid_argument.
 std::string encode(const Sequence& sequence, const engine::Alphabet& alphabet, const char* role, std::size_t index);
 
-// The type guessed from the first 256 KiB of letters of the sequences, as the FASTA reader guesses it.
-SequenceType guess_type(const std::vector<Sequence>& sequences);
-
 }  // namespace detail
 }  // namespace v0
 }  // namespace warpsearch

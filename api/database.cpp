@@ -106,7 +106,7 @@ MakeDbReport make_database(const std::vector<Sequence>& sequences, const std::st
                            const MakeDbOptions& options) {
   check_headers(sequences);
   // Letters are checked here, so that an error names the sequence by its index, not a temporary file's line.
-  const SequenceType type = options.type ? *options.type : detail::guess_type(sequences);
+  const SequenceType type = options.type ? *options.type : guess_sequence_type(sequences);
   const engine::Alphabet& alphabet = engine::Alphabet::of(detail::to_engine(type));
   std::vector<Sequence> valid;
   const std::vector<Sequence>* written = &sequences;

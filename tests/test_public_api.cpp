@@ -47,22 +47,6 @@ void check_close(const std::string& printed, double value) {
   CHECK(std::fabs(std::stod(printed) - value) <= unit * 1.0001);
 }
 
-std::vector<warpsearch::Sequence> read_fasta(const std::string& path) {
-  std::vector<warpsearch::Sequence> records;
-  std::istringstream in(warpsearch::test::read_file(path));
-  for (std::string line; std::getline(in, line);) {
-    if (line.empty()) continue;
-    if (line[0] == '>') {
-      const auto blank = line.find(' ');
-      records.push_back({line.substr(1, blank == std::string::npos ? std::string::npos : blank - 1), "",
-                         blank == std::string::npos ? "" : line.substr(blank + 1)});
-    } else {
-      records.back().residues += line;
-    }
-  }
-  return records;
-}
-
 constexpr const char* kColumns = "qseqid sseqid pident length mismatch gapopen qstart qend sstart send evalue bitscore "
                                  "score qlen slen cigar qseq sseq qcovhsp sstrand nident gaps";
 
@@ -125,7 +109,7 @@ TEST_CASE("public API: a protein search gives the tool's hits, field by field", 
   options.scoring.matrix = "BLOSUM50";
   options.scoring.gap_open = 13;
   options.scoring.gap_extend = 2;
-  const auto queries = read_fasta(source_path("data/queries.fa"));
+  const auto queries = warpsearch::read_fasta(source_path("data/queries.fa"));
   const auto results = warpsearch::search(db, queries, options);
   REQUIRE(results.size() == queries.size());
   for (std::size_t q = 0; q < results.size(); ++q) {
@@ -153,7 +137,7 @@ TEST_CASE("public API: a nucleotide search on both strands gives the tool's hits
   TempDir dir;
   const std::string db_path = dir.file("db");
   // Built from memory: the same records as the FASTA file, so the same database.
-  const auto subjects = read_fasta(source_path("data/dna_sample.fa"));
+  const auto subjects = warpsearch::read_fasta(source_path("data/dna_sample.fa"));
   const auto report = warpsearch::make_database(subjects, db_path);
   CHECK(report.type == warpsearch::SequenceType::nucleotide);
   CHECK(report.sequences == subjects.size());

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace warpsearch {
 inline namespace v0 {
@@ -29,6 +30,10 @@ struct Sequence {
   std::string residues;
   std::string description;  // the rest of a FASTA header line
 };
+
+// The type the engine reads letters as when none is given: nucleotide when at least 90% of a sample of
+// the letters (the first 256 KiB) are A, C, G, T, U or N, else protein.
+SequenceType guess_sequence_type(const std::vector<Sequence>& sequences);
 
 // Where work runs. automatic: a GPU when the library was built with CUDA and one is usable, else the CPU.
 enum class Device : std::uint8_t { automatic, cpu, gpu };

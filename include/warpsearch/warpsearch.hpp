@@ -17,6 +17,7 @@
 #include "warpsearch/align.hpp"
 #include "warpsearch/common.hpp"
 #include "warpsearch/database.hpp"
+#include "warpsearch/fasta.hpp"
 #include "warpsearch/scoring.hpp"
 #include "warpsearch/search.hpp"
 #include "warpsearch/version.hpp"
