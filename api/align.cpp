@@ -106,8 +106,8 @@ std::vector<Alignment> Aligner::align(const std::vector<Sequence>& queries, cons
   std::vector<std::string> query_codes(queries.size()), target_codes(targets.size());
   std::vector<engine::SequencePair> pairs(queries.size());
   for (std::size_t p = 0; p < queries.size(); ++p) {
-    query_codes[p] = detail::encode(queries[p], alphabet, "query", p);
-    target_codes[p] = detail::encode(targets[p], alphabet, "target", p);
+    query_codes[p] = detail::encode(queries[p], alphabet, "query", p, true);
+    target_codes[p] = detail::encode(targets[p], alphabet, "target", p, true);
     engine::Seed seed{0, 0, 0};  // extend from the start of both sequences
     if (!seeds.empty()) {
       if (seeds[p].query_start < 1 || seeds[p].target_start < 1)

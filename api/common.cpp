@@ -71,7 +71,8 @@ engine::ScoringScheme scoring_scheme(const Scoring& scoring, bool nucleotide, co
                                engine::GapExtend{scoring.gap_extend.value_or(nucleotide ? 2 : 1)});
 }
 
-std::string encode(const Sequence& sequence, const engine::Alphabet& alphabet, const char* role, std::size_t index) {
+std::string encode(const Sequence& sequence, const engine::Alphabet& alphabet, const char* role, std::size_t index,
+                   bool allow_empty) {
   std::string_view letters = sequence.residues;
   const auto where = [&] {
     return std::string(role) + " " + std::to_string(index + 1) + " ('" + sequence.id + "')";
@@ -91,7 +92,7 @@ std::string encode(const Sequence& sequence, const engine::Alphabet& alphabet, c
     }
     codes += static_cast<char>(code);
   }
-  if (codes.empty()) throw std::invalid_argument(where() + " has no residues");
+  if (codes.empty() && !allow_empty) throw std::invalid_argument(where() + " has no residues");
   return codes;
 }
 

@@ -35,8 +35,10 @@ engine::ScoringScheme scoring_scheme(const Scoring& scoring, bool nucleotide, co
 
 // The residue codes of a sequence given as letters: blanks are skipped and one '*' ending a protein is
 // dropped, as the FASTA reader does. `role` and `index` name the sequence in errors
-// ("query 3 ('id'): 'J' at position 7 is not a nucleotide residue"); std::invalid_argument.
-std::string encode(const Sequence& sequence, const engine::Alphabet& alphabet, const char* role, std::size_t index);
+// ("query 3 ('id'): 'J' at position 7 is not a nucleotide residue"); std::invalid_argument, also for a
+// sequence without residues unless allow_empty (pairwise alignment handles empty sequences).
+std::string encode(const Sequence& sequence, const engine::Alphabet& alphabet, const char* role, std::size_t index,
+                   bool allow_empty = false);
 
 }  // namespace detail
 }  // namespace v0

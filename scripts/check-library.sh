@@ -69,7 +69,7 @@ step "cpack -G DEB, unpacked into a scratch root"
 (cd "$build" && cpack -G DEB -B "$scratch/deb" >/dev/null)
 deb=$(ls "$scratch"/deb/*.deb)
 dpkg-deb -c "$deb" | awk '{print $6}' >"$scratch/deb.list"
-for packaged in usr/bin/warpsearch usr/include/warpsearch/warpsearch.hpp libwarpsearch.so.0 libwarpsearch.a \
+for packaged in usr/bin/warpsearch usr/include/warpsearch/warpsearch.hpp "libwarpsearch.so.$version" libwarpsearch.a \
                 cmake/warpsearch/warpsearchConfig.cmake pkgconfig/warpsearch.pc python3/dist-packages/warpsearch.; do
   grep -q "$packaged" "$scratch/deb.list" || { echo "check-library: the .deb lacks $packaged" >&2; exit 1; }
 done

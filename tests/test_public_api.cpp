@@ -227,6 +227,21 @@ TEST_CASE("public API: xdrop seeds are 1-based and checked", "[api]") {
   CHECK_THROWS_AS(aligner.align(queries, targets, {{0, 1, 1}}), std::invalid_argument);
 }
 
+TEST_CASE("public API: an empty sequence aligns globally as one gap", "[api]") {
+  warpsearch::AlignOptions options;
+  options.mode = warpsearch::AlignMode::global;
+  options.type = warpsearch::SequenceType::protein;
+  options.cigar = true;
+  const auto alignments = warpsearch::align({{"empty", ""}}, {{"t", "MKVL"}}, options);
+  REQUIRE(alignments.size() == 1);
+  CHECK(alignments[0].score == -(11 + 4 * 1));  // open + k * extend
+  CHECK(alignments[0].cigar == "4D");
+  CHECK(alignments[0].query_start == 0);
+  CHECK(alignments[0].query_end == 0);
+  CHECK(alignments[0].target_start == 1);
+  CHECK(alignments[0].target_end == 4);
+}
+
 TEST_CASE("public API: errors carry the tool's messages", "[api]") {
   TempDir dir;
   // A missing database: the message after the tool's "error: ".

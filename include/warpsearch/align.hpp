@@ -2,7 +2,8 @@
 //
 // Modes: local (Smith-Waterman), global (Needleman-Wunsch), semiglobal (the query end to end, the
 // target's ends free) and xdrop (extension left and right of a seed, stopping where the score falls more
-// than X below the best). Scores are exact. A result depends only on its pair, the scoring and the
+// than X below the best). Scores are exact. Sequences may be empty here (a global alignment of an empty
+// sequence is all gaps). A result depends only on its pair, the scoring and the
 // options, not on the device, the number of threads or the batch.
 #pragma once
 
