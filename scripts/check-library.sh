@@ -34,6 +34,12 @@ done
 for installed in libwarpsearch.a libwarpsearch.so cmake/warpsearch/warpsearchConfig.cmake pkgconfig/warpsearch.pc; do
   [ -e "$libdir/$installed" ] || { echo "check-library: $installed is not installed" >&2; exit 1; }
 done
+# The shared library exports the API and nothing of the engine inside it (api/exports.map).
+if nm -DC --defined-only "$libdir"/libwarpsearch.so | grep -v ' warpsearch::v0::' | grep -Ev ' [A-Z] (_init|_fini)$' \
+  | grep -E ' [TDBRVWiu] '; then
+  echo "check-library: libwarpsearch.so exports more than warpsearch::v0" >&2
+  exit 1
+fi
 # The public headers stand alone: no internal header, no CUDA.
 if grep -En '#include "(db|search|profile|kernels|tools)/|cuda' "$prefix"/include/warpsearch/*.hpp; then
   echo "check-library: an installed header includes an internal or CUDA header" >&2

@@ -4,9 +4,11 @@
 // this file is also the proof that the API needs nothing internal.
 #include <cmath>
 #include <filesystem>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "tests/catch.hpp"
@@ -299,4 +301,44 @@ TEST_CASE("public API: errors carry the tool's messages", "[api]") {
   for (const auto& entry : std::filesystem::directory_iterator(dir.path())) entries += entry.path().filename().string()[0] == '.';
   CHECK(entries == 0);
   CHECK_THROWS_AS(db.id(2), std::out_of_range);
+}
+
+TEST_CASE("public API: searchers on one database in several threads, and a searcher outliving its handle", "[api]") {
+  TempDir dir;
+  warpsearch::make_database(source_path("data/uniprot_sample.fa"), dir.file("db"));
+  const auto queries = warpsearch::read_fasta(source_path("data/queries.fa"));
+  warpsearch::SearchOptions options;
+  options.max_target_seqs = 20;
+  options.threads = 1;
+  std::optional<warpsearch::Searcher> kept;
+  std::vector<warpsearch::QueryResult> expected;
+  {
+    const auto db = warpsearch::Database::open(dir.file("db"));
+    expected = warpsearch::search(db, queries, options);
+    std::vector<std::vector<warpsearch::QueryResult>> results(3);
+    std::vector<std::thread> threads;
+    for (auto& result : results)
+      threads.emplace_back([&db, &queries, &options, &result] {
+        warpsearch::Searcher searcher(db, options);  // one per thread, one Database for all
+        result = searcher.search(queries);
+      });
+    for (auto& thread : threads) thread.join();
+    for (const auto& result : results) {
+      REQUIRE(result.size() == expected.size());
+      for (std::size_t q = 0; q < result.size(); ++q) {
+        REQUIRE(result[q].hits.size() == expected[q].hits.size());
+        for (std::size_t h = 0; h < result[q].hits.size(); ++h) {
+          CHECK(result[q].hits[h].sseqid == expected[q].hits[h].sseqid);
+          CHECK(result[q].hits[h].score == expected[q].hits[h].score);
+          CHECK(result[q].hits[h].cigar == expected[q].hits[h].cigar);
+        }
+      }
+    }
+    kept.emplace(db, options);
+  }
+  // The Database handle is gone; the Searcher keeps the files mapped.
+  const auto again = kept->search(queries);
+  REQUIRE(again.size() == expected.size());
+  CHECK(again[0].hits[0].sseqid == expected[0].hits[0].sseqid);
+  CHECK(again[0].hits[0].evalue == expected[0].hits[0].evalue);
 }
