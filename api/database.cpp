@@ -91,8 +91,14 @@ void check_headers(const std::vector<Sequence>& sequences) {
     if (sequence.id.empty()) throw std::invalid_argument("sequence " + std::to_string(i + 1) + " has no ID");
     if (sequence.id.find_first_of(" \t\r\n\v\f") != std::string::npos)
       throw std::invalid_argument(where + ": an ID is one word, without blanks or line breaks");
-    if (sequence.description.find_first_of("\r\n") != std::string::npos)
-      throw std::invalid_argument(where + ": the description holds a line break");
+    // The FASTA reader accepts no control byte in a header but TAB and SOH (NCBI's title separator).
+    const auto control = [](const std::string& text) {
+      for (const unsigned char c : text)
+        if ((c < 0x20 && c != '\t' && c != 0x01) || c == 0x7F) return true;
+      return false;
+    };
+    if (control(sequence.id) || control(sequence.description))
+      throw std::invalid_argument(where + ": the header holds a line break or another control byte");
   }
 }
 

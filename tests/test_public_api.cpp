@@ -288,6 +288,8 @@ TEST_CASE("public API: errors carry the tool's messages", "[api]") {
   // makedb from memory: IDs, an existing output, bad letters.
   CHECK_THROWS_WITH(warpsearch::make_database({{"two words", "MKV"}}, dir.file("db2")),
                     "sequence 1 ('two words'): an ID is one word, without blanks or line breaks");
+  CHECK_THROWS_WITH(warpsearch::make_database({{"a", "MKV", "two\nlines"}}, dir.file("db2")),
+                    "sequence 1 ('a'): the header holds a line break or another control byte");
   CHECK_THROWS_AS(warpsearch::make_database(subjects, dir.file("db")), std::runtime_error);
   CHECK_THROWS_WITH(warpsearch::make_database({{"a", "MKV"}, {"b", "MK#"}}, dir.file("db3"),
                                               {warpsearch::SequenceType::protein, 1u << 30, false}),
