@@ -26,6 +26,9 @@ engine::SearchOptions to_engine(const SearchOptions& options) {
     if (gpu < 0) throw std::invalid_argument("gpus takes GPU numbers from 0, not " + std::to_string(gpu));
   engine::SearchOptions out;
   out.max_target_seqs = options.max_target_seqs;
+  if (options.max_hsps > (std::size_t{1} << 30))
+    throw std::invalid_argument("max_hsps takes a number of alignments from 1 to 1073741824");
+  out.max_hsps = options.max_hsps > 0 ? options.max_hsps : options.raw_scores ? 1 : 0;
   out.max_evalue = options.evalue;
   out.min_score = options.min_score;
   out.raw_scores_only = options.raw_scores;

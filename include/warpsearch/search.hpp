@@ -27,7 +27,10 @@ enum class Strand : std::uint8_t { plus, minus, both };
 struct SearchOptions {
   Scoring scoring;
   double evalue = 10.0;               // hits with a larger E-value are dropped (> 0)
-  std::size_t max_target_seqs = 500;  // hits kept per query (1 .. 2^30)
+  std::size_t max_target_seqs = 500;  // subjects (and strands) kept per query (1 .. 2^30)
+  // Local alignments (HSPs) per subject and strand, best first; 0: every one that passes the cut-offs,
+  // or only the best with raw_scores (as `warpsearch search` without --max-hsps).
+  std::size_t max_hsps = 0;
   int min_score = 1;                  // hits with a smaller raw score are dropped
   bool raw_scores = false;            // no E-values or bit scores (NaN): for scoring without statistics
   Strand strand = Strand::both;       // nucleotide databases: the query strands searched
