@@ -205,9 +205,14 @@ struct SearchEngine::Impl {
       reach[j] = cpu::alignment_reach(query.codes.size(), scoring, query.threshold);
       hot[j] = backend->hot_columns(round[j].prepared, round[j].candidate->subject);
       if (hot[j] || reach[j] == 0) continue;
-      for (const cpu::SubjectSegment& segment :
-           cpu::plan_segments(subject.size(), reach[j], cpu::segment_length_for(reach[j])))
-        tasks.push_back({j, segment});
+      // Only the regions the scan found hits in, when the backend knows them; each with its context.
+      const std::vector<cpu::ColumnRange>* regions = backend->hit_regions(round[j].prepared, round[j].candidate->subject);
+      const std::vector<cpu::ColumnRange> whole{{0, subject.size()}};
+      const std::uint64_t segment_length = cpu::segment_length_for(reach[j]);
+      for (const cpu::ColumnRange& region : regions ? *regions : whole)
+        for (std::uint64_t first = region.begin; first < region.end; first += segment_length)
+          tasks.push_back({j, {first > reach[j] - 1 ? first - (reach[j] - 1) : 0, first,
+                               std::min(region.end, first + segment_length)}});
     }
     if (tasks.empty()) return hot;
     std::map<std::size_t, cpu::StripedScorer> scorers;

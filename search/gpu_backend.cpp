@@ -5,7 +5,8 @@
 // memory lasts (resident sets, below): a database that fits is loaded once; a larger one, or a share
 // larger than the GPU's memory (or the limit the user set), streams through them, the next batch loading
 // while one is scored. locate() may run while the scan does (the engine aligns a query's hits as soon as
-// its scan is done).
+// its scan is done). Long subjects (kLongSubjectLength and more) are scored as overlapping segments
+// (scan_long_subjects).
 //
 // Hits are located by the GPU pair aligner (kernels/gpu/pair_aligner.hpp, local mode: forward pass for
 // the end, the same kernel on the reversed prefixes for the start), one aligner per GPU, created on the
@@ -17,7 +18,9 @@
 #include <atomic>
 #include <deque>
 #include <future>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <numeric>
 #include <optional>
 #include <stdexcept>
@@ -25,6 +28,7 @@
 
 #include "db/interrupt.hpp"
 #include "kernels/cpu/alignment.hpp"
+#include "kernels/cpu/long_subject.hpp"
 #include "kernels/gpu/gpu_scorer.hpp"
 #include "kernels/gpu/pair_aligner.hpp"
 #include "search/locate_split.hpp"
@@ -113,37 +117,69 @@ class GpuBackend final : public ScanBackend {
   GpuBackend(const GpuBackend&) = delete;
   GpuBackend& operator=(const GpuBackend&) = delete;
 
-  void set_queries(const std::vector<PreparedQuery>& queries) override { queries_ = &queries; }
+  void set_queries(const std::vector<PreparedQuery>& queries) override {
+    queries_ = &queries;
+    std::lock_guard<std::mutex> lock(regions_mutex_);
+    regions_.clear();
+  }
 
   void upcoming(std::optional<Chunk> next) override { upcoming_ = std::move(next); }
 
   void scan(const Chunk& chunk, const ScoreSink& sink, const QueryDone& done) override {
     const SubjectBatch all = chunk.batch();
-    const std::vector<std::size_t> bounds = shares(chunk);
+    // Length-sorted: the long subjects are the tail.
+    std::size_t short_count = 0;
+    while (short_count < all.count && all.lengths[short_count] < kLongSubjectLength) ++short_count;
+    if (short_count == all.count) {
+      scan_subjects(all, chunk.info().first_subject, sink, done, true);
+      return;
+    }
+    SubjectBatch head = all;
+    head.count = short_count;
+    if (short_count > 0) scan_subjects(head, chunk.info().first_subject, sink, QueryDone{}, false);
+    scan_long_subjects(chunk, short_count, sink);
+    for (std::size_t p = 0; p < queries_->size(); ++p) done(p);
+  }
+
+  const std::vector<cpu::ColumnRange>* hit_regions(std::size_t prepared, std::uint64_t subject) const override {
+    std::lock_guard<std::mutex> lock(regions_mutex_);
+    const auto found = regions_.find({prepared, subject});
+    return found == regions_.end() ? nullptr : &found->second;
+  }
+
+  // Scores every query against the subjects of `all` (sorted positions from `key_base` on: the key of
+  // the resident sets) on every GPU; done(p), if given, once query p is scored against all of them.
+  // With prefetch_upcoming, the upcoming chunk's first batch loads while the last one is scored.
+  void scan_subjects(const SubjectBatch& all, std::uint64_t key_base, const ScoreSink& sink, const QueryDone& done,
+                     bool prefetch_upcoming) {
+    const std::vector<std::size_t> bounds = shares(all);
     const auto& queries = *queries_;
     // A query is done once every GPU with a share has scored it against the share's last batch.
     int sharing = 0;
     for (std::size_t g = 0; g < gpus_.size(); ++g) sharing += bounds[g] < bounds[g + 1] ? 1 : 0;
     std::vector<std::atomic<int>> unfinished(queries.size());
     for (auto& count : unfinished) count = sharing;
-    if (sharing == 0)
+    if (sharing == 0 && done)
       for (std::size_t p = 0; p < queries.size(); ++p) done(p);
     const QueryDone share_done = [&](std::size_t p) {
-      if (unfinished[p].fetch_sub(1) == 1) done(p);
+      if (unfinished[p].fetch_sub(1) == 1 && done) done(p);
     };
     parallel_for(gpus_.size(), static_cast<unsigned>(gpus_.size()), [&](std::size_t g, unsigned) {
       Gpu& gpu = gpus_[g];
       const auto batches = batches_of(gpu, g, all, bounds[g], bounds[g + 1]);
       for (std::size_t b = 0; b < batches.size(); ++b) {
         const Batch& batch = batches[b];
-        ResidentSet& set = acquire(gpu, chunk.info().first_subject, all, batch);
+        ResidentSet& set = acquire(gpu, key_base, all, batch);
         set.used = ++gpu.clock;
         // While this batch is scored, the next one (or the next chunk's first) loads into another set.
         if (b + 1 < batches.size()) {
-          prefetch(gpu, set, chunk.info().first_subject, all, batches[b + 1]);
-        } else if (upcoming_) {
-          const SubjectBatch next = upcoming_->batch();
-          const std::vector<std::size_t> next_bounds = shares(*upcoming_);
+          prefetch(gpu, set, key_base, all, batches[b + 1]);
+        } else if (upcoming_ && prefetch_upcoming) {
+          SubjectBatch next = upcoming_->batch();  // its short subjects: the long ones load as segments
+          std::size_t short_count = 0;
+          while (short_count < next.count && next.lengths[short_count] < kLongSubjectLength) ++short_count;
+          next.count = short_count;
+          const std::vector<std::size_t> next_bounds = shares(next);
           const auto next_batches = batches_of(gpu, g, next, next_bounds[g], next_bounds[g + 1]);
           if (!next_batches.empty()) prefetch(gpu, set, upcoming_->info().first_subject, next, next_batches[0]);
         }
@@ -153,12 +189,104 @@ class GpuBackend final : public ScanBackend {
     });
   }
 
-  // The GPUs' shares of a chunk: contiguous, of about equal residue counts; GPU g takes subjects
-  // [bounds[g], bounds[g + 1]).
-  std::vector<std::size_t> shares(const Chunk& chunk) const {
+  // Long subjects (from `first_long` of the chunk on) would each keep one block of one GPU busy: they are
+  // scored as overlapping segments instead, each an ordinary subject for the kernels, with the context
+  // of kernels/cpu/long_subject.hpp (reach - 1 residues before each segment's own part, for the longest
+  // reach among the queries), which makes a subject's best score, when it reaches the threshold, the
+  // best of its segments'. The segments that reach it bound where the subject's hot columns can be
+  // (hit_regions()).
+  void scan_long_subjects(const Chunk& chunk, std::size_t first_long, const ScoreSink& sink) {
+    const auto& queries = *queries_;
+    std::uint64_t reach = 0;
+    for (const PreparedQuery& query : queries)
+      reach = std::max(reach, cpu::alignment_reach(query.codes.size(), scoring_, query.threshold));
+    if (reach == 0) return;  // no alignment can reach any threshold
+    const Segments& segments = segments_of(chunk, first_long, reach);
+    struct Best {
+      int score = 0;
+      std::vector<cpu::ColumnRange> regions;
+    };
+    std::map<std::pair<std::size_t, std::size_t>, Best> best;  // (query, subject within the chunk)
+    std::mutex mutex;
+    const ScoreSink segment_sink = [&](std::size_t p, std::uint64_t segment, int score) {
+      const SegmentOrigin& origin = segments.origins[segment];
+      std::lock_guard<std::mutex> lock(mutex);
+      Best& entry = best[{p, origin.subject}];
+      entry.score = std::max(entry.score, score);
+      entry.regions.push_back({origin.first, origin.end});
+    };
+    // Keys apart from the chunks' sorted positions (and from other reaches' segments).
+    const std::uint64_t key_base = (std::uint64_t{1} << 63) | (std::min<std::uint64_t>(reach, (1u << 22) - 1) << 40) |
+                                   (chunk.info().first_subject + first_long);
+    scan_subjects(segments.batch(), key_base, segment_sink, QueryDone{}, false);
+    const std::uint64_t* original = chunk.original_indices();
+    std::lock_guard<std::mutex> lock(regions_mutex_);
+    for (auto& [key, entry] : best) {
+      std::sort(entry.regions.begin(), entry.regions.end(),
+                [](const cpu::ColumnRange& a, const cpu::ColumnRange& b) { return a.begin < b.begin; });
+      std::vector<cpu::ColumnRange> merged;
+      for (const cpu::ColumnRange& region : entry.regions) {
+        if (!merged.empty() && merged.back().end == region.begin) merged.back().end = region.end;
+        else merged.push_back(region);
+      }
+      regions_[{key.first, original[key.second]}] = std::move(merged);
+      sink(key.first, key.second, entry.score);
+    }
+  }
+
+  // A chunk's long subjects cut into segments (packed as a chunk is: kernels/subject_batch.hpp), kept for
+  // the next query batches while the reach stays the same.
+  struct SegmentOrigin {
+    std::size_t subject;               // within the chunk
+    std::uint64_t first = 0, end = 0;  // the positions the segment owns
+  };
+  struct Segments {
+    std::vector<std::uint32_t> words;
+    std::vector<std::uint64_t> offsets;
+    std::vector<std::uint32_t> lengths;
+    std::vector<SegmentOrigin> origins;
+    SubjectBatch batch() const {
+      return {words.data(), words.size(), offsets.data(), lengths.data(), lengths.size()};
+    }
+  };
+
+  const Segments& segments_of(const Chunk& chunk, std::size_t first_long, std::uint64_t reach) {
+    const std::pair<std::uint64_t, std::uint64_t> key{chunk.info().first_subject + first_long, reach};
+    if (segments_reach_ != reach) segments_.clear();  // another query batch's reach: start again
+    segments_reach_ = reach;
+    auto found = segments_.find(key);
+    if (found != segments_.end()) return found->second;
+    Segments& made = segments_[key];
     const SubjectBatch all = chunk.batch();
+    const std::uint32_t pad = scoring_.matrix().alphabet().pad_code();
+    // Long enough that the context costs little, short enough that a genome fills the GPUs.
+    const std::uint64_t segment_length = std::max<std::uint64_t>(std::uint64_t{1} << 15, 8 * reach);
+    for (std::size_t s = first_long; s < all.count; ++s)
+      for (const cpu::SubjectSegment& segment : cpu::plan_segments(all.lengths[s], reach, segment_length)) {
+        const std::uint64_t begin = segment.begin & ~std::uint64_t{3};  // word-aligned: a little more context
+        const std::uint64_t length = segment.end - begin;
+        const std::uint64_t* source_offsets = all.word_offsets + s;
+        const std::uint32_t* source = all.words + *source_offsets + begin / 4;
+        made.offsets.push_back(made.words.size());
+        made.words.insert(made.words.end(), source, source + (length + 3) / 4);
+        // Bytes past the segment's end (the subject goes on there) become padding, as in a chunk.
+        for (std::uint64_t i = length; i % 4 != 0; ++i) {
+          std::uint32_t& word = made.words.back();
+          word = (word & ~(0xFFu << (8 * (i % 4)))) | (pad << (8 * (i % 4)));
+        }
+        made.lengths.push_back(static_cast<std::uint32_t>(length));
+        made.origins.push_back({s, segment.first, segment.end});
+      }
+    return made;
+  }
+
+  // The GPUs' shares of a batch: contiguous, of about equal residue counts; GPU g takes subjects
+  // [bounds[g], bounds[g + 1]).
+  std::vector<std::size_t> shares(const SubjectBatch& all) const {
     std::vector<std::size_t> bounds{0};
-    const double per_gpu = static_cast<double>(chunk.info().residues) / static_cast<double>(gpus_.size());
+    double total = 0;
+    for (std::size_t s = 0; s < all.count; ++s) total += all.lengths[s];
+    const double per_gpu = total / static_cast<double>(gpus_.size());
     double residues = 0;
     for (std::size_t s = 0; s < all.count && bounds.size() < gpus_.size(); ++s) {
       residues += all.lengths[s];
@@ -408,6 +536,10 @@ class GpuBackend final : public ScanBackend {
   std::optional<Chunk> upcoming_;  // the part the next scan() gets (ScanBackend::upcoming)
   std::vector<std::optional<gpu::GpuPairAligner>> aligners_;  // one per GPU, created by locate()
   const std::vector<PreparedQuery>* queries_ = nullptr;
+  std::map<std::pair<std::uint64_t, std::uint64_t>, Segments> segments_;  // (sorted position, reach)
+  std::uint64_t segments_reach_ = 0;
+  std::map<std::pair<std::size_t, std::uint64_t>, std::vector<cpu::ColumnRange>> regions_;  // (query, FASTA position)
+  mutable std::mutex regions_mutex_;
   std::uint64_t memory_limit_ = 0;
   unsigned threads_;
   LocateRates rates_;

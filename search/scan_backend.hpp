@@ -71,6 +71,14 @@ class ScanBackend {
     (void)subject;
     return nullptr;
   }
+  // Where hot_columns() has nothing: subject ranges (ascending, disjoint) outside which no column of that
+  // subject is hot for prepared query `prepared` (a backend that scanned a long subject in segments knows
+  // which segments reached the threshold); nullptr when unknown (every column may be hot).
+  virtual const std::vector<cpu::ColumnRange>* hit_regions(std::size_t prepared, std::uint64_t subject) const {
+    (void)prepared;
+    (void)subject;
+    return nullptr;
+  }
   // Whether locate() may run on another thread while scan() runs (and gains from it: the scan leaves
   // the CPU cores free).
   virtual bool locates_while_scanning() const { return false; }

@@ -12,6 +12,7 @@
 
 #include "kernels/gpu/gpu_scorer.hpp"
 #include "kernels/gpu/pair_aligner.hpp"
+#include "db/alphabet.hpp"
 #include "kernels/reference.hpp"
 #include "search/scan_backend.hpp"
 #include "tests/catch.hpp"
@@ -203,4 +204,48 @@ TEST_CASE("gpu search: nucleotide output equals the CPU's on both strands", "[gp
   CHECK(search(common + " --device gpu") == cpu);
   REQUIRE(run_warpsearch("makedb --quiet --chunk-size 200K " + dir.file("s.fa") + " " + dir.file("c.wsdb")).exit_code == 0);
   CHECK(search("-q " + dir.file("q.fa") + " -d " + dir.file("c.wsdb") + " --device gpu --query-batch 3") == cpu);
+}
+
+TEST_CASE("gpu search: long DNA subjects (segments, several HSPs) give the CPU's output byte for byte",
+          "[gpu][search][hsps]") {
+  if (!gpu_usable()) return;
+  TempDir dir;
+  std::mt19937_64 rng(404);
+  const auto& dna = warpsearch::Alphabet::nucleotide();
+  const auto reverse_complement = [&](const std::string& codes) {
+    std::string result(codes.rbegin(), codes.rend());
+    for (auto& c : result) c = static_cast<char>(dna.complement(static_cast<std::uint8_t>(c)));
+    return result;
+  };
+  // Three queries; six subjects of 0.3-2.5 Mb (above the long-subject length: scored in segments), each
+  // holding mutated copies of the queries on both strands, some close together, and a few short subjects.
+  std::vector<std::string> queries;
+  std::string query_fasta;
+  for (int q = 0; q < 3; ++q) {
+    queries.push_back(warpsearch::test::random_codes(rng, 400 + 800 * static_cast<std::size_t>(q), 4));
+    query_fasta += ">q" + std::to_string(q) + "\n" + dna.decode_string(queries.back()) + "\n";
+  }
+  std::string db_fasta;
+  for (int s = 0; s < 6; ++s) {
+    std::string subject = warpsearch::test::random_codes(rng, 300000 + 440000 * static_cast<std::size_t>(s), 4);
+    for (int copy = 0; copy < 2 + s; ++copy) {
+      std::string piece = warpsearch::test::mutated_codes(rng, queries[static_cast<std::size_t>(copy) % 3], 4, 0.12, 3);
+      if (copy % 2) piece = reverse_complement(piece);
+      const std::size_t at = rng() % (subject.size() - piece.size());
+      subject.replace(at, piece.size(), piece);
+    }
+    db_fasta += ">chr" + std::to_string(s) + "\n" + dna.decode_string(subject) + "\n";
+  }
+  for (int s = 0; s < 20; ++s)
+    db_fasta += ">short" + std::to_string(s) + "\n" +
+                dna.decode_string(warpsearch::test::mutated_codes(rng, queries[static_cast<std::size_t>(s) % 3], 4, 0.2, 3)) +
+                "\n";
+  warpsearch::test::write_file(dir.file("db.fa"), db_fasta);
+  warpsearch::test::write_file(dir.file("q.fa"), query_fasta);
+  REQUIRE(run_warpsearch("makedb --quiet " + dir.file("db.fa") + " " + dir.file("db.wsdb")).exit_code == 0);
+  const std::string common = "-q " + dir.file("q.fa") + " -d " + dir.file("db.wsdb") + " --evalue 1e-5";
+  const std::string cpu = search("--device cpu " + common);
+  CHECK(std::count(cpu.begin(), cpu.end(), '\n') >= 40);
+  CHECK(search("--device gpu " + common) == cpu);
+  CHECK(search("--device gpu --gpu-memory 300M " + common) == cpu);
 }
