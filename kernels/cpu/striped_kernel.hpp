@@ -45,7 +45,14 @@
 // Padding positions (past the query's end) only feed later padding positions; they may raise a false
 // alarm near a limit, never hide one.
 // The 32-bit kernels use wrapping arithmetic with minus infinity = -2^30; the dispatcher keeps every
-// true value within +-2^29 by bounding the lengths.
+// true value within +-2^29 (striped.cpp, fits_32_bits: H of each mode lies in a range set by its
+// boundaries, the gap costs and the largest substitution score, and E, F, X within one open + extend of
+// it). Minus infinity then only ever loses bounded amounts: a carry of the scan is at least
+// -2^30 - 2^30 = -2^31 (each stripe cost is capped at 2^30), and lane 0's carry in the second walk falls
+// by extend per segment for at most (high - low + oe) / extend + 1 segments (the walk stops once no lane's
+// carry beats a real H - oe), so no computed value wraps. The 64-bit kernels (the scalar template with
+// int64_t and minus infinity -2^62) serve every pair beyond that: with lengths below 2^32 and scores and
+// gap costs below 128 every value is within +-2^41.
 #pragma once
 
 #include <cstddef>
@@ -299,15 +306,16 @@ StripedOutcome striped_pass(const StripedPass& pass) {
   return outcome;
 }
 
-// One lane in plain C++: the scalar instruction set's kernels (saturating at 16 bits, or 32-bit).
+// One lane in plain C++: the scalar instruction set's kernels (saturating at 16 bits, or wrapping at 32
+// or 64 bits; minus infinity -2^30 or -2^62).
 template <class E, bool Saturating>
 struct ScalarStripedTraits {
   using V = E;
   using Elem = E;
   static constexpr int lanes = 1;
   static constexpr bool saturating = Saturating;
-  static constexpr E kMinusInfinity = static_cast<E>(Saturating ? -32768 : -(1 << 30));
-  static constexpr E kMax = static_cast<E>(Saturating ? 32767 : 1 << 30);
+  static constexpr E kMax = Saturating ? E{32767} : static_cast<E>(E{1} << (8 * sizeof(E) - 2));
+  static constexpr E kMinusInfinity = Saturating ? E{-32768} : static_cast<E>(-kMax);
   static constexpr int mask_bits = 1;
 
   static E narrow(std::int64_t x) {
@@ -318,8 +326,8 @@ struct ScalarStripedTraits {
     return static_cast<E>(x);
   }
   static V splat(E x) { return x; }
-  static V adds(V a, V b) { return narrow(std::int64_t{a} + b); }
-  static V subs(V a, V b) { return narrow(std::int64_t{a} - b); }
+  static V adds(V a, V b) { return narrow(std::int64_t{a} + std::int64_t{b}); }
+  static V subs(V a, V b) { return narrow(std::int64_t{a} - std::int64_t{b}); }
   static V max(V a, V b) { return a > b ? a : b; }
   static V min(V a, V b) { return a < b ? a : b; }
   static V load(const V* p) { return *p; }
@@ -332,6 +340,13 @@ struct ScalarStripedTraits {
   static bool any_greater(V a, V b) { return a > b; }
   static std::uint64_t equal_mask(V a, V b) { return a == b ? 1 : 0; }
 };
+
+// The 64-bit kernels, every mode (one lane: the fallback beyond the 32-bit bound).
+constexpr StripedFunction64 make_striped_64() {
+  using T = ScalarStripedTraits<std::int64_t, false>;
+  return {{&striped_pass<T, AlignmentMode::local>, &striped_pass<T, AlignmentMode::global>,
+           &striped_pass<T, AlignmentMode::semiglobal>}};
+}
 
 // The table of one instruction set: its 16-bit and 32-bit traits, every mode.
 template <class T16, class T32>
