@@ -1,7 +1,9 @@
 // Long pair alignment: the linear-memory traceback (Myers-Miller, kernels/cpu/alignment.hpp) forced on
-// small rectangles against the 64-bit references in every mode.
+// small rectangles against the 64-bit references in every mode, and a 100,000 x 100,000 global
+// alignment whose operations are rescored here and whose memory growth is measured.
 #include <algorithm>
 #include <cstdint>
+#include <fstream>
 #include <random>
 #include <string>
 #include <string_view>
@@ -53,6 +55,23 @@ cpu::AlignmentLimits linear_limits(std::uint64_t leaf) {
   return limits;
 }
 
+// The process's peak resident memory (VmHWM), in bytes; 0 where /proc does not tell.
+std::uint64_t peak_resident_bytes() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line))
+    if (line.rfind("VmHWM:", 0) == 0) return std::stoull(line.substr(6)) * 1024;
+  return 0;
+}
+
+// Resets the peak to the current resident size (Linux 4.0 and later); false where it cannot.
+bool reset_peak_resident() {
+  std::ofstream clear("/proc/self/clear_refs");
+  clear << "5";
+  clear.flush();
+  return static_cast<bool>(clear);
+}
+
 }  // namespace
 
 TEST_CASE("long alignment: the linear-memory path against the reference", "[alignment][linear]") {
@@ -96,4 +115,50 @@ TEST_CASE("long alignment: the linear-memory path against the reference", "[alig
       }
     }
   }
+}
+
+TEST_CASE("long alignment: a 100,000 x 100,000 global alignment in linear memory", "[alignment][linear]") {
+  std::mt19937_64 rng(101);
+  const ScoringScheme dna(SubstitutionMatrix::nucleotide(2, -3), GapOpen{5}, GapExtend{2});
+  const std::string query = test::random_codes(rng, 100000, 4);
+  // Substitutions, insertions and deletions of 1 to 4 residues, each at 8% / 3 of the positions: about
+  // 87% of the query's residues are kept, in a subject of about the same length (cut or filled at its
+  // end to 100,000).
+  std::string subject = test::mutated_codes(rng, query, 4, 0.08, 4);
+  subject.resize(std::min<std::size_t>(subject.size(), 100000));
+  while (subject.size() < 100000) subject += static_cast<char>(rng() % 4);
+
+  const bool measured = reset_peak_resident() && peak_resident_bytes() > 0;
+  const std::uint64_t before = peak_resident_bytes();
+  const cpu::PairAlignment alignment = cpu::align_pair(query, subject, dna, AlignmentMode::global);
+  const std::uint64_t growth = peak_resident_bytes() - before;
+
+  REQUIRE(alignment.query_end == 100000);
+  REQUIRE(alignment.subject_end == 100000);
+  REQUIRE(rescore(query, subject, dna, alignment) == alignment.score);
+  // A related pair: about 87,000 identities (+174,000), 2,700 substitutions (-8,000) and 5,300 gaps
+  // averaging 2.5 residues (-53,000) make about +110,000; unrelated DNA would score below zero.
+  CHECK(alignment.score > 60000);
+  CHECK(alignment.identities > 80000);
+  // The checkpointed traceback would keep ~180 MB of rows here, a whole table 10 GB; the linear path
+  // keeps a few rows, the profiles and one leaf table of at most 2^25 cells.
+  if (measured) {
+    INFO("peak resident growth " << growth / 1024 << " KiB");
+    CHECK(growth < (std::uint64_t{64} << 20));
+  } else {
+    WARN("this system does not report or reset the peak resident size: the memory bound is not checked");
+  }
+}
+
+TEST_CASE("long alignment: a rectangle beyond the traceback's 32-bit rows is refused", "[alignment][linear]") {
+  // Extend 127: 4.3 million gap columns cost more than 2^29, below the rows' minus infinity. The
+  // rectangle is refused before any row is computed, whatever score it is given.
+  const ScoringScheme dear(SubstitutionMatrix::nucleotide(1, -1), GapOpen{0}, GapExtend{127});
+  const std::string query(10, '\x01'), subject(4300000, '\x02');
+  REQUIRE_THROWS_AS(cpu::align_in_rectangle(query, subject, dear, {0, 0, 10, 0, 4300000}), std::overflow_error);
+  // At extend 1 the same rectangle fits (its boundary gaps cost 4.3 million), on the linear path (10 rows
+  // of 4.3 million columns): 10 mismatches and 4,299,990 deletions at -1 each.
+  const ScoringScheme cheap(SubstitutionMatrix::nucleotide(1, -1), GapOpen{0}, GapExtend{1});
+  const cpu::PairAlignment alignment = cpu::align_in_rectangle(query, subject, cheap, {-4300000, 0, 10, 0, 4300000});
+  CHECK(rescore(query, subject, cheap, alignment) == -4300000);
 }
