@@ -572,8 +572,11 @@ AlignmentSpan pair_span(std::string_view query_codes, std::string_view subject_c
   // The start: the same pass over the reversed prefixes that end at the end. Semi-global: every optimal
   // alignment within subject [0, end) ends at end (end is the smallest optimal end), so the reversed
   // pass's smallest optimal end is the largest optimal start.
+  // It scores what the forward pass scored: beyond 16 bits, it starts at 32.
+  const bool wide = end.score >= 32767 || end.score <= -32768;
   const PairEnd start = StripedScorer(reversed_prefix(query_codes, end.query_end), scoring, isa)
-                            .end(reversed_prefix(subject_codes, end.subject_end), mode);
+                            .end(reversed_prefix(subject_codes, end.subject_end), mode,
+                                 wide ? Width::w32 : Width::w16);
   if (start.score != end.score)
     throw std::logic_error("pair_span: the reverse pass scores " + std::to_string(start.score) +
                            ", the forward pass " + std::to_string(end.score));

@@ -171,9 +171,9 @@ PairEnd StripedScorer::end_64_bits(std::string_view subject_codes, AlignmentMode
   return PairEnd{outcome.score, outcome.query_end, outcome.subject_end};
 }
 
-PairEnd StripedScorer::end(std::string_view subject_codes, AlignmentMode mode) const {
+PairEnd StripedScorer::end(std::string_view subject_codes, AlignmentMode mode, Width first) const {
   check_lengths(subject_codes.size());
-  if (isa_ != Isa::scalar)
+  if (isa_ != Isa::scalar && first != Width::w32)
     if (auto narrow = end_at_width(subject_codes, mode, Width::w16)) return *narrow;
   if (auto wide = end_at_width(subject_codes, mode, Width::w32)) return *wide;
   return end_64_bits(subject_codes, mode);

@@ -54,7 +54,9 @@ class StripedScorer {
 
   // Score and end of the query against the subject (codes below kMaxCodes; only the low 5 bits are read).
   // Exact for any lengths; a query or subject of 2^32 residues or more throws std::length_error.
-  PairEnd end(std::string_view subject_codes, AlignmentMode mode) const;
+  // first = Width::w32 skips the 16-bit attempt (for a pair known to score beyond 16 bits, e.g. the
+  // reverse pass of an alignment).
+  PairEnd end(std::string_view subject_codes, AlignmentMode mode, Width first = Width::w16) const;
 
   // One width only (Width::w16 or Width::w32; std::invalid_argument for w8), no retry: the exact result,
   // or nullopt when that width cannot guarantee it (a 16-bit value may have saturated, or the lengths

@@ -253,6 +253,14 @@ StripedOutcome striped_pass(const StripedPass& pass) {
     asm volatile("" : : "r"(extremes) : "memory");
     const V column_max_final = T::max(T::load(extremes), carry);
     T::store(extremes, column_max_final);
+    if constexpr (T::saturating && !kLocal) {
+      // Saturated (local checks below, where a new maximum is found): stop here, as the outcome is
+      // unusable anyway.
+      if (T::any_greater(column_max_final, T::splat(static_cast<Elem>(T::kMax - 1)))) {
+        outcome.saturated = true;
+        return outcome;
+      }
+    }
     for (std::size_t s = 0; kLanes > 1 && s < segments; ++s) {
       const V h_old = T::load(h_current + s);
       const V h_new = T::max(h_old, carry);
@@ -266,6 +274,14 @@ StripedOutcome striped_pass(const StripedPass& pass) {
       // A new maximum lies in this column: the smallest query position holding it.
       if (T::any_greater(column_max_final, v_best)) {
         best = horizontal_max<T>(column_max_final);
+        if constexpr (T::saturating) {
+          // Saturated: the rest of the subject cannot make the outcome usable (a long related pair
+          // would otherwise run to the end before its 32-bit pass).
+          if (best >= T::kMax) {
+            outcome.saturated = true;
+            return outcome;
+          }
+        }
         v_best = T::splat(static_cast<Elem>(best));
         std::size_t first = m;
         for (std::size_t s = 0; s < segments; ++s) {
