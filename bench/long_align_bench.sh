@@ -2,12 +2,13 @@
 # Benchmark of long pair alignment on the CPU (docs/long_alignment.md): `warpsearch align --device cpu
 # --cigar` in global and local mode on one generated pair of related DNA sequences per size (default
 # 100 kb, 300 kb and 1 Mb): a random sequence and a copy with 4% substitutions and 0.5% insertions and
-# 0.5% deletions of 1..8 bases. A size is skipped when the previous one's time, scaled by the square of
-# the length ratio, predicts more than --max-seconds (default 180).
+# 0.5% deletions of 1..8 bases. A size is skipped when the previous one's CPU time, scaled by the square
+# of the length ratio, predicts more than --max-seconds (default 180).
 # Each run records wall time, GCUPS (query x target / seconds / 1e9, the whole command: reading, both
-# passes, the traceback, writing) and peak resident memory (GNU time's "Maximum resident set size",
-# Debian package `time`), with the command, commit, machine, load and date, appended to the results file
-# (default bench/results/long_align_cpu.tsv).
+# passes, the traceback, writing), CPU seconds (user + system: what the command took on a shared
+# machine) and peak resident memory (GNU time's "Maximum resident set size", Debian package `time`), with
+# the command, commit, machine, load and date, appended to the results file (default
+# bench/results/long_align_cpu.tsv).
 #
 # usage: bench/long_align_bench.sh [--binary PATH] [--data DIR] [--sizes "100000 300000 1000000"]
 #                                  [--modes "global local"] [--max-seconds S] [--out FILE] [--note TEXT]
@@ -73,7 +74,7 @@ cpu_model=$(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)
 cores=$(nproc)
 if [[ ! -s $out ]]; then
   mkdir -p "$(dirname "$out")"
-  printf 'date\tcommit\tcpu\tcores\tload\tmode\tquery_length\ttarget_length\tscore\tseconds\tgcups\tpeak_rss_mb\tnote\tcommand\n' >"$out"
+  printf 'date\tcommit\tcpu\tcores\tload\tmode\tquery_length\ttarget_length\tscore\tseconds\tcpu_seconds\tgcups\tpeak_rss_mb\tnote\tcommand\n' >"$out"
 fi
 
 residues() { grep -v '^>' "$1" | tr -d '\n' | wc -c; }
@@ -97,15 +98,16 @@ for mode in $modes; do
     load=$(cut -d' ' -f1 /proc/loadavg)  # at the end of the run
     seconds=$(awk -F': ' '/Elapsed \(wall clock\)/ { n = split($2, t, ":"); s = 0; for (k = 1; k <= n; ++k) s = s * 60 + t[k]; printf "%.2f", s }' \
               "$data/time_${mode}_$size.txt")
+    cpu_seconds=$(awk -F': ' '/User time|System time/ { s += $2 } END { printf "%.2f", s }' "$data/time_${mode}_$size.txt")
     rss_mb=$(awk -F': ' '/Maximum resident set size/ { printf "%.1f", $2 / 1024 }' "$data/time_${mode}_$size.txt")
     gcups=$(awk -v m="$m" -v n="$n" -v s="$seconds" 'BEGIN { printf "%.3f", m * n / s / 1e9 }')
     score=$(awk -F'\t' 'NR == 1 { for (k = 1; k <= NF; ++k) if ($k == "score") column = k; next } { print $column; exit }' \
             "$data/out_${mode}_$size.tsv")
-    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$commit" \
-      "$cpu_model" "$cores" "$load" "$mode" "$m" "$n" "${score:-?}" "$seconds" "$gcups" "$rss_mb" "$note" \
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$commit" \
+      "$cpu_model" "$cores" "$load" "$mode" "$m" "$n" "${score:-?}" "$seconds" "$cpu_seconds" "$gcups" "$rss_mb" "$note" \
       "${command[*]}" >>"$out"
-    printf '%-7s %8s x %8s  %8s s  %7s GCUPS  %8s MB peak  score %s\n' "$mode" "$m" "$n" "$seconds" "$gcups" "$rss_mb" \
-      "${score:-?}"
-    previous_size=$size previous_seconds=$seconds
+    printf '%-7s %8s x %8s  %8s s (%s s CPU)  %7s GCUPS  %8s MB peak  score %s\n' "$mode" "$m" "$n" "$seconds" \
+      "$cpu_seconds" "$gcups" "$rss_mb" "${score:-?}"
+    previous_size=$size previous_seconds=$cpu_seconds
   done
 done
