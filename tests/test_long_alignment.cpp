@@ -100,11 +100,19 @@ TEST_CASE("long alignment: the linear-memory path against the reference", "[alig
                     : test::random_codes(rng, length(rng), kind == 2 ? 2 : letters);
       for (const AlignmentMode mode : kModes) {
         const reference::Span expected = reference::span(query, subject, scoring, mode);
+        std::string single_thread_operations;
         for (std::uint64_t leaf : {std::uint64_t{0}, std::uint64_t{2}, std::uint64_t{40}, std::uint64_t{300}}) {
           INFO(scoring.matrix().name() << " " << scoring.gap_open() << "/" << scoring.gap_extend() << " mode "
                                        << static_cast<int>(mode) << " case " << n << ": " << query.size() << " x "
                                        << subject.size() << ", leaf " << leaf);
-          const cpu::PairAlignment alignment = cpu::align_pair(query, subject, scoring, mode, linear_limits(leaf));
+          cpu::AlignmentLimits limits = linear_limits(leaf);
+          // Threads share out the passes and the halves; the operations must not change.
+          if (leaf == 2) {
+            limits.threads = 3;
+            REQUIRE(cpu::align_pair(query, subject, scoring, mode, limits).operations == single_thread_operations);
+          }
+          const cpu::PairAlignment alignment = cpu::align_pair(query, subject, scoring, mode, limits);
+          if (leaf == 0) single_thread_operations = alignment.operations;
           REQUIRE(alignment.score == expected.score);
           REQUIRE(alignment.query_begin == expected.query_begin);
           REQUIRE(alignment.query_end == expected.query_end);
@@ -130,7 +138,9 @@ TEST_CASE("long alignment: a 100,000 x 100,000 global alignment in linear memory
 
   const bool measured = reset_peak_resident() && peak_resident_bytes() > 0;
   const std::uint64_t before = peak_resident_bytes();
-  const cpu::PairAlignment alignment = cpu::align_pair(query, subject, dna, AlignmentMode::global);
+  cpu::AlignmentLimits limits;  // the default paths and budgets, on two threads
+  limits.threads = 2;
+  const cpu::PairAlignment alignment = cpu::align_pair(query, subject, dna, AlignmentMode::global, limits);
   const std::uint64_t growth = peak_resident_bytes() - before;
 
   REQUIRE(alignment.query_end == 100000);
@@ -141,7 +151,7 @@ TEST_CASE("long alignment: a 100,000 x 100,000 global alignment in linear memory
   CHECK(alignment.score > 60000);
   CHECK(alignment.identities > 80000);
   // The checkpointed traceback would keep ~180 MB of rows here, a whole table 10 GB; the linear path
-  // keeps a few rows, the profiles and one leaf table of at most 2^25 cells.
+  // keeps a few rows, the profiles and one leaf table of at most 2^25 cells per thread.
   if (measured) {
     INFO("peak resident growth " << growth / 1024 << " KiB");
     CHECK(growth < (std::uint64_t{64} << 20));

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <future>
 #include <limits>
 #include <memory>
 #include <stdexcept>
@@ -365,32 +366,37 @@ class GlobalAligner {
 // crosses the middle row either at a cell, H + H', or inside a vertical gap, I + I' + open (the gap
 // was charged its open on both sides). The two halves are then aligned the same way, a crossing gap
 // continuing into them without a new open (their top_open / bottom_open), until a half fits the whole
-// traceback table (a GlobalAligner leaf).
+// traceback table (a GlobalAligner leaf). With threads > 1 the two passes run at once, then the two
+// halves, each with half the threads; the choices, hence the operations, are the same.
 class LinearAligner {
  public:
   LinearAligner(std::string_view a, std::string_view b, const ScoringScheme& scoring, Isa isa,
                 std::uint64_t leaf_cells)
       : a_(a), b_(b), reversed_a_(a.rbegin(), a.rend()), reversed_b_(b.rbegin(), b.rend()), scoring_(scoring),
         isa_(isa), open_(scoring.gap_open()), extend_(scoring.gap_extend()), leaf_cells_(leaf_cells),
-        profile_(a, b, scoring), reversed_profile_(reversed_a_, reversed_b_, scoring), m_or_i_(b.size() + 1),
-        del_(b.size() + 1), rows_(row_functions(isa)) {
-    for (auto* row : {&h_, &ins_, &h_above_, &ins_above_, &forward_h_, &forward_ins_, &backward_h_, &backward_ins_})
-      row->resize(b.size() + 1);
-  }
+        profile_(a, b, scoring), reversed_profile_(reversed_a_, reversed_b_, scoring), rows_(row_functions(isa)) {}
 
   // The operations of an optimal global alignment, and its score.
-  std::string align(std::int32_t* score) {
+  std::string align(unsigned threads, std::int32_t* score) {
     std::string operations;
     operations.reserve(a_.size() + b_.size());
-    solve(0, a_.size(), 0, b_.size(), open_, open_, operations, score);
+    solve(0, a_.size(), 0, b_.size(), open_, open_, std::max(threads, 1u), operations, score);
     return operations;
   }
 
  private:
+  // The rows one pass works in, for a sub-rectangle of `columns` - 1 columns; the pass leaves its last
+  // row in h_above and ins_above.
+  struct PassRows {
+    explicit PassRows(std::size_t columns)
+        : h(columns), ins(columns), h_above(columns), ins_above(columns), m_or_i(columns), del(columns) {}
+    std::vector<std::int32_t> h, ins, h_above, ins_above, m_or_i, del;
+  };
+
   // Appends the operations of an optimal alignment of a[r0, r1) x b[c0, c1) to operations.
   // score (the top call's only): the score of the rectangle's alignment.
   void solve(std::size_t r0, std::size_t r1, std::size_t c0, std::size_t c1, std::int32_t top_open,
-             std::int32_t bottom_open, std::string& operations, std::int32_t* score = nullptr) {
+             std::int32_t bottom_open, unsigned threads, std::string& operations, std::int32_t* score = nullptr) {
     const std::size_t rows = r1 - r0, cols = c1 - c0;
     if (rows <= 1 || cols == 0 || static_cast<std::uint64_t>(rows) * (cols + 1) <= leaf_cells_) {
       std::int32_t leaf_score = 0;
@@ -402,59 +408,79 @@ class LinearAligner {
       return;
     }
     const std::size_t mid = r0 + rows / 2;
-    // Into the middle row (forward_h_, forward_ins_), then out of it (h_above_, ins_above_, reversed).
-    last_row(profile_, a_, r0, mid, c0, c1, top_open, forward_h_.data(), forward_ins_.data());
-    const std::size_t m = a_.size(), n = b_.size();
-    last_row(reversed_profile_, reversed_a_, m - r1, m - mid, n - c1, n - c0, bottom_open, backward_h_.data(),
-             backward_ins_.data());
-    // The leftmost best crossing; at one column a cell before a gap.
-    std::int64_t best = std::numeric_limits<std::int64_t>::min();
     std::size_t best_column = 0;
     bool through_gap = false;
-    for (std::size_t j = 0; j <= cols; ++j) {
-      const std::int64_t at_cell = std::int64_t{forward_h_[j]} + backward_h_[cols - j];
-      const std::int64_t in_gap = std::int64_t{forward_ins_[j]} + backward_ins_[cols - j] + open_;
-      if (at_cell > best) best = at_cell, best_column = j, through_gap = false;
-      if (in_gap > best) best = in_gap, best_column = j, through_gap = true;
+    {  // the rows live only through the passes, not through the recursion
+      PassRows forward(cols + 1), backward(cols + 1);
+      const std::size_t m = a_.size(), n = b_.size();
+      // Into the middle row, and (reversed) out of it.
+      const auto backward_pass = [&] {
+        last_row(reversed_profile_, reversed_a_, m - r1, m - mid, n - c1, n - c0, bottom_open, backward);
+      };
+      if (threads > 1) {
+        std::future<void> pending = std::async(std::launch::async, backward_pass);
+        last_row(profile_, a_, r0, mid, c0, c1, top_open, forward);
+        pending.get();
+      } else {
+        last_row(profile_, a_, r0, mid, c0, c1, top_open, forward);
+        backward_pass();
+      }
+      // The leftmost best crossing; at one column a cell before a gap.
+      std::int64_t best = std::numeric_limits<std::int64_t>::min();
+      for (std::size_t j = 0; j <= cols; ++j) {
+        const std::int64_t at_cell = std::int64_t{forward.h_above[j]} + backward.h_above[cols - j];
+        const std::int64_t in_gap = std::int64_t{forward.ins_above[j]} + backward.ins_above[cols - j] + open_;
+        if (at_cell > best) best = at_cell, best_column = j, through_gap = false;
+        if (in_gap > best) best = in_gap, best_column = j, through_gap = true;
+      }
+      if (score) *score = static_cast<std::int32_t>(best);
     }
-    if (score) *score = static_cast<std::int32_t>(best);
     const std::size_t c = c0 + best_column;
-    if (!through_gap) {
-      solve(r0, mid, c0, c, top_open, open_, operations);
-      solve(mid, r1, c, c1, open_, bottom_open, operations);
-    } else {  // the gap covers a[mid - 1] and a[mid] in column c, and goes on into both halves for free
-      solve(r0, mid - 1, c0, c, top_open, 0, operations);
-      operations += "II";
-      solve(mid + 1, r1, c, c1, 0, bottom_open, operations);
+    // The upper half, then the lower one (at once on two thread shares when there are threads to share);
+    // a crossing gap covers a[mid - 1] and a[mid] in column c, and goes on into both halves for free.
+    const std::size_t upper_end = through_gap ? mid - 1 : mid, lower_begin = through_gap ? mid + 1 : mid;
+    const std::int32_t inner_open = through_gap ? 0 : open_;
+    const auto upper = [&](unsigned share, std::string& out) {
+      solve(r0, upper_end, c0, c, top_open, inner_open, share, out);
+      if (through_gap) out += "II";
+    };
+    const auto lower = [&](unsigned share, std::string& out) {
+      solve(lower_begin, r1, c, c1, inner_open, bottom_open, share, out);
+    };
+    if (threads > 1) {
+      std::string lower_operations;
+      std::future<void> pending =
+          std::async(std::launch::async, [&] { lower(threads - threads / 2, lower_operations); });
+      upper(threads / 2, operations);
+      pending.get();
+      operations += lower_operations;
+    } else {
+      upper(1, operations);
+      lower(1, operations);
     }
   }
 
   // H and I of the last row of the global alignment of sequence[r0, r1) x the profile's columns
-  // [c0, c1), into h_out and ins_out (c1 - c0 + 1 entries each); a vertical gap from (0, 0) costs
-  // top_open instead of open.
+  // [c0, c1), left in rows.h_above and rows.ins_above; a vertical gap from (0, 0) costs top_open
+  // instead of open.
   void last_row(const SubjectProfile& profile, std::string_view sequence, std::size_t r0, std::size_t r1,
-                std::size_t c0, std::size_t c1, std::int32_t top_open, std::int32_t* h_out, std::int32_t* ins_out) {
+                std::size_t c0, std::size_t c1, std::int32_t top_open, PassRows& rows) const {
     const std::size_t columns = c1 - c0 + 1;
-    std::int32_t* h_above = h_above_.data();
-    std::int32_t* ins_above = ins_above_.data();
-    std::int32_t* h = h_.data();
-    std::int32_t* ins = ins_.data();
-    h_above[0] = 0;
-    ins_above[0] = kMinusInfinity;
+    rows.h_above[0] = 0;
+    rows.ins_above[0] = kMinusInfinity;
     for (std::size_t j = 1; j < columns; ++j) {
-      h_above[j] = -(open_ + static_cast<std::int32_t>(j) * extend_);
-      ins_above[j] = kMinusInfinity;
+      rows.h_above[j] = -(open_ + static_cast<std::int32_t>(j) * extend_);
+      rows.ins_above[j] = kMinusInfinity;
     }
     for (std::size_t i = 1; i <= r1 - r0; ++i) {
-      h[0] = ins[0] = -(top_open + static_cast<std::int32_t>(i) * extend_);
-      const RowJob job{columns, open_, extend_, profile.row(sequence[r0 + i - 1]) + c0, h_above, ins_above, h, ins,
-                       m_or_i_.data(), del_.data(), nullptr};
+      rows.h[0] = rows.ins[0] = -(top_open + static_cast<std::int32_t>(i) * extend_);
+      const RowJob job{columns, open_, extend_, profile.row(sequence[r0 + i - 1]) + c0, rows.h_above.data(),
+                       rows.ins_above.data(), rows.h.data(), rows.ins.data(), rows.m_or_i.data(), rows.del.data(),
+                       nullptr};
       rows_.score(job);
-      std::swap(h, h_above);
-      std::swap(ins, ins_above);
+      std::swap(rows.h, rows.h_above);
+      std::swap(rows.ins, rows.ins_above);
     }
-    std::copy_n(h_above, columns, h_out);
-    std::copy_n(ins_above, columns, ins_out);
   }
 
   std::string_view a_, b_;
@@ -464,9 +490,6 @@ class LinearAligner {
   std::int32_t open_, extend_;
   std::uint64_t leaf_cells_;
   SubjectProfile profile_, reversed_profile_;
-  std::vector<std::int32_t> m_or_i_, del_;  // RowJob's scratch rows
-  // The pass's rows, and the middle row's values into it (forward) and out of it (backward, reversed).
-  std::vector<std::int32_t> h_, ins_, h_above_, ins_above_, forward_h_, forward_ins_, backward_h_, backward_ins_;
   RowFunctions rows_;
 };
 
@@ -547,7 +570,7 @@ PairAlignment rectangle_alignment(std::string_view query_codes, std::string_view
     alignment.operations = GlobalAligner(a, b, scoring, isa).align(limits, &global_score, scoring.gap_open(),
                                                                    scoring.gap_open());
   else
-    alignment.operations = LinearAligner(a, b, scoring, isa, limits.full_traceback_cells).align(&global_score);
+    alignment.operations = LinearAligner(a, b, scoring, isa, limits.full_traceback_cells).align(limits.threads, &global_score);
   const std::int64_t replayed = replay(a, b, scoring, alignment);
   if (global_score != span.score || replayed != span.score)
     throw std::logic_error("align_in_rectangle: the traceback scores " + std::to_string(global_score) +

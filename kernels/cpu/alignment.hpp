@@ -81,6 +81,10 @@ struct AlignmentLimits {
   // Largest memory of the checkpointed traceback (about 2 * sqrt(8 m) * n bytes: rectangles up to about
   // 50,000 x 50,000 at the default); larger rectangles are aligned in linear memory (Myers-Miller).
   std::uint64_t checkpoint_bytes = std::uint64_t{64} << 20;
+  // Threads the linear-memory path may use (its forward and backward passes at once, then the two halves
+  // of each split, each with half the threads; every thread may hold one leaf table). The operations do
+  // not depend on it.
+  unsigned threads = 1;
 };
 
 // The local case, for the search's hits.
