@@ -172,3 +172,28 @@ TEST_CASE("long alignment: a rectangle beyond the traceback's 32-bit rows is ref
   const cpu::PairAlignment alignment = cpu::align_in_rectangle(query, subject, cheap, {-4300000, 0, 10, 0, 4300000});
   CHECK(rescore(query, subject, cheap, alignment) == -4300000);
 }
+
+TEST_CASE("long alignment: warpsearch align, a 2 kb read in a 4.4 Mb genome", "[alignment][linear][cli]") {
+  // Beyond the former 4.2-million-residue bound of the striped passes: the whole command, local and
+  // semi-global, with the CIGAR. An exact planted copy is the best any alignment can score (2,000
+  // matches of 2), and a second one in random DNA is beyond chance.
+  std::mt19937_64 rng(103);
+  const char bases[] = "ACGT";
+  std::string read(2000, 'A'), genome(4400000, 'A');
+  for (char& c : read) c = bases[rng() % 4];
+  for (char& c : genome) c = bases[rng() % 4];
+  genome.replace(3100000, read.size(), read);
+  test::TempDir dir;
+  std::string genome_fasta = ">genome\n";
+  for (std::size_t k = 0; k < genome.size(); k += 80) genome_fasta += genome.substr(k, 80) + "\n";
+  test::write_file(dir.file("read.fa"), ">read\n" + read + "\n");
+  test::write_file(dir.file("genome.fa"), genome_fasta);
+  for (const std::string mode : {"local", "semiglobal"}) {
+    const test::CommandResult result =
+        test::run_warpsearch("align --quiet --device cpu --mode " + mode + " --cigar --query '" +
+                             dir.file("read.fa") + "' --target '" + dir.file("genome.fa") + "'");
+    INFO(mode << ": " << result.err);
+    REQUIRE(result.exit_code == 0);
+    CHECK(result.out.find("read\tgenome\t4000\t1\t2000\t3100001\t3102000\t2000M\n") != std::string::npos);
+  }
+}

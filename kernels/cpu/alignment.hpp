@@ -17,11 +17,12 @@
 //    - linear: beyond that, Myers and Miller's divide and conquer (Hirschberg with affine gaps): a
 //      forward pass into the middle row and a backward pass out of it choose where an optimal alignment
 //      crosses it, at a cell or inside a vertical gap, and the two halves are aligned the same way until
-//      they fit the whole table. Memory O(m + n): about 40 bytes per subject residue for the rows, the
+//      they fit the whole table. Memory O(m + n): about 48 bytes per subject residue for the rows, the
 //      two subject profiles (one byte per subject residue per distinct query code), the reversed
-//      sequences, and one leaf table of at most full_traceback_cells bytes (a 100,000 x 100,000 pair:
-//      under 30 MB; 1 Mb x 1 Mb: under 100 MB, where the checkpointed rows would take 5.7 GB). Time:
-//      about twice the cells of one pass, in score-only rows.
+//      sequences, and one leaf table of at most full_traceback_cells bytes per thread (a 100,000 x
+//      100,000 pair: under 30 MB; the checkpointed rows would take 180 MB, and 5.7 GB at 1 Mb x 1 Mb).
+//      Time: about twice the cells of one pass, in score-only rows; AlignmentLimits::threads runs the
+//      two passes, then the two halves, at once.
 //    Which co-optimal alignment: the whole table and the checkpointed path give the same operations,
 //    traced back from (m, n) with these tie-breaks: a cell's H comes from D (subject residue against a
 //    gap) only if D beats both M and I, else from I (query residue against a gap) only if I beats M,
@@ -42,7 +43,8 @@
 // rows are 32-bit and hold rectangles whose boundary gaps cost up to about 2^29 ((m + n) * extend below
 // ~5 x 10^8: 2.5 x 10^8 residues in all at extend 2); a larger rectangle throws std::overflow_error.
 //
-// Thread safety: pure functions.
+// Thread safety: pure functions (the linear path starts AlignmentLimits::threads - 1 threads of its own
+// and joins them before it returns).
 #pragma once
 
 #include <cstdint>
