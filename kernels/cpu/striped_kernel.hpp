@@ -35,7 +35,8 @@
 // Exactness of the 16-bit kernels. Saturating add and subtract compute clamp(true value) whenever their
 // input is exact, and max/min commute with clamp, so every value is exact until some true value leaves
 // the range. Upward: the first such value is an H (E and F never exceed an earlier H), whose computed
-// value is then the cap 32767, so a running maximum >= 32767 flags it. Downward: E, F and X are at least
+// value is then the cap 32767, so a running maximum >= 32767 flags it (checked after every column: the
+// pass stops there, as nothing after it can make the outcome usable). Downward: E, F and X are at least
 // H - 2 oe (and diagonal sums only enter maxima), so when every H is >= -32768 + 2 oe + 128 nothing
 // leaves the range. Local alignment never goes that low (H >= 0); semi-global H is at least the column-0
 // boundary -(open + m * extend), which the dispatcher bounds before choosing 16 bits; global keeps a
