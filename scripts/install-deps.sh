@@ -3,7 +3,7 @@
 # CUDA is optional: with nvcc on the PATH (or in /usr/local/cuda/bin) the GPU engine is built too.
 set -euo pipefail
 packages=(cmake ninja-build g++ make pkg-config zlib1g-dev libboost-program-options-dev catch2 libparasail-dev
-          libopenmpi-dev openmpi-bin python3-dev python3-pybind11 pybind11-dev python3-pytest python3-numpy dpkg-dev)
+          libopenmpi-dev openmpi-bin python3-dev python3-pybind11 pybind11-dev python3-pytest python3-numpy dpkg-dev time)
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

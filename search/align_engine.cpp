@@ -93,6 +93,9 @@ class CpuPairBackend final : public PairBackend {
     std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return area(a) > area(b); });
 
     const unsigned workers = static_cast<unsigned>(std::max<std::size_t>(1, std::min<std::size_t>(threads_, pairs.size())));
+    // Fewer pairs than threads (a few long pairs): each pair's linear-memory traceback shares the rest.
+    cpu::AlignmentLimits limits;
+    limits.threads = std::max(1u, threads_ / workers);
     std::vector<cpu::XdropAligner> xdrop_aligners;
     if (options_.mode == PairMode::xdrop)
       for (unsigned w = 0; w < workers; ++w) xdrop_aligners.emplace_back(scoring_, options_.xdrop);
@@ -121,7 +124,7 @@ class CpuPairBackend final : public PairBackend {
         const AlignmentMode mode = alignment_mode(options_.mode);
         cells[worker] += area(p);
         if (options_.operations) {
-          cpu::PairAlignment alignment = cpu::align_pair(pair.query, pair.target, scoring_, mode);
+          cpu::PairAlignment alignment = cpu::align_pair(pair.query, pair.target, scoring_, mode, limits);
           result.score = alignment.score;
           result.query_begin = alignment.query_begin;
           result.query_end = alignment.query_end;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <future>
 #include <limits>
 #include <memory>
 #include <stdexcept>
@@ -55,9 +56,10 @@ constexpr std::uint8_t kIExtends = 4, kDExtends = 8;
 // D(j) > MI(j - 1) - (o + e). At j = 1, D(1) = H(0) - (o + e) = MI(0) - (o + e): false, as
 // D(0) = minus infinity made it.
 //
-// Ranges: |H|, |I|, |D| <= (rows + columns + 2) * 128 and k * e <= columns * 127, far inside int32 for
-// the 100,000-residue pairs that the striped passes accept. Minus infinity (row 0's I) only ever loses
-// one e; D needs none (the scan starts at MI(0) = H(0)).
+// Ranges: H, I and D lie in striped_score_range's range for a global alignment (kernels/cpu/striped.hpp:
+// down to the two boundary gaps, up to min(rows, columns) best substitutions), and the scan adds
+// k * e <= columns * e; fits_traceback_rows keeps both inside int32 and above minus infinity, which
+// only ever loses one e (row 0's I); D needs none (the scan starts at MI(0) = H(0)).
 //
 // The arrays, indexed by column (column j >= 1 pairs with subject residue j - 1). The pointers are
 // __restrict and the job is passed by value so that the compiler knows the arrays apart and vectorises
@@ -190,28 +192,45 @@ RowFunctions row_functions([[maybe_unused]] Isa isa) {
   return {global_row_portable<false>, global_row_portable<true>};
 }
 
-// Global alignment of a (rows, the query substring) against b (columns, the subject substring), with
-// the references' gap rules: I = query residue against a gap (vertical), D = subject residue
-// against a gap (horizontal); a gap of length k costs open + k * extend.
-class GlobalAligner {
+// The subject profile, so that a row reads its substitutions contiguously instead of gathering them from
+// the matrix: one row of columns() scores for each code that occurs in a, starting at offset_[code];
+// entry j >= 1 scores the code against b[j - 1], entry 0 is unused. Sub-rectangles starting at column
+// c0 read row(code) + c0.
+class SubjectProfile {
  public:
-  GlobalAligner(std::string_view a, std::string_view b, const ScoringScheme& scoring, Isa isa)
-      : a_(a), open_(scoring.gap_open()), extend_(scoring.gap_extend()), columns_(b.size() + 1),
-        m_or_i_(columns_), del_(columns_), rows_(row_functions(isa)) {
-    // The subject profile, so that a row reads its substitutions contiguously instead of gathering
-    // them from the matrix.
+  SubjectProfile(std::string_view a, std::string_view b, const ScoringScheme& scoring) : columns_(b.size() + 1) {
     std::array<bool, kMaxCodes> in_a{};
     for (char residue : a) in_a[matrix_code(residue)] = true;
-    profile_.resize(static_cast<std::size_t>(std::count(in_a.begin(), in_a.end(), true)) * columns_);
+    scores_.resize(static_cast<std::size_t>(std::count(in_a.begin(), in_a.end(), true)) * columns_);
     std::size_t next = 0;
     for (int code = 0; code < kMaxCodes; ++code) {
       if (!in_a[code]) continue;
-      profile_offset_[code] = next;
+      offset_[code] = next;
       const auto& scores = scoring.matrix().row(static_cast<std::uint8_t>(code));
-      for (std::size_t j = 1; j < columns_; ++j) profile_[next + j] = scores[matrix_code(b[j - 1])];
+      for (std::size_t j = 1; j < columns_; ++j) scores_[next + j] = scores[matrix_code(b[j - 1])];
       next += columns_;
     }
   }
+
+  std::size_t columns() const { return columns_; }
+  const std::int8_t* row(char residue) const { return scores_.data() + offset_[matrix_code(residue)]; }
+
+ private:
+  std::size_t columns_;
+  std::vector<std::int8_t> scores_;
+  std::array<std::size_t, kMaxCodes> offset_{};
+};
+
+// Global alignment of a (rows, the query substring) against b (columns, the subject substring), with
+// the references' gap rules: I = query residue against a gap (vertical), D = subject residue
+// against a gap (horizontal); a gap of length k costs open + k * extend. As a leaf of the linear-memory
+// path, a vertical gap that begins at (0, 0) may cost top_open instead of open (it continues a gap
+// from above the rectangle), and one that ends at (rows, columns) bottom_open (it continues below).
+class GlobalAligner {
+ public:
+  GlobalAligner(std::string_view a, std::string_view b, const ScoringScheme& scoring, Isa isa)
+      : a_(a), open_(scoring.gap_open()), extend_(scoring.gap_extend()), profile_(a, b, scoring),
+        columns_(b.size() + 1), m_or_i_(columns_), del_(columns_), rows_(row_functions(isa)) {}
 
   std::size_t columns() const { return columns_; }
 
@@ -227,32 +246,24 @@ class GlobalAligner {
   // Row i >= 1 from row i - 1. tb: the row's traceback bytes, or nullptr.
   void next_row(std::size_t i, const std::int32_t* h_above, const std::int32_t* ins_above, std::int32_t* h,
                 std::int32_t* ins, std::uint8_t* tb) {
-    h[0] = ins[0] = -(open_ + static_cast<std::int32_t>(i) * extend_);
+    h[0] = ins[0] = -(top_open_ + static_cast<std::int32_t>(i) * extend_);
     if (tb) tb[0] = static_cast<std::uint8_t>(kFromI | (i > 1 ? kIExtends : 0));
-    const RowJob job{columns_,
-                     open_,
-                     extend_,
-                     profile_.data() + profile_offset_[matrix_code(a_[i - 1])],
-                     h_above,
-                     ins_above,
-                     h,
-                     ins,
-                     m_or_i_.data(),
-                     del_.data(),
-                     tb};
+    const RowJob job{columns_, open_, extend_, profile_.row(a_[i - 1]), h_above, ins_above, h, ins,
+                     m_or_i_.data(), del_.data(), tb};
     (tb ? rows_.traceback : rows_.score)(job);
   }
 
-  // The operations of an optimal global alignment, and its score.
-  std::string align(const AlignmentLimits& limits, std::int32_t* score) {
+  // The operations of an optimal global alignment, and its score (with the top and bottom opens given).
+  std::string align(const AlignmentLimits& limits, std::int32_t* score, std::int32_t top_open,
+                    std::int32_t bottom_open) {
+    top_open_ = top_open;
     const std::size_t rows = a_.size();
     const std::size_t cols = columns();
-    // Band height: every row when the whole table fits the limit, else about sqrt(8 * rows), which
-    // balances the checkpoint rows (8 bytes per cell) against one band of traceback bytes.
-    std::size_t band = rows;
-    if (static_cast<std::uint64_t>(rows) * cols > limits.full_traceback_cells)
-      band = std::max<std::size_t>(1, static_cast<std::size_t>(std::ceil(std::sqrt(8.0 * static_cast<double>(rows)))));
-    band = std::min(band, std::max<std::size_t>(rows, 1));
+    if (cols == 1) {  // one vertical gap (or nothing), from the top and to the bottom at once
+      *score = rows == 0 ? 0 : -(std::min(top_open, bottom_open) + static_cast<std::int32_t>(rows) * extend_);
+      return std::string(rows, 'I');
+    }
+    const std::size_t band = band_height(rows, cols, limits.full_traceback_cells);
     const std::size_t bands = rows == 0 ? 0 : (rows + band - 1) / band;
 
     // Forward: checkpoint rows 0, band, 2 * band, ... (the row before each band).
@@ -273,11 +284,17 @@ class GlobalAligner {
       std::swap(ins, ins_above);
     }
     *score = h_above[cols - 1];
+    std::uint8_t state = kSourceMask;  // kSourceMask stands for "in H"
+    // A vertical gap into the last cell that costs bottom_open instead of open: it ends the alignment
+    // when it then scores strictly more than the cell's H.
+    if (rows > 0 && bottom_open < open_ && ins_above[cols - 1] + (open_ - bottom_open) > *score) {
+      *score = ins_above[cols - 1] + (open_ - bottom_open);
+      state = kFromI;
+    }
 
     // Traceback from (rows, cols - 1), one band at a time, last band first.
     std::string reversed_operations;
     std::size_t i = rows, j = cols - 1;
-    std::uint8_t state = kSourceMask;  // kSourceMask stands for "in H"
     std::size_t band_in_tb = bands == 1 ? 0 : bands;  // which band tb holds (bands: none)
     while (i > 0 && j > 0) {
       const std::size_t t = (i - 1) / band;
@@ -314,15 +331,165 @@ class GlobalAligner {
     return std::string(reversed_operations.rbegin(), reversed_operations.rend());
   }
 
+  // Band height of the checkpointed traceback: every row when the whole table fits the limit, else
+  // about sqrt(8 * rows), which balances the checkpoint rows (8 bytes per cell) against one band of
+  // traceback bytes.
+  static std::size_t band_height(std::size_t rows, std::size_t cols, std::uint64_t full_traceback_cells) {
+    std::size_t band = rows;
+    if (static_cast<std::uint64_t>(rows) * cols > full_traceback_cells)
+      band = std::max<std::size_t>(1, static_cast<std::size_t>(std::ceil(std::sqrt(8.0 * static_cast<double>(rows)))));
+    return std::min(band, std::max<std::size_t>(rows, 1));
+  }
+
+  // The memory of the checkpointed traceback (checkpoint rows and one band of traceback bytes).
+  static std::uint64_t checkpoint_bytes(std::size_t rows, std::size_t cols, std::uint64_t full_traceback_cells) {
+    const std::size_t band = band_height(rows, cols, full_traceback_cells);
+    const std::uint64_t bands = rows == 0 ? 0 : (rows + band - 1) / band;
+    return (bands * 2 * sizeof(std::int32_t) + band) * cols;
+  }
+
  private:
   std::string_view a_;
   std::int32_t open_, extend_;
+  std::int32_t top_open_ = 0;  // set by align()
+  SubjectProfile profile_;
   std::size_t columns_;
-  // The subject profile: one row of columns_ scores for each code that occurs in a, starting at
-  // profile_offset_[code]; entry j >= 1 scores the code against b[j - 1], entry 0 is unused.
-  std::vector<std::int8_t> profile_;
-  std::array<std::size_t, kMaxCodes> profile_offset_{};
   std::vector<std::int32_t> m_or_i_, del_;  // RowJob's scratch rows
+  RowFunctions rows_;
+};
+
+// Myers and Miller's linear-space global alignment (Hirschberg's divide and conquer with affine gaps).
+// A rectangle a[r0, r1) x b[c0, c1) is split at its middle row mid: a forward pass over a[r0, mid)
+// gives, for every column j of the middle row, the best score into (mid, j), H, and the best that ends
+// with a vertical gap, I; the same pass over the reversed sequences from the bottom-right corner gives
+// the best from (mid, j) to the end, and the best that begins with a vertical gap. The alignment
+// crosses the middle row either at a cell, H + H', or inside a vertical gap, I + I' + open (the gap
+// was charged its open on both sides). The two halves are then aligned the same way, a crossing gap
+// continuing into them without a new open (their top_open / bottom_open), until a half fits the whole
+// traceback table (a GlobalAligner leaf). With threads > 1 the two passes run at once, then the two
+// halves, each with half the threads; the choices, hence the operations, are the same.
+class LinearAligner {
+ public:
+  LinearAligner(std::string_view a, std::string_view b, const ScoringScheme& scoring, Isa isa,
+                std::uint64_t leaf_cells)
+      : a_(a), b_(b), reversed_a_(a.rbegin(), a.rend()), reversed_b_(b.rbegin(), b.rend()), scoring_(scoring),
+        isa_(isa), open_(scoring.gap_open()), extend_(scoring.gap_extend()), leaf_cells_(leaf_cells),
+        profile_(a, b, scoring), reversed_profile_(reversed_a_, reversed_b_, scoring), rows_(row_functions(isa)) {}
+
+  // The operations of an optimal global alignment, and its score.
+  std::string align(unsigned threads, std::int32_t* score) {
+    std::string operations;
+    operations.reserve(a_.size() + b_.size());
+    solve(0, a_.size(), 0, b_.size(), open_, open_, std::max(threads, 1u), operations, score);
+    return operations;
+  }
+
+ private:
+  // The rows one pass works in, for a sub-rectangle of `columns` - 1 columns; the pass leaves its last
+  // row in h_above and ins_above.
+  struct PassRows {
+    explicit PassRows(std::size_t columns)
+        : h(columns), ins(columns), h_above(columns), ins_above(columns), m_or_i(columns), del(columns) {}
+    std::vector<std::int32_t> h, ins, h_above, ins_above, m_or_i, del;
+  };
+
+  // Appends the operations of an optimal alignment of a[r0, r1) x b[c0, c1) to operations.
+  // score (the top call's only): the score of the rectangle's alignment.
+  void solve(std::size_t r0, std::size_t r1, std::size_t c0, std::size_t c1, std::int32_t top_open,
+             std::int32_t bottom_open, unsigned threads, std::string& operations, std::int32_t* score = nullptr) {
+    const std::size_t rows = r1 - r0, cols = c1 - c0;
+    if (rows <= 1 || cols == 0 || static_cast<std::uint64_t>(rows) * (cols + 1) <= leaf_cells_) {
+      std::int32_t leaf_score = 0;
+      AlignmentLimits whole;
+      whole.full_traceback_cells = std::numeric_limits<std::uint64_t>::max();
+      operations += GlobalAligner(a_.substr(r0, rows), b_.substr(c0, cols), scoring_, isa_)
+                        .align(whole, &leaf_score, top_open, bottom_open);
+      if (score) *score = leaf_score;
+      return;
+    }
+    const std::size_t mid = r0 + rows / 2;
+    std::size_t best_column = 0;
+    bool through_gap = false;
+    {  // the rows live only through the passes, not through the recursion
+      PassRows forward(cols + 1), backward(cols + 1);
+      const std::size_t m = a_.size(), n = b_.size();
+      // Into the middle row, and (reversed) out of it.
+      const auto backward_pass = [&] {
+        last_row(reversed_profile_, reversed_a_, m - r1, m - mid, n - c1, n - c0, bottom_open, backward);
+      };
+      if (threads > 1) {
+        std::future<void> pending = std::async(std::launch::async, backward_pass);
+        last_row(profile_, a_, r0, mid, c0, c1, top_open, forward);
+        pending.get();
+      } else {
+        last_row(profile_, a_, r0, mid, c0, c1, top_open, forward);
+        backward_pass();
+      }
+      // The leftmost best crossing; at one column a cell before a gap.
+      std::int64_t best = std::numeric_limits<std::int64_t>::min();
+      for (std::size_t j = 0; j <= cols; ++j) {
+        const std::int64_t at_cell = std::int64_t{forward.h_above[j]} + backward.h_above[cols - j];
+        const std::int64_t in_gap = std::int64_t{forward.ins_above[j]} + backward.ins_above[cols - j] + open_;
+        if (at_cell > best) best = at_cell, best_column = j, through_gap = false;
+        if (in_gap > best) best = in_gap, best_column = j, through_gap = true;
+      }
+      if (score) *score = static_cast<std::int32_t>(best);
+    }
+    const std::size_t c = c0 + best_column;
+    // The upper half, then the lower one (at once on two thread shares when there are threads to share);
+    // a crossing gap covers a[mid - 1] and a[mid] in column c, and goes on into both halves for free.
+    const std::size_t upper_end = through_gap ? mid - 1 : mid, lower_begin = through_gap ? mid + 1 : mid;
+    const std::int32_t inner_open = through_gap ? 0 : open_;
+    const auto upper = [&](unsigned share, std::string& out) {
+      solve(r0, upper_end, c0, c, top_open, inner_open, share, out);
+      if (through_gap) out += "II";
+    };
+    const auto lower = [&](unsigned share, std::string& out) {
+      solve(lower_begin, r1, c, c1, inner_open, bottom_open, share, out);
+    };
+    if (threads > 1) {
+      std::string lower_operations;
+      std::future<void> pending =
+          std::async(std::launch::async, [&] { lower(threads - threads / 2, lower_operations); });
+      upper(threads / 2, operations);
+      pending.get();
+      operations += lower_operations;
+    } else {
+      upper(1, operations);
+      lower(1, operations);
+    }
+  }
+
+  // H and I of the last row of the global alignment of sequence[r0, r1) x the profile's columns
+  // [c0, c1), left in rows.h_above and rows.ins_above; a vertical gap from (0, 0) costs top_open
+  // instead of open.
+  void last_row(const SubjectProfile& profile, std::string_view sequence, std::size_t r0, std::size_t r1,
+                std::size_t c0, std::size_t c1, std::int32_t top_open, PassRows& rows) const {
+    const std::size_t columns = c1 - c0 + 1;
+    rows.h_above[0] = 0;
+    rows.ins_above[0] = kMinusInfinity;
+    for (std::size_t j = 1; j < columns; ++j) {
+      rows.h_above[j] = -(open_ + static_cast<std::int32_t>(j) * extend_);
+      rows.ins_above[j] = kMinusInfinity;
+    }
+    for (std::size_t i = 1; i <= r1 - r0; ++i) {
+      rows.h[0] = rows.ins[0] = -(top_open + static_cast<std::int32_t>(i) * extend_);
+      const RowJob job{columns, open_, extend_, profile.row(sequence[r0 + i - 1]) + c0, rows.h_above.data(),
+                       rows.ins_above.data(), rows.h.data(), rows.ins.data(), rows.m_or_i.data(), rows.del.data(),
+                       nullptr};
+      rows_.score(job);
+      std::swap(rows.h, rows.h_above);
+      std::swap(rows.ins, rows.ins_above);
+    }
+  }
+
+  std::string_view a_, b_;
+  std::string reversed_a_, reversed_b_;
+  const ScoringScheme& scoring_;
+  Isa isa_;
+  std::int32_t open_, extend_;
+  std::uint64_t leaf_cells_;
+  SubjectProfile profile_, reversed_profile_;
   RowFunctions rows_;
 };
 
@@ -355,6 +522,17 @@ std::int64_t replay(std::string_view a, std::string_view b, const ScoringScheme&
   return score;
 }
 
+// Whether the traceback's int32 rows hold every value of a global alignment of rows x cols residues:
+// above minus infinity (with one open + extend and a substitution to spare), and the horizontal-gap scan's
+// MI(k) + k * extend below 2^31.
+bool fits_traceback_rows(std::size_t rows, std::size_t cols, const ScoringScheme& scoring) {
+  const ScoreRange range = striped_score_range(AlignmentMode::global, rows, cols, scoring);
+  const std::int64_t spare = scoring.gap_open() + scoring.gap_extend() + 128;
+  return range.low - spare > kMinusInfinity &&
+         range.high + spare + static_cast<std::int64_t>(cols) * scoring.gap_extend() <
+             std::numeric_limits<std::int32_t>::max();
+}
+
 std::string reversed_prefix(std::string_view codes, std::size_t length) {
   return std::string(codes.rend() - static_cast<std::ptrdiff_t>(length), codes.rend());
 }
@@ -382,8 +560,17 @@ PairAlignment rectangle_alignment(std::string_view query_codes, std::string_view
 
   const std::string_view a = query_codes.substr(span.query_begin, span.query_end - span.query_begin);
   const std::string_view b = subject_codes.substr(span.subject_begin, span.subject_end - span.subject_begin);
+  if (!fits_traceback_rows(a.size(), b.size(), scoring))
+    throw std::overflow_error("align_in_rectangle: the rectangle (" + rectangle_text(span) +
+                              ") is too large for the traceback's 32-bit rows at this gap extend cost");
   std::int32_t global_score = 0;
-  alignment.operations = GlobalAligner(a, b, scoring, isa).align(limits, &global_score);
+  const std::uint64_t cells = static_cast<std::uint64_t>(a.size()) * (b.size() + 1);
+  if (cells <= limits.full_traceback_cells ||
+      GlobalAligner::checkpoint_bytes(a.size(), b.size() + 1, limits.full_traceback_cells) <= limits.checkpoint_bytes)
+    alignment.operations = GlobalAligner(a, b, scoring, isa).align(limits, &global_score, scoring.gap_open(),
+                                                                   scoring.gap_open());
+  else
+    alignment.operations = LinearAligner(a, b, scoring, isa, limits.full_traceback_cells).align(limits.threads, &global_score);
   const std::int64_t replayed = replay(a, b, scoring, alignment);
   if (global_score != span.score || replayed != span.score)
     throw std::logic_error("align_in_rectangle: the traceback scores " + std::to_string(global_score) +
@@ -408,8 +595,11 @@ AlignmentSpan pair_span(std::string_view query_codes, std::string_view subject_c
   // The start: the same pass over the reversed prefixes that end at the end. Semi-global: every optimal
   // alignment within subject [0, end) ends at end (end is the smallest optimal end), so the reversed
   // pass's smallest optimal end is the largest optimal start.
+  // It scores what the forward pass scored: beyond 16 bits, it starts at 32.
+  const bool wide = end.score >= 32767 || end.score <= -32768;
   const PairEnd start = StripedScorer(reversed_prefix(query_codes, end.query_end), scoring, isa)
-                            .end(reversed_prefix(subject_codes, end.subject_end), mode);
+                            .end(reversed_prefix(subject_codes, end.subject_end), mode,
+                                 wide ? Width::w32 : Width::w16);
   if (start.score != end.score)
     throw std::logic_error("pair_span: the reverse pass scores " + std::to_string(start.score) +
                            ", the forward pass " + std::to_string(end.score));

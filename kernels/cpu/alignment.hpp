@@ -8,16 +8,45 @@
 //    own tie-break, the smallest reversed subject then query end, is the reference's: largest subject
 //    start, then largest query start). Global starts at (0, 0) and needs no reverse pass.
 // 3. A global alignment of the two substrings (the rectangle), whose optimal score equals the pair's
-//    score, gives the operations. Its traceback table is bounded: beyond
-//    AlignmentLimits::full_traceback_cells, only checkpoint rows are kept and the table is rebuilt one
-//    band of rows at a time (O(sqrt(m) * n) memory; a 100,000 x 100,000 pair needs about 200 MB). Each
-//    row is computed with the horizontal gaps as a prefix maximum, so its columns vectorise
-//    (kernels/cpu/alignment.cpp).
+//    score, gives the operations, by one of three paths (each row is computed with the horizontal gaps as
+//    a prefix maximum, so its columns vectorise: kernels/cpu/alignment.cpp):
+//    - whole table: one traceback byte per cell, up to AlignmentLimits::full_traceback_cells (2^25);
+//    - checkpointed: beyond that, only checkpoint rows are kept and the table is rebuilt one band of
+//      rows at a time, ~2 * sqrt(8m) * n bytes, while that fits AlignmentLimits::checkpoint_bytes
+//      (64 MiB: up to about 50,000 x 50,000);
+//    - linear: beyond that, Myers and Miller's divide and conquer (Hirschberg with affine gaps): a
+//      forward pass into the middle row and a backward pass out of it choose where an optimal alignment
+//      crosses it, at a cell or inside a vertical gap, and the two halves are aligned the same way until
+//      they fit the whole table. Memory O(m + n): about 48 bytes per subject residue for the rows, the
+//      two subject profiles (one byte per subject residue per distinct query code), the reversed
+//      sequences, and one leaf table of at most full_traceback_cells bytes per thread (a 100,000 x
+//      100,000 pair: under 30 MB; the checkpointed rows would take 180 MB, and 5.7 GB at 1 Mb x 1 Mb).
+//      Time: about twice the cells of one pass, in score-only rows; AlignmentLimits::threads runs the
+//      two passes, then the two halves, at once.
+//    Which co-optimal alignment: the whole table and the checkpointed path give the same operations,
+//    traced back from (m, n) with these tie-breaks: a cell's H comes from D (subject residue against a
+//    gap) only if D beats both M and I, else from I (query residue against a gap) only if I beats M,
+//    else from M; a gap extends the one before it only if extending scores strictly more than opening;
+//    column 0 and row 0 are one gap each. The linear path gives, for each sub-rectangle, the optimal
+//    alignment crossing its middle row (row rows / 2, rounded down) at the leftmost column where an
+//    optimal alignment can, through a cell rather than inside a vertical gap when both can at that
+//    column; each leaf is traced back with the tie-breaks above. Its operations may thus differ from the
+//    whole table's where alignments tie (never in score). The checkpointed path stays below it rather
+//    than being replaced: its operations are the whole table's whatever the limits (so the output of
+//    pairs up to ~50,000 x 50,000 does not change with them), at a modest cost in time (30,000 x 30,000:
+//    1.06 s of CPU against the linear path's 0.84 s); the linear path takes over where the checkpoint
+//    rows would outgrow the memory budget. checkpoint_bytes = 0 sends every rectangle beyond the whole
+//    table to it. The thread count never chooses the path (the operations must not depend on it).
 // The operations are replayed with the scoring; a replayed score that differs from the forward score
 // throws std::logic_error (a bug, never expected). Steps 1-2 alone are pair_span(); step 3 alone is
 // align_in_rectangle(), for spans computed elsewhere (the GPU).
 //
-// Thread safety: pure functions.
+// Lengths: the passes are exact for any lengths below 2^32 (kernels/cpu/striped.hpp); the traceback's
+// rows are 32-bit and hold rectangles whose boundary gaps cost up to about 2^29 ((m + n) * extend below
+// ~5 x 10^8: 2.5 x 10^8 residues in all at extend 2); a larger rectangle throws std::overflow_error.
+//
+// Thread safety: pure functions (the linear path starts AlignmentLimits::threads - 1 threads of its own
+// and joins them before it returns).
 #pragma once
 
 #include <cstdint>
@@ -50,21 +79,29 @@ struct PairAlignment {
 };
 
 struct AlignmentLimits {
-  // Largest traceback table (one byte per cell) built whole; larger pairs use checkpointed rows.
+  // Largest traceback table (one byte per cell) built whole; larger rectangles use checkpointed rows
+  // or, beyond checkpoint_bytes, the linear-memory path, whose leaves are tables of at most this size.
   std::uint64_t full_traceback_cells = std::uint64_t{1} << 25;
+  // Largest memory of the checkpointed traceback (about 2 * sqrt(8 m) * n bytes: rectangles up to about
+  // 50,000 x 50,000 at the default); larger rectangles are aligned in linear memory (Myers-Miller).
+  std::uint64_t checkpoint_bytes = std::uint64_t{64} << 20;
+  // Threads the linear-memory path may use (its forward and backward passes at once, then the two halves
+  // of each split, each with half the threads; every thread may hold one leaf table). The operations do
+  // not depend on it.
+  unsigned threads = 1;
 };
 
 // The local case, for the search's hits.
 using LocalAlignment = PairAlignment;
 
-// Steps 1 and 2: score and rectangle, with the striped kernels of the given instruction set. Throws
-// std::overflow_error for pairs beyond the 32-bit kernels' bound (StripedScorer).
+// Steps 1 and 2: score and rectangle, with the striped kernels of the given instruction set (16, 32 or
+// 64 bits, whatever the lengths: StripedScorer).
 AlignmentSpan pair_span(std::string_view query_codes, std::string_view subject_codes, const ScoringScheme& scoring,
                         AlignmentMode mode, Isa isa = best_isa());
 
 // Step 3: the operations of a global alignment of the span's rectangle, which must score span.score
 // (std::logic_error naming the rectangle and both scores otherwise). A rectangle outside the sequences
-// or with begin > end throws std::invalid_argument.
+// or with begin > end throws std::invalid_argument; one beyond the 32-bit rows, std::overflow_error.
 PairAlignment align_in_rectangle(std::string_view query_codes, std::string_view subject_codes,
                                  const ScoringScheme& scoring, const AlignmentSpan& span,
                                  const AlignmentLimits& limits = AlignmentLimits{});

@@ -1,6 +1,7 @@
 #include "kernels/cpu/striped.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <stdexcept>
 
 #include "kernels/cpu/striped_table.hpp"
@@ -53,10 +54,34 @@ bool fits_16_bits(AlignmentMode mode, std::size_t m, std::size_t n, const Scorin
   return false;
 }
 
-// Whether every true value of any mode stays within +-2^29 (the 32-bit kernels' wrapping arithmetic
-// with minus infinity at -2^30): |score| <= 127 per residue and per gap column, plus two opens.
-bool fits_32_bits(std::size_t m, std::size_t n) {
-  return (static_cast<std::uint64_t>(m) + n + 4) * 127 < (std::uint64_t{1} << 29);
+// Every computed value other than minus infinity stays this far inside +-2^29 beyond the range of H:
+// E, F and X are within one open + extend of an H, a diagonal sum within one substitution score, the
+// scan's carries within one more open + extend (striped_kernel.hpp).
+std::int64_t margin_32_bits(const ScoringScheme& scoring) {
+  return 2 * (std::int64_t{scoring.gap_open()} + scoring.gap_extend()) + 128;
+}
+
+// Whether the 32-bit kernels are exact: every true value within +-2^29 (striped_kernel.hpp), for the
+// query padded to whole stripes of the 32-bit kernels' lanes.
+bool fits_32_bits(AlignmentMode mode, std::size_t m, std::size_t n, const ScoringScheme& scoring, int lanes) {
+  const std::size_t segments = (m + static_cast<std::size_t>(lanes) - 1) / static_cast<std::size_t>(lanes);
+  const ScoreRange range = striped_score_range(mode, segments * static_cast<std::size_t>(lanes), n, scoring);
+  const std::int64_t limit = (std::int64_t{1} << 29) - margin_32_bits(scoring);
+  return range.low >= -limit && range.high <= limit;
+}
+
+// What a kernel reads: the query's profile with the kernel's lane count, and the subject.
+detail::StripedPass pass(std::string_view query, const ScoringScheme& scoring,
+                         const StripedProfile<std::int16_t>& profile, std::string_view subject_codes) {
+  detail::StripedPass pass;
+  pass.profile = profile.data();
+  pass.segments = profile.segment_length();
+  pass.query_length = query.size();
+  pass.subject = reinterpret_cast<const std::uint8_t*>(subject_codes.data());
+  pass.subject_length = subject_codes.size();
+  pass.gap_open = scoring.gap_open();
+  pass.gap_extend = scoring.gap_extend();
+  return pass;
 }
 
 // Pairs with an empty side: no kernel needed.
@@ -73,6 +98,34 @@ std::optional<PairEnd> trivial_end(std::size_t m, std::size_t n, AlignmentMode m
 }
 
 }  // namespace
+
+ScoreRange striped_score_range(AlignmentMode mode, std::size_t query_length, std::size_t subject_length,
+                               const ScoringScheme& scoring) {
+  const std::int64_t open = scoring.gap_open();
+  const std::int64_t extend = scoring.gap_extend();
+  const auto m = static_cast<std::int64_t>(query_length);
+  const auto n = static_cast<std::int64_t>(subject_length);
+  ScoreRange range;
+  // Above: no alignment of i x j residues beats min(i, j) best substitutions (its gaps cost, and H(0, 0)
+  // or the local floor is 0).
+  range.high = std::min(m, n) * std::max(scoring.matrix().max_score(), 0);
+  // Below: H(i, j) is at least the score of one path into the cell, whatever the substitutions:
+  // local 0; semi-global from (0, j) down column j, one gap of i; global down column 0 and along row i,
+  // two gaps (one where i or j is 0). E and F lie within one open + extend below an H.
+  std::int64_t lowest_h = 0;
+  switch (mode) {
+    case AlignmentMode::local:
+      break;
+    case AlignmentMode::semiglobal:
+      lowest_h = m == 0 ? 0 : -(open + m * extend);
+      break;
+    case AlignmentMode::global:
+      lowest_h = -((m > 0) + (n > 0)) * open - (m + n) * extend;
+      break;
+  }
+  range.low = lowest_h - (open + extend);
+  return range;
+}
 
 StripedScorer::StripedScorer(std::string_view query_codes, const ScoringScheme& scoring, Isa isa)
     : query_(query_codes), scoring_(scoring), isa_(isa) {
@@ -96,44 +149,52 @@ std::optional<PairEnd> StripedScorer::end_at_width(std::string_view subject_code
 std::optional<PairEnd> StripedScorer::pass_at_width(std::string_view subject_codes, AlignmentMode mode, Width width,
                                                      const ColumnReport* report) const {
   const int w = width_index(width);
+  check_lengths(subject_codes.size());
   const std::size_t m = query_.size();
   const std::size_t n = subject_codes.size();
   if (auto trivial = trivial_end(m, n, mode, scoring_)) return trivial;
-  if (!fits_32_bits(m, n)) return std::nullopt;
-  if (width == Width::w16 && !fits_16_bits(mode, m, n, scoring_)) return std::nullopt;
-
   const detail::StripedTable& table = striped_table(isa_);
+  if (width == Width::w16 && !fits_16_bits(mode, m, n, scoring_)) return std::nullopt;
+  if (width == Width::w32 && !fits_32_bits(mode, m, n, scoring_, table.lanes[w])) return std::nullopt;
+
   // The 32-bit kernels read a profile with their own (smaller) lane count, built here when it differs.
   std::optional<StripedProfile<std::int16_t>> wide;
   const StripedProfile<std::int16_t>* profile = &*profile16_;
   if (table.lanes[w] != profile16_->lanes()) profile = &wide.emplace(scoring_.matrix(), query_, table.lanes[w]);
-
-  detail::StripedPass pass;
-  pass.profile = profile->data();
-  pass.segments = profile->segment_length();
-  pass.query_length = m;
-  pass.subject = reinterpret_cast<const std::uint8_t*>(subject_codes.data());
-  pass.subject_length = n;
-  pass.gap_open = scoring_.gap_open();
-  pass.gap_extend = scoring_.gap_extend();
+  detail::StripedPass kernel_pass = pass(query_, scoring_, *profile, subject_codes);
   if (report) {
-    pass.first_column = report->first_column;
-    pass.hot_threshold = report->hot_threshold;
-    pass.hot_columns = report->hot;
+    kernel_pass.first_column = report->first_column;
+    kernel_pass.hot_threshold = report->hot_threshold;
+    kernel_pass.hot_columns = report->hot;
     report->hot->clear();
   }
-  const detail::StripedOutcome outcome = table.kernel[w][static_cast<int>(mode)](pass);
+  const detail::StripedOutcome outcome = table.kernel[w][static_cast<int>(mode)](kernel_pass);
   if (outcome.saturated) return std::nullopt;
   return PairEnd{outcome.score, outcome.query_end, outcome.subject_end};
 }
 
-PairEnd StripedScorer::end(std::string_view subject_codes, AlignmentMode mode) const {
-  if (isa_ != Isa::scalar)
+PairEnd StripedScorer::end_64_bits(std::string_view subject_codes, AlignmentMode mode) const {
+  check_lengths(subject_codes.size());
+  if (auto trivial = trivial_end(query_.size(), subject_codes.size(), mode, scoring_)) return *trivial;
+  const StripedProfile<std::int16_t> profile(scoring_.matrix(), query_, 1);
+  const detail::StripedOutcome outcome =
+      detail::kStriped64.kernel[static_cast<int>(mode)](pass(query_, scoring_, profile, subject_codes));
+  return PairEnd{outcome.score, outcome.query_end, outcome.subject_end};
+}
+
+PairEnd StripedScorer::end(std::string_view subject_codes, AlignmentMode mode, Width first) const {
+  check_lengths(subject_codes.size());
+  if (isa_ != Isa::scalar && first != Width::w32)
     if (auto narrow = end_at_width(subject_codes, mode, Width::w16)) return *narrow;
   if (auto wide = end_at_width(subject_codes, mode, Width::w32)) return *wide;
-  throw std::overflow_error("StripedScorer: a query of " + std::to_string(query_.size()) + " and a subject of " +
-                            std::to_string(subject_codes.size()) +
-                            " residues exceed the 32-bit kernels' bound (query + subject below about 4.2 million)");
+  return end_64_bits(subject_codes, mode);
+}
+
+void StripedScorer::check_lengths(std::size_t subject_length) const {
+  constexpr std::size_t kLimit = std::numeric_limits<std::uint32_t>::max();
+  if (query_.size() > kLimit || subject_length > kLimit)
+    throw std::length_error("StripedScorer: a query of " + std::to_string(query_.size()) + " and a subject of " +
+                            std::to_string(subject_length) + " residues: each must be below 2^32 residues");
 }
 
 ColumnScan StripedScorer::scan_columns(std::string_view subject_codes, std::size_t first_column,

@@ -6,9 +6,13 @@
 // The query's StripedProfile<int16_t> (profile/query_profile.hpp) is built once per StripedScorer with
 // the lane count of the chosen instruction set, and read by every subject scored against it. Scores are
 // computed in 16-bit saturating lanes; a pair that may have left the 16-bit range (checked exactly, see
-// striped_kernel.hpp) is recomputed in 32-bit lanes from a profile with half the lanes; a pair beyond
-// the 32-bit kernels' length bound (query + subject of about 4 million residues) throws
-// std::overflow_error. A score is never wrong.
+// striped_kernel.hpp) is recomputed in 32-bit lanes from a profile with half the lanes, when the mode's
+// range of values (striped_score_range) fits them; beyond that, in 64 bits by the scalar kernel (one
+// lane, about 0.5 GCUPS). There is no length limit below 2^32 residues per sequence: local alignment of
+// a 2 kb query against a 5 Mb genome stays in 16 or 32 bits (its values lie in [0, 2,000 x the best
+// substitution]); global and semi-global pairs leave 32 bits only when the boundary gaps exceed about
+// 2^29 (query + subject above 5 x 10^8 residues at extend 1, 4 x 10^6 at extend 127). A score is never
+// wrong. Memory: the profiles, 64 bytes per query residue for each width used, and O(m / lanes) scratch.
 //
 // The end follows the project's tie-break (kernels/reference.hpp): local = the maximal cell with the
 // smallest subject position, then the smallest query position (score 0: every coordinate 0); global =
@@ -58,7 +62,10 @@ class StripedScorer {
   StripedScorer(std::string_view query_codes, const ScoringScheme& scoring, Isa isa = best_isa());
 
   // Score and end of the query against the subject (codes below kMaxCodes; only the low 5 bits are read).
-  PairEnd end(std::string_view subject_codes, AlignmentMode mode) const;
+  // Exact for any lengths; a query or subject of 2^32 residues or more throws std::length_error.
+  // first = Width::w32 skips the 16-bit attempt (for a pair known to score beyond 16 bits, e.g. the
+  // reverse pass of an alignment).
+  PairEnd end(std::string_view subject_codes, AlignmentMode mode, Width first = Width::w16) const;
 
   // One width only (Width::w16 or Width::w32; std::invalid_argument for w8), no retry: the exact result,
   // or nullopt when that width cannot guarantee it (a 16-bit value may have saturated, or the lengths
@@ -73,6 +80,9 @@ class StripedScorer {
   // superset, never missing a column, the same for every segmentation of the subject.
   ColumnScan scan_columns(std::string_view subject_codes, std::size_t first_column,
                           std::int64_t hot_threshold) const;
+  // The 64-bit fallback alone (the scalar kernel in int64_t lanes), whatever the lengths: what end()
+  // runs beyond the 32-bit bound. For tests and benchmarks.
+  PairEnd end_64_bits(std::string_view subject_codes, AlignmentMode mode) const;
 
   Isa isa() const { return isa_; }
   // Lanes per vector of the 16-bit and 32-bit kernels of this instruction set.
@@ -87,12 +97,24 @@ class StripedScorer {
   };
   std::optional<PairEnd> pass_at_width(std::string_view subject_codes, AlignmentMode mode, Width width,
                                        const ColumnReport* report) const;
+  void check_lengths(std::size_t subject_length) const;
 
   std::string query_;
   ScoringScheme scoring_;
   Isa isa_;
   std::optional<StripedProfile<std::int16_t>> profile16_;  // absent for an empty query
 };
+
+// A range holding every value of the mode's dynamic programme other than minus infinity (H, the
+// boundaries, E and F; kernels/cpu/striped_kernel.hpp) for a query of query_length residues (the
+// kernels' padding included) and a subject of subject_length: H lies in [low + open + extend, high] and
+// E, F in [low, high]. The dispatcher keeps the 32-bit kernels to pairs whose range, widened by one
+// substitution and one more open + extend, is within +-2^29.
+struct ScoreRange {
+  std::int64_t low = 0, high = 0;
+};
+ScoreRange striped_score_range(AlignmentMode mode, std::size_t query_length, std::size_t subject_length,
+                               const ScoringScheme& scoring);
 
 // One-off convenience: StripedScorer(query_codes, scoring, isa).end(subject_codes, mode).
 PairEnd striped_end(std::string_view query_codes, std::string_view subject_codes, const ScoringScheme& scoring,

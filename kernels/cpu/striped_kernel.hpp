@@ -35,7 +35,8 @@
 // Exactness of the 16-bit kernels. Saturating add and subtract compute clamp(true value) whenever their
 // input is exact, and max/min commute with clamp, so every value is exact until some true value leaves
 // the range. Upward: the first such value is an H (E and F never exceed an earlier H), whose computed
-// value is then the cap 32767, so a running maximum >= 32767 flags it. Downward: E, F and X are at least
+// value is then the cap 32767, so a running maximum >= 32767 flags it (checked after every column: the
+// pass stops there, as nothing after it can make the outcome usable). Downward: E, F and X are at least
 // H - 2 oe (and diagonal sums only enter maxima), so when every H is >= -32768 + 2 oe + 128 nothing
 // leaves the range. Local alignment never goes that low (H >= 0); semi-global H is at least the column-0
 // boundary -(open + m * extend), which the dispatcher bounds before choosing 16 bits; global keeps a
@@ -45,7 +46,14 @@
 // Padding positions (past the query's end) only feed later padding positions; they may raise a false
 // alarm near a limit, never hide one.
 // The 32-bit kernels use wrapping arithmetic with minus infinity = -2^30; the dispatcher keeps every
-// true value within +-2^29 by bounding the lengths.
+// true value within +-2^29 (striped.cpp, fits_32_bits: H of each mode lies in a range set by its
+// boundaries, the gap costs and the largest substitution score, and E, F, X within one open + extend of
+// it). Minus infinity then only ever loses bounded amounts: a carry of the scan is at least
+// -2^30 - 2^30 = -2^31 (each stripe cost is capped at 2^30), and lane 0's carry in the second walk falls
+// by extend per segment for at most (high - low + oe) / extend + 1 segments (the walk stops once no lane's
+// carry beats a real H - oe), so no computed value wraps. The 64-bit kernels (the scalar template with
+// int64_t and minus infinity -2^62) serve every pair beyond that: with lengths below 2^32 and scores and
+// gap costs below 128 every value is within +-2^41.
 #pragma once
 
 #include <cstddef>
@@ -253,6 +261,14 @@ StripedOutcome striped_pass(const StripedPass& pass) {
     const V column_max_final = T::max(T::load(kLocal ? extremes + 2 : extremes), carry);
     if constexpr (kLocal) T::store(extremes, T::max(T::load(extremes), column_max_final));
     else T::store(extremes, column_max_final);
+    if constexpr (T::saturating && !kLocal) {
+      // Saturated (local checks below, where a new maximum is found): stop here, as the outcome is
+      // unusable anyway.
+      if (T::any_greater(column_max_final, T::splat(static_cast<Elem>(T::kMax - 1)))) {
+        outcome.saturated = true;
+        return outcome;
+      }
+    }
     for (std::size_t s = 0; kLanes > 1 && s < segments; ++s) {
       const V h_old = T::load(h_current + s);
       const V h_new = T::max(h_old, carry);
@@ -266,6 +282,14 @@ StripedOutcome striped_pass(const StripedPass& pass) {
       // A new maximum lies in this column: the smallest query position holding it.
       if (j > pass.first_column && T::any_greater(column_max_final, v_best)) {
         best = horizontal_max<T>(column_max_final);
+        if constexpr (T::saturating) {
+          // Saturated: the rest of the subject cannot make the outcome usable (a long related pair
+          // would otherwise run to the end before its 32-bit pass).
+          if (best >= T::kMax) {
+            outcome.saturated = true;
+            return outcome;
+          }
+        }
         v_best = T::splat(static_cast<Elem>(best));
         std::size_t first = m;
         for (std::size_t s = 0; s < segments; ++s) {
@@ -311,15 +335,16 @@ StripedOutcome striped_pass(const StripedPass& pass) {
   return outcome;
 }
 
-// One lane in plain C++: the scalar instruction set's kernels (saturating at 16 bits, or 32-bit).
+// One lane in plain C++: the scalar instruction set's kernels (saturating at 16 bits, or wrapping at 32
+// or 64 bits; minus infinity -2^30 or -2^62).
 template <class E, bool Saturating>
 struct ScalarStripedTraits {
   using V = E;
   using Elem = E;
   static constexpr int lanes = 1;
   static constexpr bool saturating = Saturating;
-  static constexpr E kMinusInfinity = static_cast<E>(Saturating ? -32768 : -(1 << 30));
-  static constexpr E kMax = static_cast<E>(Saturating ? 32767 : 1 << 30);
+  static constexpr E kMax = Saturating ? E{32767} : static_cast<E>(E{1} << (8 * sizeof(E) - 2));
+  static constexpr E kMinusInfinity = Saturating ? E{-32768} : static_cast<E>(-kMax);
   static constexpr int mask_bits = 1;
 
   static E narrow(std::int64_t x) {
@@ -330,8 +355,8 @@ struct ScalarStripedTraits {
     return static_cast<E>(x);
   }
   static V splat(E x) { return x; }
-  static V adds(V a, V b) { return narrow(std::int64_t{a} + b); }
-  static V subs(V a, V b) { return narrow(std::int64_t{a} - b); }
+  static V adds(V a, V b) { return narrow(std::int64_t{a} + std::int64_t{b}); }
+  static V subs(V a, V b) { return narrow(std::int64_t{a} - std::int64_t{b}); }
   static V max(V a, V b) { return a > b ? a : b; }
   static V min(V a, V b) { return a < b ? a : b; }
   static V load(const V* p) { return *p; }
@@ -344,6 +369,13 @@ struct ScalarStripedTraits {
   static bool any_greater(V a, V b) { return a > b; }
   static std::uint64_t equal_mask(V a, V b) { return a == b ? 1 : 0; }
 };
+
+// The 64-bit kernels, every mode (one lane: the fallback beyond the 32-bit bound).
+constexpr StripedFunction64 make_striped_64() {
+  using T = ScalarStripedTraits<std::int64_t, false>;
+  return {{&striped_pass<T, AlignmentMode::local>, &striped_pass<T, AlignmentMode::global>,
+           &striped_pass<T, AlignmentMode::semiglobal>}};
+}
 
 // The table of one instruction set: its 16-bit and 32-bit traits, every mode.
 template <class T16, class T32>

@@ -35,8 +35,8 @@ struct StripedOutcome {
   std::int64_t score = 0;
   std::uint32_t query_end = 0, subject_end = 0;  // exclusive ends; local score 0: both 0
   // The 16-bit kernels only: some value may have left the element's range, so the outcome may be
-  // wrong and must be recomputed wider. Never set by the 32-bit kernels (their callers bound the
-  // lengths instead).
+  // wrong and must be recomputed wider. Never set by the 32-bit and 64-bit kernels (their callers bound
+  // the values instead).
   bool saturated = false;
 };
 
@@ -48,7 +48,13 @@ struct StripedTable {
   StripedFunction kernel[2][3];
 };
 
+// The 64-bit kernels (scalar, one lane; a 1-lane profile), by mode.
+struct StripedFunction64 {
+  StripedFunction kernel[3];
+};
+
 extern const StripedTable kStripedScalar;
+extern const StripedFunction64 kStriped64;
 #if defined(WARPSEARCH_CPU_X86)
 extern const StripedTable kStripedSse41;
 extern const StripedTable kStripedAvx2;
