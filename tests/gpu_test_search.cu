@@ -247,5 +247,8 @@ TEST_CASE("gpu search: long DNA subjects (segments, several HSPs) give the CPU's
   const std::string cpu = search("--device cpu " + common);
   CHECK(std::count(cpu.begin(), cpu.end(), '\n') >= 40);
   CHECK(search("--device gpu " + common) == cpu);
-  CHECK(search("--device gpu --gpu-memory 300M " + common) == cpu);
+  // Room for about a third of the segments at a time: several batches of them.
+  const std::uint64_t limit = (std::uint64_t{256} << 20) +
+                              warpsearch::gpu::GpuScorer::bytes_for_subjects(3000000, 100, 5000);
+  CHECK(search("--device gpu --gpu-memory " + std::to_string(limit) + " " + common) == cpu);
 }
