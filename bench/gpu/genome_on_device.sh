@@ -2,7 +2,7 @@
 # On a GPU machine: DNA search at genome scale and on amplicons, GPU against CPU (outputs must be
 # byte-identical), with the scan's and the whole command's speed. Data are generated (numpy):
 #   genome:    4 queries of 1, 2, 5 and 10 kb against 20 chromosome-sized sequences of 5 Mb (100 Mb), each
-#              query planted 8 times (mutated, both strands); both strands searched.
+#              query planted twice per sequence (mutated, one copy per strand); both strands searched.
 #   amplicons: 100 queries of about 380 nt against 50,000 amplicons, both strands.
 # Needs carry/bin/warpsearch (built with -DWARPSEARCH_STATIC_BOOST=ON for sm_90). Writes $OUT/genome.tsv
 # (device, workload, seconds, scan seconds, TCUPS of the scan and of the whole command) and the logs.
