@@ -184,8 +184,8 @@ struct SearchEngine::Impl {
     return high;
   }
 
-  // The hot columns of the round's long subjects that the backend did not keep from its scan
-  // (kernels/cpu/long_subject.hpp), computed on the CPU threads: hot[j] for job j, or nullptr.
+  // The hot columns of the round's long subjects (kernels/cpu/long_subject.hpp), computed on the CPU
+  // threads inside the regions where the backend's scan found hits: hot[j] for job j, or nullptr.
   std::vector<const std::vector<cpu::ColumnRange>*> hot_columns(const std::vector<PreparedQuery>& prepared,
                                                                 const std::vector<HitJob>& round,
                                                                 const std::vector<std::string>& subjects,
@@ -203,8 +203,7 @@ struct SearchEngine::Impl {
       const std::string& subject = subjects[round[j].subject];
       if (subject.size() < kLongSubjectLength) continue;
       reach[j] = cpu::alignment_reach(query.codes.size(), scoring, query.threshold);
-      hot[j] = backend->hot_columns(round[j].prepared, round[j].candidate->subject);
-      if (hot[j] || reach[j] == 0) continue;
+      if (reach[j] == 0) continue;
       // Only the regions the scan found hits in, when the backend knows them; each with its context.
       const std::vector<cpu::ColumnRange>* regions = backend->hit_regions(round[j].prepared, round[j].candidate->subject);
       const std::vector<cpu::ColumnRange> whole{{0, subject.size()}};

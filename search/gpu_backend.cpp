@@ -34,6 +34,7 @@
 #include "search/locate_split.hpp"
 #include "search/parallel.hpp"
 #include "search/scan_backend.hpp"
+#include "search/subject_segments.hpp"
 
 namespace warpsearch {
 namespace {
@@ -190,94 +191,44 @@ class GpuBackend final : public ScanBackend {
   }
 
   // Long subjects (from `first_long` of the chunk on) would each keep one block of one GPU busy: they are
-  // scored as overlapping segments instead, each an ordinary subject for the kernels, with the context
-  // of kernels/cpu/long_subject.hpp (reach - 1 residues before each segment's own part, for the longest
-  // reach among the queries), which makes a subject's best score, when it reaches the threshold, the
-  // best of its segments'. The segments that reach it bound where the subject's hot columns can be
-  // (hit_regions()).
+  // scored as overlapping segments instead (search/subject_segments.hpp), for the longest reach among
+  // the queries; a subject's score is the best of its segments', and the segments that reach the
+  // threshold bound where its hot columns can be (hit_regions()).
   void scan_long_subjects(const Chunk& chunk, std::size_t first_long, const ScoreSink& sink) {
-    const auto& queries = *queries_;
     std::uint64_t reach = 0;
-    for (const PreparedQuery& query : queries)
+    for (const PreparedQuery& query : *queries_)
       reach = std::max(reach, cpu::alignment_reach(query.codes.size(), scoring_, query.threshold));
     if (reach == 0) return;  // no alignment can reach any threshold
-    const Segments& segments = segments_of(chunk, first_long, reach);
-    struct Best {
-      int score = 0;
-      std::vector<cpu::ColumnRange> regions;
-    };
-    std::map<std::pair<std::size_t, std::size_t>, Best> best;  // (query, subject within the chunk)
-    std::mutex mutex;
-    const ScoreSink segment_sink = [&](std::size_t p, std::uint64_t segment, int score) {
-      const SegmentOrigin& origin = segments.origins[segment];
-      std::lock_guard<std::mutex> lock(mutex);
-      Best& entry = best[{p, origin.subject}];
-      entry.score = std::max(entry.score, score);
-      entry.regions.push_back({origin.first, origin.end});
-    };
+    const SubjectSegments& segments = segments_of(chunk, first_long, reach);
+    SegmentHits hits;
     // Keys apart from the chunks' sorted positions (and from other reaches' segments).
     const std::uint64_t key_base = (std::uint64_t{1} << 63) | (std::min<std::uint64_t>(reach, (1u << 22) - 1) << 40) |
                                    (chunk.info().first_subject + first_long);
-    scan_subjects(segments.batch(), key_base, segment_sink, QueryDone{}, false);
+    scan_subjects(segments.batch(), key_base,
+                  [&](std::size_t p, std::uint64_t segment, int score) { hits.add(segments, p, segment, score); },
+                  QueryDone{}, false);
     const std::uint64_t* original = chunk.original_indices();
-    std::lock_guard<std::mutex> lock(regions_mutex_);
-    for (auto& [key, entry] : best) {
-      std::sort(entry.regions.begin(), entry.regions.end(),
-                [](const cpu::ColumnRange& a, const cpu::ColumnRange& b) { return a.begin < b.begin; });
-      std::vector<cpu::ColumnRange> merged;
-      for (const cpu::ColumnRange& region : entry.regions) {
-        if (!merged.empty() && merged.back().end == region.begin) merged.back().end = region.end;
-        else merged.push_back(region);
+    for (auto& [key, subject] : hits.take()) {
+      {
+        std::lock_guard<std::mutex> lock(regions_mutex_);
+        regions_[{key.first, original[key.second]}] = std::move(subject.regions);
       }
-      regions_[{key.first, original[key.second]}] = std::move(merged);
-      sink(key.first, key.second, entry.score);
+      sink(key.first, key.second, subject.score);
     }
   }
 
-  // A chunk's long subjects cut into segments (packed as a chunk is: kernels/subject_batch.hpp), kept for
-  // the next query batches while the reach stays the same.
-  struct SegmentOrigin {
-    std::size_t subject;               // within the chunk
-    std::uint64_t first = 0, end = 0;  // the positions the segment owns
-  };
-  struct Segments {
-    std::vector<std::uint32_t> words;
-    std::vector<std::uint64_t> offsets;
-    std::vector<std::uint32_t> lengths;
-    std::vector<SegmentOrigin> origins;
-    SubjectBatch batch() const {
-      return {words.data(), words.size(), offsets.data(), lengths.data(), lengths.size()};
-    }
-  };
-
-  const Segments& segments_of(const Chunk& chunk, std::size_t first_long, std::uint64_t reach) {
-    const std::pair<std::uint64_t, std::uint64_t> key{chunk.info().first_subject + first_long, reach};
+  // A chunk's long subjects as segments, kept (they may stay resident on the GPUs) for the next query
+  // batches while the reach stays the same.
+  const SubjectSegments& segments_of(const Chunk& chunk, std::size_t first_long, std::uint64_t reach) {
     if (segments_reach_ != reach) segments_.clear();  // another query batch's reach: start again
     segments_reach_ = reach;
+    const std::uint64_t key = chunk.info().first_subject + first_long;
     auto found = segments_.find(key);
-    if (found != segments_.end()) return found->second;
-    Segments& made = segments_[key];
-    const SubjectBatch all = chunk.batch();
-    const std::uint32_t pad = scoring_.matrix().alphabet().pad_code();
-    // Long enough that the context costs little, short enough that a genome fills the GPUs.
-    const std::uint64_t segment_length = std::max<std::uint64_t>(std::uint64_t{1} << 15, 8 * reach);
-    for (std::size_t s = first_long; s < all.count; ++s)
-      for (const cpu::SubjectSegment& segment : cpu::plan_segments(all.lengths[s], reach, segment_length)) {
-        const std::uint64_t begin = segment.begin & ~std::uint64_t{3};  // word-aligned: a little more context
-        const std::uint64_t length = segment.end - begin;
-        const std::uint64_t* source_offsets = all.word_offsets + s;
-        const std::uint32_t* source = all.words + *source_offsets + begin / 4;
-        made.offsets.push_back(made.words.size());
-        made.words.insert(made.words.end(), source, source + (length + 3) / 4);
-        // Bytes past the segment's end (the subject goes on there) become padding, as in a chunk.
-        for (std::uint64_t i = length; i % 4 != 0; ++i) {
-          std::uint32_t& word = made.words.back();
-          word = (word & ~(0xFFu << (8 * (i % 4)))) | (pad << (8 * (i % 4)));
-        }
-        made.lengths.push_back(static_cast<std::uint32_t>(length));
-        made.origins.push_back({s, segment.first, segment.end});
-      }
-    return made;
+    if (found == segments_.end())
+      found = segments_
+                  .emplace(key, SubjectSegments(chunk.batch(), first_long, reach, scoring_.matrix().alphabet().pad_code()))
+                  .first;
+    return found->second;
   }
 
   // The GPUs' shares of a batch: contiguous, of about equal residue counts; GPU g takes subjects
@@ -536,7 +487,7 @@ class GpuBackend final : public ScanBackend {
   std::optional<Chunk> upcoming_;  // the part the next scan() gets (ScanBackend::upcoming)
   std::vector<std::optional<gpu::GpuPairAligner>> aligners_;  // one per GPU, created by locate()
   const std::vector<PreparedQuery>* queries_ = nullptr;
-  std::map<std::pair<std::uint64_t, std::uint64_t>, Segments> segments_;  // (sorted position, reach)
+  std::map<std::uint64_t, SubjectSegments> segments_;  // by the sorted position of their first subject
   std::uint64_t segments_reach_ = 0;
   std::map<std::pair<std::size_t, std::uint64_t>, std::vector<cpu::ColumnRange>> regions_;  // (query, FASTA position)
   mutable std::mutex regions_mutex_;

@@ -62,18 +62,11 @@ class ScanBackend {
   // outside the alphabet and std::overflow_error for a pair beyond the CPU striped kernels' bound
   // (cpu::pair_span).
   virtual void locate(const std::vector<HitPair>& pairs, std::vector<HitSpan>& spans) = 0;
-  // For subjects the backend scored column by column (long subjects, kernels/cpu/long_subject.hpp): the
-  // hot columns of prepared query `prepared` (for its threshold) against the subject at FASTA position
-  // `subject`, kept from the scan since the last set_queries(); nullptr when the backend has none (the
-  // engine then computes them where it needs them). Not to be called while scan() runs.
-  virtual const std::vector<cpu::ColumnRange>* hot_columns(std::size_t prepared, std::uint64_t subject) const {
-    (void)prepared;
-    (void)subject;
-    return nullptr;
-  }
-  // Where hot_columns() has nothing: subject ranges (ascending, disjoint) outside which no column of that
-  // subject is hot for prepared query `prepared` (a backend that scanned a long subject in segments knows
-  // which segments reached the threshold); nullptr when unknown (every column may be hot).
+  // For long subjects, scanned in segments (search/subject_segments.hpp): the subject ranges (ascending,
+  // disjoint) outside which no column of the subject at FASTA position `subject` holds a cell at prepared
+  // query `prepared`'s threshold, kept from the scans since the last set_queries(); nullptr when unknown
+  // (every column may). Not to be called while scan() runs, unless locates_while_scanning() and the
+  // query is done.
   virtual const std::vector<cpu::ColumnRange>* hit_regions(std::size_t prepared, std::uint64_t subject) const {
     (void)prepared;
     (void)subject;
@@ -85,8 +78,7 @@ class ScanBackend {
   virtual std::string description() const = 0;
 };
 
-// Subjects at least this long are scanned column by column in segments (kernels/cpu/long_subject.hpp),
-// shorter ones by the inter-sequence kernels (kernels/cpu/query_scorer.hpp).
+// Subjects at least this long are scanned as overlapping segments (search/subject_segments.hpp).
 inline constexpr std::uint64_t kLongSubjectLength = std::uint64_t{1} << 16;
 
 // threads: 0 = every core. long_subject_length: see kLongSubjectLength (smaller values in tests).

@@ -1,0 +1,74 @@
+// Long subjects cut into overlapping segments, packed as a database chunk is (kernels/subject_batch.hpp),
+// so that the inter-sequence kernels (CPU SIMD lanes, GPU thread groups) score them as ordinary subjects
+// instead of keeping one lane or one block busy with a whole chromosome.
+//
+// Each segment owns a run of its subject's positions and starts reach - 1 positions before it (rounded
+// down to a word boundary: a little more context), with reach = cpu::alignment_reach for the lowest
+// threshold of the queries scored. By kernels/cpu/long_subject.hpp, a subject's best local score, when
+// it reaches a query's threshold, is then the best of its segments' scores, and a column can only be hot
+// (hold a cell at the threshold) inside the owned part of a segment whose score reaches the threshold.
+//
+// Thread safety: immutable after construction; SegmentHits::add may be called from many threads.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <utility>
+#include <vector>
+
+#include "kernels/cpu/column_range.hpp"
+#include "kernels/subject_batch.hpp"
+
+namespace warpsearch {
+
+class SubjectSegments {
+ public:
+  struct Origin {
+    std::size_t subject = 0;           // index in the batch the segments were cut from
+    std::uint64_t first = 0, end = 0;  // the positions the segment owns
+  };
+
+  // Segments of subjects [first_subject, all.count) of `all`; pad_code fills the bytes past a segment's
+  // end in its last word. min_segments: see segment_length.
+  SubjectSegments(const SubjectBatch& all, std::size_t first_subject, std::uint64_t reach, std::uint8_t pad_code,
+                  std::uint64_t min_segments = 0);
+
+  // Owned length: max(32 k, 8 * reach), where the context costs at most an eighth; shorter (down to
+  // 2 * reach) where that leaves fewer than min_segments segments for `residues` in all, so that every
+  // SIMD lane gets work (the CPU kernel scores one segment per lane).
+  static std::uint64_t segment_length(std::uint64_t reach, std::uint64_t residues, std::uint64_t min_segments);
+
+  SubjectBatch batch() const {
+    return {words_.data(), words_.size(), offsets_.data(), lengths_.data(), lengths_.size()};
+  }
+  const Origin& origin(std::size_t segment) const { return origins_[segment]; }
+  std::uint64_t reach() const { return reach_; }
+
+ private:
+  std::uint64_t reach_;
+  std::vector<std::uint32_t> words_;
+  std::vector<std::uint64_t> offsets_;
+  std::vector<std::uint32_t> lengths_;
+  std::vector<Origin> origins_;
+};
+
+// The scores of segments that reached their query's threshold, gathered per (query, subject): the best
+// score, and the owned ranges of those segments (merged, ascending).
+class SegmentHits {
+ public:
+  struct Subject {
+    int score = 0;
+    std::vector<cpu::ColumnRange> regions;
+  };
+
+  void add(const SubjectSegments& segments, std::size_t query, std::size_t segment, int score);
+  // (query, subject index) -> its best score and regions; the regions sorted and merged.
+  std::map<std::pair<std::size_t, std::size_t>, Subject> take();
+
+ private:
+  std::mutex mutex_;
+  std::map<std::pair<std::size_t, std::size_t>, Subject> hits_;
+};
+
+}  // namespace warpsearch
