@@ -70,7 +70,7 @@ std::vector<int> parse_gpu_list(const std::string& text) {
       throw UsageError{"--gpus takes GPU numbers separated by commas, e.g. 0,1; not " + quoted_excerpt(text)};
     gpus.push_back(gpu);
   }
-  if (gpus.empty() || text.back() == ',')
+  if (gpus.empty() || text.empty() || text.back() == ',')
     throw UsageError{"--gpus takes GPU numbers separated by commas, e.g. 0,1; not " + quoted_excerpt(text)};
   return gpus;
 }
@@ -132,8 +132,8 @@ int run_search(int argc, char** argv) {
   else if (strand == "minus") search_options.strand = Strand::minus;
   else throw UsageError{"--strand takes both, plus or minus, not " + quoted_excerpt(strand)};
   search_options.device = compute_options.device();
-  if (!gpus.empty()) search_options.gpus = parse_gpu_list(gpus);
-  if (!gpu_memory.empty()) search_options.gpu_memory_limit = parse_size("--gpu-memory", "bytes", gpu_memory);
+  if (vm.count("gpus")) search_options.gpus = parse_gpu_list(gpus);
+  if (vm.count("gpu-memory")) search_options.gpu_memory_limit = parse_size("--gpu-memory", "bytes", gpu_memory);
   if (evalue <= 0) throw UsageError{"--evalue must be positive"};
   if (min_score < 1) throw UsageError{"--min-score takes a raw score of at least 1, not " + std::to_string(min_score.value)};
   if (max_target_seqs == 0 || max_target_seqs > (std::size_t{1} << 30))
