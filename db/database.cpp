@@ -297,6 +297,10 @@ void Database::verify() const {
     throw std::runtime_error("database " + impl_->shown + " fails verification: " + failures +
                              " (checksum mismatch: the files were modified or damaged; rebuild "
                              "the database with makedb)");
+  // Checksums that match prove nothing about a forged database: every chunk's arrays and residue
+  // codes, and the header offsets, are checked as a search checks them.
+  for (std::size_t i = 0; i < impl_->manifest.info.chunks.size(); ++i) (void)chunk(i);
+  for (std::uint64_t s = 0; s < impl_->manifest.info.subjects; ++s) (void)impl_->header(s);
 }
 
 }  // namespace warpsearch
