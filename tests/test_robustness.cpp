@@ -642,7 +642,10 @@ TEST_CASE("robustness: missing and unreadable files, and outputs that cannot be 
       WARN("a file of mode 000 stays readable here (root without setpriv): the unreadable-file case is skipped");
     } else {
       check_clean_failure(
-          run_shell(as_user + " makedb " + shell_quoted(locked) + " " + shell_quoted(dir.file("out.wsdb"))),
+          // The database in /tmp, which user nobody may write: the input must be what fails.
+          run_shell(as_user + " makedb " + shell_quoted(locked) + " " +
+                    shell_quoted((fs::temp_directory_path() / ("warpsearch-unreadable-" + std::to_string(::getpid()) +
+                                                               ".wsdb")).string())),
           {locked, "Permission denied"});
       check_clean_failure(run_shell(as_user + " " + search_args(locked, db)), {locked, "Permission denied"});
       // The database itself unreadable.
@@ -762,8 +765,8 @@ TEST_CASE("robustness: unknown matrices, malformed matrix files, scoring values 
         {"--evalue 0", "--evalue must be positive", 2},
         {"--evalue -1", "--evalue must be positive", 2},
         {"--max-target-seqs 0", "--max-target-seqs takes a number of hits from 1", 2},
-        {"--max-target-seqs -1", "--max-target-seqs takes a number of hits from 1", 2},
-        {"--threads -1", "--threads takes a number from 0", 2},
+        {"--max-target-seqs -1", "for option '--max-target-seqs' is invalid", 2},
+        {"--threads -1", "for option '--threads' is invalid", 2},
         {"--match 2", "--match and --mismatch are for nucleotide databases", 2},
     };
     for (const Case& c : cases) {
