@@ -132,6 +132,8 @@ void arm_interrupt_deadline(const std::string& program, std::chrono::millisecond
   }
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC) != 0) throw std::runtime_error(std::string("cannot create a pipe: ") + std::strerror(errno));
+  // The handler never blocks: a full pipe (thousands of signals) already woke the watchdog.
+  ::fcntl(fds[1], F_SETFL, ::fcntl(fds[1], F_GETFL) | O_NONBLOCK);
   // The watchdog runs with the signals blocked, so that they reach (and interrupt) the working threads.
   sigset_t blocked, previous;
   sigemptyset(&blocked);
