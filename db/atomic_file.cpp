@@ -19,6 +19,7 @@
 #include <utility>
 
 #include "db/interrupt.hpp"
+#include "db/text.hpp"
 
 namespace warpsearch {
 namespace {
@@ -27,7 +28,7 @@ constexpr std::size_t kWriteBuffer = 1 << 20;
 constexpr std::size_t kDirectWriteBuffer = 4 << 20;  // larger: each O_DIRECT write waits for the disk
 
 std::string system_error(const std::string& what, const std::string& path, int error) {
-  return what + " '" + path + "': " + std::strerror(error);
+  return what + " " + quoted_excerpt(path) + ": " + std::strerror(error);
 }
 
 std::string base_name(const std::string& path) {
@@ -75,11 +76,11 @@ std::string temporary_sibling(const std::string& path) {
 void require_directory(const std::string& directory, const std::string& for_path) {
   struct stat status;
   if (::stat(directory.c_str(), &status) != 0)
-    throw std::runtime_error("cannot create '" + for_path + "': directory '" + directory +
-                             "' does not exist");
+    throw std::runtime_error("cannot create " + quoted_excerpt(for_path) + ": directory " + quoted_excerpt(directory) +
+                             " does not exist");
   if (!S_ISDIR(status.st_mode))
-    throw std::runtime_error("cannot create '" + for_path + "': '" + directory +
-                             "' is not a directory");
+    throw std::runtime_error("cannot create " + quoted_excerpt(for_path) + ": " + quoted_excerpt(directory) +
+                             " is not a directory");
 }
 
 void sync_directory(const std::string& directory) {
@@ -361,7 +362,7 @@ struct AtomicFile::Impl {
     struct stat status;
     const bool exists = ::stat(destination.c_str(), &status) == 0;
     if (exists && S_ISDIR(status.st_mode))
-      throw std::runtime_error("cannot write '" + target_path + "': it is a directory");
+      throw std::runtime_error("cannot write " + quoted_excerpt(target_path) + ": it is a directory");
     if ((exists && !S_ISREG(status.st_mode)) || names_descriptor(target_path)) return FileWriter(destination);
     return create_temporary(destination, temporary_path);
   }
@@ -378,7 +379,7 @@ struct AtomicFile::Impl {
     } catch (const std::runtime_error& e) {
       unregister_temporary(temporary_path);
       temporary_path.clear();
-      throw std::runtime_error("cannot write '" + target_path + "': " + e.what());
+      throw std::runtime_error("cannot write " + quoted_excerpt(target_path) + ": " + e.what());
     }
   }
 

@@ -69,10 +69,10 @@ class Parser {
   }
 
   [[noreturn]] void fail(const std::string& what) const {
-    throw std::runtime_error("invalid database manifest '" + path_ + "': " + what);
+    throw std::runtime_error("invalid database manifest " + quoted_excerpt(path_) + ": " + what);
   }
   [[noreturn]] void fail(const Line& line, const std::string& what) const {
-    fail("line " + std::to_string(line.number) + " ('" + line.key + "'): " + what);
+    fail("line " + std::to_string(line.number) + " (" + quoted_excerpt(line.key) + "): " + what);
   }
 
   const std::vector<Line>& lines() const { return lines_; }
@@ -91,10 +91,10 @@ class Parser {
   std::uint64_t number(const Line& line, const std::string& word,
                        std::uint64_t max = std::numeric_limits<std::uint64_t>::max()) const {
     if (word.empty() || word.find_first_not_of("0123456789") != std::string::npos)
-      fail(line, "'" + word + "' is not a number");
+      fail(line, quoted_excerpt(word) + " is not a number");
     errno = 0;
     const unsigned long long value = std::strtoull(word.c_str(), nullptr, 10);
-    if (errno == ERANGE || value > max) fail(line, "'" + word + "' is out of range");
+    if (errno == ERANGE || value > max) fail(line, quoted_excerpt(word) + " is out of range");
     return value;
   }
   std::uint64_t number_of(const std::string& key) const {
@@ -204,7 +204,7 @@ std::string format_manifest(const Manifest& manifest) {
 
 Manifest parse_manifest(std::string_view text, const std::string& path) {
   if (text.substr(0, std::strlen(kManifestMagic) + 1) != std::string(kManifestMagic) + "\n")
-    throw std::runtime_error("'" + path + "' is not a warpsearch database manifest (its first line is not '" +
+    throw std::runtime_error(quoted_excerpt(path) + " is not a warpsearch database manifest (its first line is not '" +
                              kManifestMagic + "')");
   Parser parser(text, path);
 
@@ -214,7 +214,7 @@ Manifest parse_manifest(std::string_view text, const std::string& path) {
   DatabaseInfo& info = manifest.info;
   const std::uint64_t version = parser.number_of("format_version");
   if (version != kDatabaseFormatVersion)
-    throw std::runtime_error("database manifest '" + path + "' has format version " +
+    throw std::runtime_error("database manifest " + quoted_excerpt(path) + " has format version " +
                              std::to_string(version) + "; this build of warpsearch reads format version " +
                              std::to_string(kDatabaseFormatVersion) +
                              " (rebuild the database with this version's makedb)");
@@ -228,7 +228,7 @@ Manifest parse_manifest(std::string_view text, const std::string& path) {
   std::string_view stored = text.substr(checksum_at + checksum_prefix.size());
   while (!stored.empty() && (stored.back() == '\n' || stored.back() == '\r')) stored.remove_suffix(1);
   if (stored != expected)
-    throw std::runtime_error("database manifest '" + path + "' fails its checksum (stored " +
+    throw std::runtime_error("database manifest " + quoted_excerpt(path) + " fails its checksum (stored " +
                              std::string(stored) + ", computed " + expected +
                              "): the file was modified or damaged");
 
@@ -282,7 +282,7 @@ Manifest parse_manifest(std::string_view text, const std::string& path) {
       file.size = parser.number(line, line.words[1]);
       char* end = nullptr;
       file.crc32 = static_cast<std::uint32_t>(std::strtoul(line.words[2].c_str(), &end, 16));
-      if (*end != '\0') parser.fail(line, "'" + line.words[2] + "' is not a hexadecimal CRC-32");
+      if (*end != '\0') parser.fail(line, quoted_excerpt(line.words[2]) + " is not a hexadecimal CRC-32");
       if (!file_index.emplace(file.name, manifest.files.size()).second)
         parser.fail(line, "file listed twice");
       manifest.files.push_back(file);
