@@ -139,12 +139,13 @@ int run_search(int argc, char** argv) {
   if (max_target_seqs == 0 || max_target_seqs > (std::size_t{1} << 30))
     throw UsageError{"--max-target-seqs takes a number of hits from 1 to 1073741824"};
   if (compute_options.threads() > 4096) throw UsageError{"--threads takes a number from 0 (every core) to 4096"};
-  OutputFormat format = OutputFormat::parse("6");
-  try {
-    format = OutputFormat::parse(outfmt);
-  } catch (const std::invalid_argument& e) {
-    throw UsageError{std::string("--outfmt: ") + e.what()};
-  }
+  const OutputFormat format = [&] {
+    try {
+      return OutputFormat::parse(outfmt);
+    } catch (const std::invalid_argument& e) {
+      throw UsageError{std::string("--outfmt: ") + e.what()};
+    }
+  }();
   check_output_path(output_path, {query_path}, database_path);
 
   const auto started = std::chrono::steady_clock::now();

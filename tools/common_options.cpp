@@ -1,17 +1,16 @@
 #include "tools/common_options.hpp"
 
-#include <charconv>
-#include <cmath>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <charconv>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <stdexcept>
-
 #include <filesystem>
 #include <iostream>
+#include <stdexcept>
 #include <utility>
 
 #include "db/atomic_file.hpp"

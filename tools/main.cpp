@@ -64,14 +64,14 @@ int main(int argc, char** argv) {
   for (const Command& command : kCommands) {
     if (first != command.name) continue;
     const std::string program = std::string("warpsearch ") + command.name;
-    // From the start, before any work: a signal ends the run within the grace period (plus the time
-    // to remove the temporaries) whatever it is doing; see db/interrupt.hpp.
-    warpsearch::arm_interrupt_deadline(program, kInterruptGrace);
     const auto interrupted = [&](int signal_number) {
       std::cerr << program << ": interrupted by signal " << signal_number << "\n";
       return 128 + signal_number;
     };
     try {
+      // From the start, before any work: a signal ends the run within the grace period (plus the time
+      // to remove the temporaries) whatever it is doing; see db/interrupt.hpp.
+      warpsearch::arm_interrupt_deadline(program, kInterruptGrace);
       const int status = command.run(argc - 1, argv + 1);
       // A signal that came after the last point where the command polled (an output already renamed
       // into place is kept: it is complete).
