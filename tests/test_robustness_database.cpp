@@ -144,6 +144,19 @@ TEST_CASE("robustness: forged databases with matching checksums are refused", "[
                                               manifest.substr(end));
     forgery.check_refused({"histogram"});
   }
+  SECTION("control bytes in the manifest's text fields are shown escaped by dbinfo") {
+    Forgery forgery(false);
+    const std::string manifest = read_file(forgery.manifest_path);
+    const auto at = manifest.find("\nsource ");
+    REQUIRE(at != std::string::npos);
+    const auto end = manifest.find('\n', at + 1);
+    write_manifest(forgery.manifest_path, manifest.substr(0, at) + "\nsource evil\x1b]0;title\x07" + manifest.substr(end));
+    const auto result = run_warpsearch("dbinfo " + shell_quoted(forgery.db));
+    INFO(result.err);
+    CHECK(result.exit_code == 0);
+    CHECK(contains(result.out, "source          evil\\x1B]0;title\\x07\n"));
+    CHECK(result.out.find('\x1b') == std::string::npos);
+  }
   SECTION("a chunk with an absurd subject count") {
     Forgery forgery(false);
     const std::string manifest = read_file(forgery.manifest_path);
