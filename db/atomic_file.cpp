@@ -1,6 +1,8 @@
 #include "db/atomic_file.hpp"
 
+#include <dirent.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -16,6 +18,9 @@
 #include <streambuf>
 #include <utility>
 
+#include "db/interrupt.hpp"
+#include "db/text.hpp"
+
 namespace warpsearch {
 namespace {
 
@@ -23,7 +28,7 @@ constexpr std::size_t kWriteBuffer = 1 << 20;
 constexpr std::size_t kDirectWriteBuffer = 4 << 20;  // larger: each O_DIRECT write waits for the disk
 
 std::string system_error(const std::string& what, const std::string& path, int error) {
-  return what + " '" + path + "': " + std::strerror(error);
+  return what + " " + quoted_excerpt(path) + ": " + std::strerror(error);
 }
 
 std::string base_name(const std::string& path) {
@@ -31,6 +36,32 @@ std::string base_name(const std::string& path) {
   while (trimmed.size() > 1 && trimmed.back() == '/') trimmed.pop_back();
   const auto slash = trimmed.rfind('/');
   return slash == std::string::npos ? trimmed : trimmed.substr(slash + 1);
+}
+
+// Removes the temporary siblings of path left by runs that were killed (SIGKILL, a crash, a power
+// cut): ".NAME.tmp-PID-..." whose process no longer exists. A live run's are never touched: its PID
+// answers kill(PID, 0) (a PID reused by an unrelated process keeps a stale name, harmlessly, until it
+// ends). Processes of other machines sharing the directory are not visible here: their temporaries
+// could be taken for stale ones, so this is for local filesystems.
+void remove_stale_temporaries(const std::string& path) {
+  const std::string prefix = "." + base_name(path) + ".tmp-";
+  DIR* directory = ::opendir(parent_directory(path).c_str());
+  if (directory == nullptr) return;
+  std::vector<std::string> stale;
+  while (const dirent* entry = ::readdir(directory)) {
+    const std::string name = entry->d_name;
+    if (name.compare(0, prefix.size(), prefix) != 0) continue;
+    const char* digits = name.c_str() + prefix.size();
+    char* end = nullptr;
+    const long pid = std::strtol(digits, &end, 10);
+    if (end == digits || *end != '-' || pid <= 0 || pid == static_cast<long>(::getpid())) continue;
+    if (::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) stale.push_back(name);
+  }
+  ::closedir(directory);
+  for (const std::string& name : stale) {
+    std::error_code ignored;
+    std::filesystem::remove_all(parent_directory(path) + "/" + name, ignored);
+  }
 }
 
 // A fresh name for a temporary sibling of path: ".NAME.tmp-PID-RANDOM".
@@ -45,11 +76,11 @@ std::string temporary_sibling(const std::string& path) {
 void require_directory(const std::string& directory, const std::string& for_path) {
   struct stat status;
   if (::stat(directory.c_str(), &status) != 0)
-    throw std::runtime_error("cannot create '" + for_path + "': directory '" + directory +
-                             "' does not exist");
+    throw std::runtime_error("cannot create " + quoted_excerpt(for_path) + ": directory " + quoted_excerpt(directory) +
+                             " does not exist");
   if (!S_ISDIR(status.st_mode))
-    throw std::runtime_error("cannot create '" + for_path + "': '" + directory +
-                             "' is not a directory");
+    throw std::runtime_error("cannot create " + quoted_excerpt(for_path) + ": " + quoted_excerpt(directory) +
+                             " is not a directory");
 }
 
 void sync_directory(const std::string& directory) {
@@ -61,6 +92,19 @@ void sync_directory(const std::string& directory) {
   // Some filesystems refuse fsync on directories; the data itself was synced already.
   if (result != 0 && error != EINVAL && error != EROFS)
     throw std::runtime_error(system_error("cannot sync directory", directory, error));
+}
+
+// A file rewritten through a temporary keeps what the old file had: its permission bits and, where
+// this process may set them, its owner and group (a 0600 file stays 0600).
+void keep_owner_and_mode(const std::string& temporary, const std::string& existing) {
+  struct stat old_status;
+  if (::stat(existing.c_str(), &old_status) != 0 || !S_ISREG(old_status.st_mode)) return;
+  if (::chown(temporary.c_str(), old_status.st_uid, old_status.st_gid) != 0) {
+    // Not permitted (another owner): the group alone, where this user belongs to it.
+    (void)!::chown(temporary.c_str(), static_cast<uid_t>(-1), old_status.st_gid);
+  }
+  if (::chmod(temporary.c_str(), old_status.st_mode & 07777) != 0)
+    throw std::runtime_error(system_error("cannot set the permissions of", temporary, errno));
 }
 
 }  // namespace
@@ -195,7 +239,10 @@ void FileWriter::write_all(const char* data, std::size_t size) {
   while (size > 0) {
     const ssize_t done = ::write(fd_, data, size);
     if (done < 0) {
-      if (errno == EINTR) continue;
+      if (errno == EINTR) {
+        throw_if_interrupted();  // a write blocked on a full pipe, interrupted
+        continue;
+      }
       const int error = errno;
       // A filesystem that took the O_DIRECT flag but refuses the transfer: write it buffered.
       if (direct_ && error == EINVAL &&
@@ -274,7 +321,10 @@ struct AtomicFile::Impl {
     out.exceptions(std::ios::badbit);
   }
   ~Impl() {
-    if (!committed && !temporary.empty()) ::unlink(temporary.c_str());
+    if (!committed && !temporary.empty()) {
+      ::unlink(temporary.c_str());
+      unregister_temporary(temporary);
+    }
   }
 
   // Paths that name an open descriptor rather than a file: /proc/self/fd/N, and the links into /proc
@@ -312,20 +362,24 @@ struct AtomicFile::Impl {
     struct stat status;
     const bool exists = ::stat(destination.c_str(), &status) == 0;
     if (exists && S_ISDIR(status.st_mode))
-      throw std::runtime_error("cannot write '" + target_path + "': it is a directory");
+      throw std::runtime_error("cannot write " + quoted_excerpt(target_path) + ": it is a directory");
     if ((exists && !S_ISREG(status.st_mode)) || names_descriptor(target_path)) return FileWriter(destination);
     return create_temporary(destination, temporary_path);
   }
 
   static FileWriter create_temporary(const std::string& target_path, std::string& temporary_path) {
     require_directory(parent_directory(target_path), target_path);
-    // The name has 32 random bits: a collision is an error like any other.
+    remove_stale_temporaries(target_path);
+    // The name has 32 random bits: a collision is an error like any other. Registered before it is
+    // created, so that the watchdog of an interrupted run removes it whenever the signal comes.
     temporary_path = temporary_sibling(target_path);
+    register_temporary(temporary_path);
     try {
       return FileWriter(temporary_path, true);
     } catch (const std::runtime_error& e) {
+      unregister_temporary(temporary_path);
       temporary_path.clear();
-      throw std::runtime_error("cannot write '" + target_path + "': " + e.what());
+      throw std::runtime_error("cannot write " + quoted_excerpt(target_path) + ": " + e.what());
     }
   }
 
@@ -356,11 +410,13 @@ void AtomicFile::commit() {
     impl_->committed = true;
     return;
   }
+  keep_owner_and_mode(impl_->temporary, impl_->destination);
   impl_->writer.close(true);
-  if (::rename(impl_->temporary.c_str(), impl_->destination.c_str()) != 0)
-    throw std::runtime_error(system_error("cannot rename the finished file to", impl_->target,
-                                          errno));
-  impl_->committed = true;
+  commit_unless_interrupted(impl_->temporary, [&] {
+    if (::rename(impl_->temporary.c_str(), impl_->destination.c_str()) != 0)
+      throw std::runtime_error(system_error("cannot rename the finished file to", impl_->target, errno));
+    impl_->committed = true;
+  });
   sync_directory(parent_directory(impl_->destination));
 }
 
@@ -369,10 +425,13 @@ void AtomicFile::commit() {
 
 AtomicDirectory::AtomicDirectory(const std::string& target) : target_(target) {
   require_directory(parent_directory(target), target);
+  remove_stale_temporaries(target);
   for (int attempt = 0;; ++attempt) {
     temporary_ = temporary_sibling(target);
+    register_temporary(temporary_);
     if (::mkdir(temporary_.c_str(), 0777) == 0) return;
     const int error = errno;
+    unregister_temporary(temporary_);
     if (error != EEXIST || attempt > 100) {
       temporary_.clear();
       throw std::runtime_error(system_error("cannot create a temporary directory for", target,
@@ -399,19 +458,21 @@ void AtomicDirectory::remove() noexcept {
   if (temporary_.empty()) return;
   std::error_code ignored;
   std::filesystem::remove_all(temporary_, ignored);
+  unregister_temporary(temporary_);
   temporary_.clear();
 }
 
 void AtomicDirectory::commit() {
   if (temporary_.empty()) throw std::logic_error("'" + target_ + "' committed twice");
   sync_directory(temporary_);
-  if (::rename(temporary_.c_str(), target_.c_str()) != 0) {
-    const int error = errno;
-    if (error == ENOTEMPTY || error == EEXIST)
-      throw std::runtime_error("cannot create '" + target_ + "': it already exists");
-    throw std::runtime_error(system_error("cannot rename the finished directory to", target_,
-                                          error));
-  }
+  commit_unless_interrupted(temporary_, [&] {
+    if (::rename(temporary_.c_str(), target_.c_str()) != 0) {
+      const int error = errno;
+      if (error == ENOTEMPTY || error == EEXIST)
+        throw std::runtime_error("cannot create '" + target_ + "': it already exists");
+      throw std::runtime_error(system_error("cannot rename the finished directory to", target_, error));
+    }
+  });
   temporary_.clear();
   sync_directory(parent_directory(target_));
 }

@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -10,6 +11,7 @@
 
 #include "db/manifest.hpp"
 #include "db/mapped_file.hpp"
+#include "db/text.hpp"
 
 namespace warpsearch {
 
@@ -64,6 +66,7 @@ SubjectBatch Chunk::batch() const {
 
 struct Database::Impl {
   std::string path;
+  std::string shown;  // the path as messages show it
   detail::Manifest manifest;
   std::map<std::string, detail::FileEntry> files;
   MappedFile headers;
@@ -76,7 +79,7 @@ struct Database::Impl {
   void check_mapping(const MappedFile& mapped, const std::string& name) const {
     const detail::FileEntry& entry = files.at(name);
     if (detail::bytes_crc32(mapped.data(), mapped.size()) != entry.crc32)
-      throw std::runtime_error("database '" + path + "': file " + name +
+      throw std::runtime_error("database " + shown + ": file " + name +
                                " fails its checksum (the file was modified or damaged; rebuild "
                                "the database with makedb)");
   }
@@ -90,7 +93,7 @@ struct Database::Impl {
     const auto* offsets = reinterpret_cast<const std::uint64_t*>(chunk.file(detail::ChunkFile::offsets).data());
     const auto* indices = reinterpret_cast<const std::uint64_t*>(chunk.file(detail::ChunkFile::indices).data());
     const auto fail = [&](detail::ChunkFile kind, std::uint64_t s, const std::string& what) {
-      throw std::runtime_error("database '" + path + "': file " + detail::chunk_file_name(i, kind) + ", subject " +
+      throw std::runtime_error("database " + shown + ": file " + detail::chunk_file_name(i, kind) + ", subject " +
                                std::to_string(s) + " of the chunk: " + what +
                                " (the database is inconsistent; rebuild it with makedb)");
     };
@@ -118,6 +121,41 @@ struct Database::Impl {
            "the lengths add up to " + std::to_string(residues) + " residues in " + std::to_string(word) +
                " words; the manifest says " + std::to_string(info.residues) + " residues in " +
                std::to_string(info.words) + " words");
+    check_residue_codes(chunk, i, lengths, offsets);
+  }
+
+  // Every residue byte a code of the database's alphabet, every other byte its padding code: the
+  // kernels index their tables with the codes, and a chunk rewritten with a matching checksum (or a
+  // manifest whose alphabet line was changed: the other alphabet's padding code differs) would
+  // otherwise read outside them or be scored as another alphabet.
+  void check_residue_codes(const Chunk::Impl& chunk, std::size_t i, const std::uint32_t* lengths,
+                           const std::uint64_t* offsets) const {
+    const Alphabet& alphabet = Alphabet::of(manifest.info.type);
+    const std::uint8_t pad = alphabet.pad_code();
+    const MappedFile& file = chunk.file(detail::ChunkFile::residues);
+    const auto* bytes = static_cast<const std::uint8_t*>(file.data());
+    const std::uint64_t size = file.size();
+    const auto fail = [&](std::uint64_t at, const std::string& what) {
+      throw std::runtime_error("database " + shown + ": file " + detail::chunk_file_name(i, detail::ChunkFile::residues) +
+                               ", byte " + std::to_string(at) + ": " + what + " (the database is inconsistent with its " +
+                               alphabet.name() + " alphabet; rebuild it with makedb)");
+    };
+    std::uint64_t at = 0;
+    for (std::uint64_t s = 0; s < chunk.info.subjects; ++s) {
+      const std::uint64_t begin = offsets[s] * 4, end = begin + lengths[s], padded = (end + 3) / 4 * 4;
+      std::uint8_t worst = 0;
+      for (std::uint64_t b = begin; b < end; ++b) worst = std::max(worst, bytes[b]);
+      if (worst >= pad) {
+        const auto* bad = std::find_if(bytes + begin, bytes + end, [&](std::uint8_t c) { return c >= pad; });
+        fail(static_cast<std::uint64_t>(bad - bytes),
+             "code " + std::to_string(*bad) + " in subject " + std::to_string(s) + " of the chunk, not a residue");
+      }
+      for (std::uint64_t b = end; b < padded; ++b)
+        if (bytes[b] != pad) fail(b, "code " + std::to_string(bytes[b]) + " where the padding code is expected");
+      at = padded;
+    }
+    for (std::uint64_t b = at; b < size; ++b)
+      if (bytes[b] != pad) fail(b, "code " + std::to_string(bytes[b]) + " where the padding code is expected");
   }
 
   void check_headers() const {
@@ -129,14 +167,14 @@ struct Database::Impl {
 
   std::string_view header(std::uint64_t original_index) const {
     if (original_index >= manifest.info.subjects)
-      throw std::out_of_range("database '" + path + "': subject index " +
+      throw std::out_of_range("database " + shown + ": subject index " +
                               std::to_string(original_index) + " out of range (the database has " +
                               std::to_string(manifest.info.subjects) + " subjects)");
     check_headers();
     const auto* offsets = reinterpret_cast<const std::uint64_t*>(header_offsets.data());
     const std::uint64_t begin = offsets[original_index], end = offsets[original_index + 1];
     if (begin >= end || end > headers.size())
-      throw std::runtime_error("database '" + path + "': " + detail::kHeaderOffsetsName +
+      throw std::runtime_error("database " + shown + ": " + detail::kHeaderOffsetsName +
                                " is inconsistent at subject " + std::to_string(original_index));
     // Each header is a line: drop its line end.
     return headers.view().substr(begin, end - begin - 1);
@@ -151,16 +189,20 @@ Database::~Database() = default;
 Database Database::open(const std::string& directory) {
   auto impl = std::make_unique<Impl>();
   impl->path = directory;
+  impl->shown = quoted_excerpt(directory);
   struct stat status;
   if (::stat(directory.c_str(), &status) != 0)
-    throw std::runtime_error("cannot open database '" + directory + "': " + std::strerror(errno));
+    throw std::runtime_error("cannot open database " + quoted_excerpt(directory) + ": " + std::strerror(errno));
   if (!S_ISDIR(status.st_mode))
-    throw std::runtime_error("cannot open database '" + directory +
-                             "': not a directory (a database is the directory makedb wrote)");
+    throw std::runtime_error("cannot open database " + quoted_excerpt(directory) +
+                             ": not a directory (a database is the directory makedb wrote)");
   const std::string manifest_path = impl->file_path(detail::kManifestName);
   if (::stat(manifest_path.c_str(), &status) != 0)
-    throw std::runtime_error("cannot open database '" + directory + "': it has no " +
+    throw std::runtime_error("cannot open database " + quoted_excerpt(directory) + ": it has no " +
                              detail::kManifestName + " (not a warpsearch database?)");
+  if (!S_ISREG(status.st_mode))
+    throw std::runtime_error("cannot open database " + quoted_excerpt(directory) + ": its " +
+                             detail::kManifestName + " is not a regular file");
   {
     const MappedFile manifest_file(manifest_path);
     impl->manifest = detail::parse_manifest(manifest_file.view(), manifest_path);
@@ -168,10 +210,10 @@ Database Database::open(const std::string& directory) {
   for (const detail::FileEntry& entry : impl->manifest.files) {
     const std::string file = impl->file_path(entry.name);
     if (::stat(file.c_str(), &status) != 0)
-      throw std::runtime_error("database '" + directory + "' is incomplete: file " + entry.name +
+      throw std::runtime_error("database " + impl->shown + " is incomplete: file " + entry.name +
                                " is missing");
     if (static_cast<std::uint64_t>(status.st_size) != entry.size)
-      throw std::runtime_error("database '" + directory + "': file " + entry.name + " has " +
+      throw std::runtime_error("database " + impl->shown + ": file " + entry.name + " has " +
                                std::to_string(status.st_size) + " bytes; the manifest says " +
                                std::to_string(entry.size));
     impl->files.emplace(entry.name, entry);
@@ -187,7 +229,7 @@ const DatabaseInfo& Database::info() const { return impl_->manifest.info; }
 
 Chunk Database::chunk(std::size_t i) const {
   if (i >= num_chunks())
-    throw std::out_of_range("database '" + impl_->path + "': chunk " + std::to_string(i) +
+    throw std::out_of_range("database " + impl_->shown + ": chunk " + std::to_string(i) +
                             " out of range (the database has " + std::to_string(num_chunks()) +
                             " chunks)");
   auto chunk = std::make_unique<Chunk::Impl>();
@@ -196,7 +238,7 @@ Chunk Database::chunk(std::size_t i) const {
     const std::string name = detail::chunk_file_name(i, kind);
     MappedFile mapped(impl_->file_path(name));
     if (mapped.size() != detail::chunk_file_size(chunk->info, kind))
-      throw std::runtime_error("database '" + impl_->path + "': file " + name +
+      throw std::runtime_error("database " + impl_->shown + ": file " + name +
                                " changed size since the database was opened");
     chunk->files[static_cast<int>(kind)] = std::move(mapped);
   }
@@ -212,7 +254,7 @@ Chunk Database::chunk(std::size_t i, std::uint64_t first, std::uint64_t count) c
   Chunk whole = chunk(i);
   ChunkInfo& info = whole.impl_->info;
   if (first > info.subjects || count > info.subjects - first)
-    throw std::out_of_range("database '" + impl_->path + "': subjects " + std::to_string(first) + "+" +
+    throw std::out_of_range("database " + impl_->shown + ": subjects " + std::to_string(first) + "+" +
                             std::to_string(count) + " of chunk " + std::to_string(i) + " out of range (it has " +
                             std::to_string(info.subjects) + ")");
   const std::uint32_t* lengths = whole.lengths() + first;
@@ -252,9 +294,13 @@ void Database::verify() const {
                 (problem == "checksum" ? std::string() : " (" + problem + ")");
   }
   if (!failures.empty())
-    throw std::runtime_error("database '" + impl_->path + "' fails verification: " + failures +
+    throw std::runtime_error("database " + impl_->shown + " fails verification: " + failures +
                              " (checksum mismatch: the files were modified or damaged; rebuild "
                              "the database with makedb)");
+  // Checksums that match prove nothing about a forged database: every chunk's arrays and residue
+  // codes, and the header offsets, are checked as a search checks them.
+  for (std::size_t i = 0; i < impl_->manifest.info.chunks.size(); ++i) (void)chunk(i);
+  for (std::uint64_t s = 0; s < impl_->manifest.info.subjects; ++s) (void)impl_->header(s);
 }
 
 }  // namespace warpsearch

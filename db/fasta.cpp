@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "db/interrupt.hpp"
+#include "db/text.hpp"
 
 namespace warpsearch {
 namespace {
@@ -32,7 +33,7 @@ constexpr std::uint8_t kBadBit = 0x40;     // set in kBadByte only
 static_assert(kMaxCodes <= kBadBit, "residue codes and byte classes must not overlap");
 
 std::string display_name(const std::string& path) {
-  return path == "-" ? std::string("standard input") : path;
+  return path == "-" ? std::string("standard input") : printable_excerpt(path);
 }
 
 std::string describe_byte(unsigned char c) {
@@ -86,7 +87,7 @@ class ByteSource {
       fd_ = STDIN_FILENO;
     } else {
       fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-      if (fd_ < 0) throw std::runtime_error("cannot open '" + path + "': " + std::strerror(errno));
+      if (fd_ < 0) throw std::runtime_error("cannot open " + quoted_excerpt(path) + ": " + std::strerror(errno));
       owns_fd_ = true;
       ::posix_fadvise(fd_, 0, 0, POSIX_FADV_SEQUENTIAL);
       regular_ = ::fstat(fd_, &opened_) == 0 && S_ISREG(opened_.st_mode);
@@ -121,7 +122,7 @@ class ByteSource {
       const ssize_t n = ::pread(fd_, out, capacity, static_cast<off_t>(offset));
       if (n >= 0) return static_cast<std::size_t>(n);
       if (errno != EINTR)
-        throw std::runtime_error("cannot read '" + path_ + "': " + std::strerror(errno));
+        throw std::runtime_error("cannot read " + quoted_excerpt(path_) + ": " + std::strerror(errno));
       throw_if_interrupted();
     }
   }
@@ -227,6 +228,7 @@ struct FastaReader::Impl {
   Impl(const std::string& input_path, std::optional<SequenceType> fixed_type, bool skip)
       : path(input_path), source(std::make_unique<ByteSource>(input_path)), skip_invalid(skip) {
     buffer.resize(kBlockSize);
+    skip_byte_order_mark();
     type = fixed_type ? *fixed_type : detect_type();
     const Alphabet& alphabet = Alphabet::of(type);
     for (int c = 0; c < 256; ++c) {
@@ -239,12 +241,23 @@ struct FastaReader::Impl {
     stop_code = type == SequenceType::protein ? alphabet.encode('*') : Alphabet::kInvalid;
   }
 
+  // A UTF-8 byte-order mark (EF BB BF, which some editors put at the start of a text file) is not
+  // part of the data: the parse starts after it, byte offsets still counting it.
+  void skip_byte_order_mark() {
+    while (end < 3 && !input_done) {
+      const std::size_t n = source->read(buffer.data() + end, buffer.size() - end);
+      if (n == 0) input_done = true;
+      end += n;
+    }
+    if (end >= 3 && std::memcmp(buffer.data(), "\xEF\xBB\xBF", 3) == 0) pos = 3;
+  }
+
   // Buffers the start of the input (without consuming it) until it holds enough sequence letters.
   SequenceType detect_type() {
     std::string sample;
     bool line_start = true, seen_header = false, in_sequence = false;
     int fastq_line = 0;
-    std::size_t scanned = 0;
+    std::size_t scanned = pos;
     for (;;) {
       for (; scanned < end && sample.size() < kTypeSampleLetters; ++scanned) {
         const char c = buffer[scanned];
@@ -297,14 +310,14 @@ struct FastaReader::Impl {
                           std::to_string(at_byte);
     if (in_record)
       message += ", record " + std::to_string(records_started) +
-                 (current_id.empty() ? std::string(" (no ID)") : " ('" + current_id + "')");
+                 (current_id.empty() ? std::string(" (no ID)") : " (" + quoted_excerpt(current_id) + ")");
     throw std::runtime_error(message + ": " + what);
   }
 
   // A problem confined to the current record: an error, or with skip_invalid, a reason to skip it.
   void record_problem(const std::string& what, std::uint64_t at_line, std::uint64_t at_byte) {
     if (!skip_invalid)
-      fail(what + " (--skip-invalid skips such records)", at_line, at_byte, true);
+      fail(advise_skip ? what + " (--skip-invalid skips such records)" : what, at_line, at_byte, true);
     record_bad = true;
   }
 
@@ -547,6 +560,7 @@ struct FastaReader::Impl {
   ByteTable table{};  // byte in a sequence line (LF excluded) -> code or class
   std::uint8_t stop_code = Alphabet::kInvalid;
   bool keep = true;                // keep residue codes in the records
+  bool advise_skip = true;         // name --skip-invalid in messages
   std::vector<char> reread_buffer;  // for read_residues_again
 
   std::vector<char> buffer;
@@ -578,6 +592,7 @@ std::uint64_t FastaReader::skipped() const { return impl_->skipped; }
 std::uint64_t FastaReader::bytes_consumed() const { return impl_->offset(); }
 const std::string& FastaReader::path() const { return impl_->path; }
 void FastaReader::keep_codes(bool keep) { impl_->keep = keep; }
+void FastaReader::advise_skip_invalid(bool advise) { impl_->advise_skip = advise; }
 bool FastaReader::rereadable() const { return impl_->source->rereadable(); }
 void FastaReader::read_residues_again(std::uint64_t* offset, char* out, std::size_t count) {
   impl_->read_residues_again(offset, out, count);

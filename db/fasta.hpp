@@ -60,6 +60,10 @@ class FastaReader {
   std::uint64_t bytes_consumed() const;   // uncompressed input bytes parsed so far
   const std::string& path() const;
 
+  // Whether messages about a record that could be skipped (invalid letters, no residues) add
+  // "(--skip-invalid skips such records)": for programs whose command has that option. Default true.
+  void advise_skip_invalid(bool advise);
+
   // With false, next() checks every residue and sets record.length but leaves record.codes empty,
   // for a caller that reads the codes again later (read_residues_again). Default true.
   void keep_codes(bool keep);

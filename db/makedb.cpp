@@ -19,6 +19,7 @@
 #include "db/atomic_file.hpp"
 #include "db/fasta.hpp"
 #include "db/interrupt.hpp"
+#include "db/text.hpp"
 #include "db/manifest.hpp"
 
 namespace warpsearch {
@@ -84,7 +85,7 @@ class ResidueSource {
       : reader_(reader), path_(spool_path) {
     if (path_.empty()) return;
     fd_ = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd_ < 0) throw std::runtime_error("cannot open '" + path_ + "': " + std::strerror(errno));
+    if (fd_ < 0) throw std::runtime_error("cannot open " + quoted_excerpt(path_) + ": " + std::strerror(errno));
   }
   ResidueSource(const ResidueSource&) = delete;
   ResidueSource& operator=(const ResidueSource&) = delete;
@@ -102,7 +103,7 @@ class ResidueSource {
       const ssize_t n = ::pread(fd_, out, count, static_cast<off_t>(*position));
       if (n < 0 && errno == EINTR) continue;
       if (n <= 0)
-        throw std::runtime_error("cannot read '" + path_ + "': " +
+        throw std::runtime_error("cannot read " + quoted_excerpt(path_) + ": " +
                                  (n < 0 ? std::strerror(errno) : "unexpected end of file"));
       out += n;
       count -= static_cast<std::size_t>(n);
@@ -253,7 +254,7 @@ MakeDbReport make_database(const MakeDbOptions& options) {
       const std::uint64_t length = record.length;
       if (length > std::numeric_limits<std::uint32_t>::max())
         throw std::runtime_error(options.input + ": record " + std::to_string(record.index + 1) +
-                                 " ('" + record.id + "') has " + std::to_string(length) +
+                                 " (" + quoted_excerpt(record.id) + ") has " + std::to_string(length) +
                                  " residues; a database subject may have at most 4294967295");
       if (record.index > 0xFFFFFFFFu)
         throw std::runtime_error(options.input + ": more than 4294967296 sequences; split the input");
@@ -309,7 +310,7 @@ MakeDbReport make_database(const MakeDbOptions& options) {
       if (spool_path.empty()) reader.check_unchanged();
     }
     if (!spool_path.empty() && ::unlink(spool_path.c_str()) != 0)
-      throw std::runtime_error("cannot remove '" + spool_path + "': " + std::strerror(errno));
+      throw std::runtime_error("cannot remove " + quoted_excerpt(spool_path) + ": " + std::strerror(errno));
   }
 
   info.created_by = std::string("warpsearch ") + WARPSEARCH_VERSION;

@@ -1,6 +1,7 @@
 #include "db/manifest.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -15,6 +16,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "db/text.hpp"
 #include "search/parallel.hpp"  // parallel_for (header only)
 
 namespace warpsearch::detail {
@@ -67,10 +69,10 @@ class Parser {
   }
 
   [[noreturn]] void fail(const std::string& what) const {
-    throw std::runtime_error("invalid database manifest '" + path_ + "': " + what);
+    throw std::runtime_error("invalid database manifest " + quoted_excerpt(path_) + ": " + what);
   }
   [[noreturn]] void fail(const Line& line, const std::string& what) const {
-    fail("line " + std::to_string(line.number) + " ('" + line.key + "'): " + what);
+    fail("line " + std::to_string(line.number) + " (" + quoted_excerpt(line.key) + "): " + what);
   }
 
   const std::vector<Line>& lines() const { return lines_; }
@@ -89,10 +91,10 @@ class Parser {
   std::uint64_t number(const Line& line, const std::string& word,
                        std::uint64_t max = std::numeric_limits<std::uint64_t>::max()) const {
     if (word.empty() || word.find_first_not_of("0123456789") != std::string::npos)
-      fail(line, "'" + word + "' is not a number");
+      fail(line, quoted_excerpt(word) + " is not a number");
     errno = 0;
     const unsigned long long value = std::strtoull(word.c_str(), nullptr, 10);
-    if (errno == ERANGE || value > max) fail(line, "'" + word + "' is out of range");
+    if (errno == ERANGE || value > max) fail(line, quoted_excerpt(word) + " is out of range");
     return value;
   }
   std::uint64_t number_of(const std::string& key) const {
@@ -144,8 +146,13 @@ std::uint32_t bytes_crc32(const void* data, std::size_t size) {
 }
 
 std::uint32_t file_crc32(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw std::runtime_error("cannot open '" + path + "': " + std::strerror(errno));
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);  // a FIFO: no wait for a writer
+  if (fd < 0) throw std::runtime_error("cannot open " + quoted_excerpt(path) + ": " + std::strerror(errno));
+  struct stat status;
+  if (::fstat(fd, &status) != 0 || !S_ISREG(status.st_mode)) {
+    ::close(fd);
+    throw std::runtime_error("cannot read " + quoted_excerpt(path) + ": not a regular file");
+  }
   ::posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
   std::vector<unsigned char> block(4 << 20);
   uLong crc = 0;
@@ -155,7 +162,7 @@ std::uint32_t file_crc32(const std::string& path) {
       if (errno == EINTR) continue;
       const int error = errno;
       ::close(fd);
-      throw std::runtime_error("cannot read '" + path + "': " + std::strerror(error));
+      throw std::runtime_error("cannot read " + quoted_excerpt(path) + ": " + std::strerror(error));
     }
     if (n == 0) break;
     crc = ::crc32_z(crc, block.data(), static_cast<z_size_t>(n));
@@ -197,7 +204,7 @@ std::string format_manifest(const Manifest& manifest) {
 
 Manifest parse_manifest(std::string_view text, const std::string& path) {
   if (text.substr(0, std::strlen(kManifestMagic) + 1) != std::string(kManifestMagic) + "\n")
-    throw std::runtime_error("'" + path + "' is not a warpsearch database manifest (its first line is not '" +
+    throw std::runtime_error(quoted_excerpt(path) + " is not a warpsearch database manifest (its first line is not '" +
                              kManifestMagic + "')");
   Parser parser(text, path);
 
@@ -207,7 +214,7 @@ Manifest parse_manifest(std::string_view text, const std::string& path) {
   DatabaseInfo& info = manifest.info;
   const std::uint64_t version = parser.number_of("format_version");
   if (version != kDatabaseFormatVersion)
-    throw std::runtime_error("database manifest '" + path + "' has format version " +
+    throw std::runtime_error("database manifest " + quoted_excerpt(path) + " has format version " +
                              std::to_string(version) + "; this build of warpsearch reads format version " +
                              std::to_string(kDatabaseFormatVersion) +
                              " (rebuild the database with this version's makedb)");
@@ -221,7 +228,7 @@ Manifest parse_manifest(std::string_view text, const std::string& path) {
   std::string_view stored = text.substr(checksum_at + checksum_prefix.size());
   while (!stored.empty() && (stored.back() == '\n' || stored.back() == '\r')) stored.remove_suffix(1);
   if (stored != expected)
-    throw std::runtime_error("database manifest '" + path + "' fails its checksum (stored " +
+    throw std::runtime_error("database manifest " + quoted_excerpt(path) + " fails its checksum (stored " +
                              std::string(stored) + ", computed " + expected +
                              "): the file was modified or damaged");
 
@@ -275,7 +282,7 @@ Manifest parse_manifest(std::string_view text, const std::string& path) {
       file.size = parser.number(line, line.words[1]);
       char* end = nullptr;
       file.crc32 = static_cast<std::uint32_t>(std::strtoul(line.words[2].c_str(), &end, 16));
-      if (*end != '\0') parser.fail(line, "'" + line.words[2] + "' is not a hexadecimal CRC-32");
+      if (*end != '\0') parser.fail(line, quoted_excerpt(line.words[2]) + " is not a hexadecimal CRC-32");
       if (!file_index.emplace(file.name, manifest.files.size()).second)
         parser.fail(line, "file listed twice");
       manifest.files.push_back(file);
@@ -290,6 +297,8 @@ Manifest parse_manifest(std::string_view text, const std::string& path) {
   for (std::size_t i = 0; i < info.chunks.size(); ++i) {
     const ChunkInfo& chunk = info.chunks[i];
     // Subjects are sorted by length across chunks, and every length lies within the database's range.
+    if (chunk.subjects > std::numeric_limits<std::uint32_t>::max())  // before the products below
+      parser.fail("chunk " + std::to_string(i) + " has more subjects than a chunk can hold");
     const bool lengths_agree = chunk.min_length >= std::max(info.min_length, 1u) &&
                                chunk.max_length <= info.max_length &&
                                (i == 0 || info.chunks[i - 1].max_length <= chunk.min_length) &&
@@ -312,6 +321,21 @@ Manifest parse_manifest(std::string_view text, const std::string& path) {
     parser.fail("the chunks hold " + std::to_string(subjects) + " subjects and " +
                 std::to_string(residues) + " residues, not the " + std::to_string(info.subjects) +
                 " and " + std::to_string(info.residues) + " stated");
+  // The database's own figures agree with its chunks': the length range, and the histogram (one bin
+  // per power of two of a 32-bit length) counts every subject.
+  if (!info.chunks.empty() &&
+      (info.min_length != info.chunks.front().min_length || info.max_length != info.chunks.back().max_length))
+    parser.fail("min_length " + std::to_string(info.min_length) + " and max_length " +
+                std::to_string(info.max_length) + " disagree with the chunks' lengths");
+  std::uint64_t histogram_count = 0;
+  for (const std::uint64_t bin : info.length_histogram) {
+    if (bin > info.subjects) parser.fail("the length histogram counts more subjects than the database has");
+    histogram_count += bin;
+  }
+  if (info.length_histogram.size() > 33 || histogram_count != info.subjects)
+    parser.fail("the length histogram counts " + std::to_string(histogram_count) + " subjects in " +
+                std::to_string(info.length_histogram.size()) + " bins, not the " + std::to_string(info.subjects) +
+                " stated");
   const auto offsets = file_index.find(kHeaderOffsetsName);
   if (file_index.count(kHeadersName) == 0 || offsets == file_index.end())
     parser.fail("no file lines for the headers");

@@ -10,16 +10,24 @@
 #include <stdexcept>
 #include <utility>
 
+#include "db/text.hpp"
+
 namespace warpsearch {
 
 MappedFile::MappedFile(const std::string& path) : path_(path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw std::runtime_error("cannot open '" + path + "': " + std::strerror(errno));
+  // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer; only regular files can
+  // be mapped.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) throw std::runtime_error("cannot open " + quoted_excerpt(path) + ": " + std::strerror(errno));
   struct stat status;
   if (::fstat(fd, &status) != 0) {
     const int error = errno;
     ::close(fd);
-    throw std::runtime_error("cannot stat '" + path + "': " + std::strerror(error));
+    throw std::runtime_error("cannot stat " + quoted_excerpt(path) + ": " + std::strerror(error));
+  }
+  if (!S_ISREG(status.st_mode)) {
+    ::close(fd);
+    throw std::runtime_error("cannot map " + quoted_excerpt(path) + ": not a regular file");
   }
   size_ = static_cast<std::size_t>(status.st_size);
   if (size_ > 0) {
@@ -27,7 +35,7 @@ MappedFile::MappedFile(const std::string& path) : path_(path) {
     if (mapping == MAP_FAILED) {
       const int error = errno;
       ::close(fd);
-      throw std::runtime_error("cannot map '" + path + "': " + std::strerror(error));
+      throw std::runtime_error("cannot map " + quoted_excerpt(path) + ": " + std::strerror(error));
     }
     data_ = mapping;
   }

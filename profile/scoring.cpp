@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <cctype>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
 #include <utility>
 
+#include "db/text.hpp"
 #include "profile/builtin_matrices.hpp"
 
 namespace warpsearch {
@@ -60,13 +62,23 @@ SubstitutionMatrix SubstitutionMatrix::builtin(std::string_view name) {
     matrix.finish();
     return matrix;
   }
-  throw std::invalid_argument("unknown matrix '" + std::string(name) + "' (built in: " +
+  throw std::invalid_argument("unknown matrix " + quoted_excerpt(name) + " (built in: " +
                               joined_builtin_names() + ", or the path of an NCBI matrix file)");
 }
 
 SubstitutionMatrix SubstitutionMatrix::from_file(const std::string& path) {
+  // Only regular files: a FIFO would wait for a writer, a device (/dev/zero) never ends a line. A
+  // matrix file is a few kB; a megabyte is not one.
+  constexpr std::uintmax_t kMaxMatrixBytes = 1 << 20;
+  const std::string shown = printable_excerpt(path);
+  std::error_code error;
+  const auto status = std::filesystem::status(path, error);
+  if (!error && !std::filesystem::is_regular_file(status))
+    throw std::runtime_error(shown + ": not a regular file; expected an NCBI matrix file");
+  if (!error && std::filesystem::file_size(path, error) > kMaxMatrixBytes && !error)
+    throw std::runtime_error(shown + ": larger than 1 MiB; expected an NCBI matrix file");
   std::ifstream in(path);
-  if (!in) throw std::runtime_error(path + ": cannot open the matrix file");
+  if (!in) throw std::runtime_error(shown + ": cannot open the matrix file");
   const std::string_view letters = Alphabet::protein().matrix_letters();
   SubstitutionMatrix matrix;
   matrix.name_ = path;
@@ -79,12 +91,12 @@ SubstitutionMatrix SubstitutionMatrix::from_file(const std::string& path) {
     const auto first = line.find_first_not_of(" \t");
     if (first == std::string::npos || line[first] == '#') continue;
     std::istringstream fields(line);
-    const auto where = path + ":" + std::to_string(line_number) + ": ";
+    const auto where = shown + ":" + std::to_string(line_number) + ": ";
     if (column_code.empty()) {
       std::string letter;
       while (fields >> letter) {
         if (!is_matrix_letter(letter))
-          throw std::runtime_error(where + "expected a header of single letters, found '" + letter + "'");
+          throw std::runtime_error(where + "expected a header of single letters, found " + quoted_excerpt(letter));
         const auto pos = letters.find(static_cast<char>(std::toupper(static_cast<unsigned char>(letter[0]))));
         column_code.push_back(pos == std::string_view::npos ? -1 : static_cast<int>(pos));
       }
@@ -93,7 +105,7 @@ SubstitutionMatrix SubstitutionMatrix::from_file(const std::string& path) {
     std::string row_letter;
     fields >> row_letter;
     if (!is_matrix_letter(row_letter))
-      throw std::runtime_error(where + "expected a row letter, found '" + row_letter + "'");
+      throw std::runtime_error(where + "expected a row letter, found " + quoted_excerpt(row_letter));
     const auto row = letters.find(static_cast<char>(std::toupper(static_cast<unsigned char>(row_letter[0]))));
     if (row != std::string_view::npos && row_seen[row])
       throw std::runtime_error(where + "a second row for '" + row_letter + "'");
@@ -103,7 +115,7 @@ SubstitutionMatrix SubstitutionMatrix::from_file(const std::string& path) {
         throw std::runtime_error(where + "row '" + row_letter + "' has fewer scores than the header has letters");
       long value = 0;
       if (!parse_integer(token, value))
-        throw std::runtime_error(where + "score '" + token + "' in row '" + row_letter + "' is not an integer");
+        throw std::runtime_error(where + "score " + quoted_excerpt(token) + " in row '" + row_letter + "' is not an integer");
       if (value < -127 || value > 127)
         throw std::runtime_error(where + "score " + std::to_string(value) + " is outside -127..127");
       if (row != std::string_view::npos && column_code[column] >= 0)
@@ -113,11 +125,11 @@ SubstitutionMatrix SubstitutionMatrix::from_file(const std::string& path) {
     if (fields >> extra) throw std::runtime_error(where + "row '" + row_letter + "' has more scores than the header has letters");
     if (row != std::string_view::npos) row_seen[row] = true;
   }
-  if (column_code.empty()) throw std::runtime_error(path + ": no header line of letters: not an NCBI matrix file");
+  if (column_code.empty()) throw std::runtime_error(shown + ": no header line of letters: not an NCBI matrix file");
   for (std::size_t i = 0; i < letters.size(); ++i) {
     const bool in_columns = std::find(column_code.begin(), column_code.end(), static_cast<int>(i)) != column_code.end();
     if (!row_seen[i] || !in_columns)
-      throw std::runtime_error(path + ": the matrix has no " + (row_seen[i] ? "column" : "row") + " for '" +
+      throw std::runtime_error(shown + ": the matrix has no " + (row_seen[i] ? "column" : "row") + " for '" +
                                letters[i] + "' (every one of " + std::string(letters) + " is needed)");
   }
   matrix.finish();

@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "db/interrupt.hpp"
+#include "db/text.hpp"
 #include "kernels/cpu/alignment.hpp"
 #include "kernels/cpu/xdrop.hpp"
 #include "search/align_backend.hpp"
@@ -19,7 +20,7 @@ PairMode parse_pair_mode(std::string_view name) {
   if (name == "global") return PairMode::global;
   if (name == "semiglobal") return PairMode::semiglobal;
   if (name == "xdrop") return PairMode::xdrop;
-  throw std::invalid_argument("unknown alignment mode '" + std::string(name) + "' (known: local, global, semiglobal, xdrop)");
+  throw std::invalid_argument("unknown alignment mode " + quoted_excerpt(name) + " (known: local, global, semiglobal, xdrop)");
 }
 
 const char* pair_mode_name(PairMode mode) {

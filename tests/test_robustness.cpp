@@ -642,7 +642,10 @@ TEST_CASE("robustness: missing and unreadable files, and outputs that cannot be 
       WARN("a file of mode 000 stays readable here (root without setpriv): the unreadable-file case is skipped");
     } else {
       check_clean_failure(
-          run_shell(as_user + " makedb " + shell_quoted(locked) + " " + shell_quoted(dir.file("out.wsdb"))),
+          // The database in /tmp, which user nobody may write: the input must be what fails.
+          run_shell(as_user + " makedb " + shell_quoted(locked) + " " +
+                    shell_quoted((fs::temp_directory_path() / ("warpsearch-unreadable-" + std::to_string(::getpid()) +
+                                                               ".wsdb")).string())),
           {locked, "Permission denied"});
       check_clean_failure(run_shell(as_user + " " + search_args(locked, db)), {locked, "Permission denied"});
       // The database itself unreadable.
@@ -753,17 +756,17 @@ TEST_CASE("robustness: unknown matrices, malformed matrix files, scoring values 
       int status;
     };
     const std::vector<Case> cases = {
-        {"--gapopen -1 --raw-scores", "the gap open cost must be 0 or more, not -1", 1},
-        {"--gapextend 0 --raw-scores", "the gap extend cost must be 1 or more, not 0", 1},
-        {"--gapopen 127 --gapextend 1 --raw-scores", "gap open + extend must be at most 127, not 128", 1},
+        {"--gapopen -1 --raw-scores", "--gapopen takes a gap open cost from 0 to 126, not -1", 2},
+        {"--gapextend 0 --raw-scores", "--gapextend takes a gap extend cost from 1 to 127, not 0", 2},
+        {"--gapopen 126 --gapextend 2 --raw-scores", "--gapopen + --gapextend must be at most 127, not 128", 2},
         {"--gapopen 99999999999", "the argument ('99999999999') for option '--gapopen' is invalid", 2},
         {"--gapopen eleven", "for option '--gapopen' is invalid", 2},
         {"--gapopen 9 --gapextend 3", "no E-values for BLOSUM62 with gap open 9, extend 3", 1},
         {"--evalue 0", "--evalue must be positive", 2},
         {"--evalue -1", "--evalue must be positive", 2},
         {"--max-target-seqs 0", "--max-target-seqs takes a number of hits from 1", 2},
-        {"--max-target-seqs -1", "--max-target-seqs takes a number of hits from 1", 2},
-        {"--threads -1", "--threads takes a number from 0", 2},
+        {"--max-target-seqs -1", "for option '--max-target-seqs' is invalid", 2},
+        {"--threads -1", "for option '--threads' is invalid", 2},
         {"--match 2", "--match and --mismatch are for nucleotide databases", 2},
     };
     for (const Case& c : cases) {
@@ -780,9 +783,15 @@ TEST_CASE("robustness: unknown matrices, malformed matrix files, scoring values 
         run_warpsearch("makedb --quiet " + shell_quoted(dir.file("dna.fa")) + " " + shell_quoted(dir.file("dna.wsdb")))
             .exit_code == 0);
     const std::string dna_search = search_args(dir.file("dna.fa"), dir.file("dna.wsdb")) + " --raw-scores";
-    check_clean_failure(run_warpsearch(dna_search + " --match 0"), {"the match score must be positive, not 0"});
-    check_clean_failure(run_warpsearch(dna_search + " --mismatch 1"), {"the mismatch score must be negative, not 1"});
-    check_clean_failure(run_warpsearch(dna_search + " --match 300"), {"within -127..127"});
+    for (const auto& [options, expected] : std::vector<std::pair<std::string, std::string>>{
+             {" --match 0", "--match takes a positive score up to 127, not 0"},
+             {" --mismatch 1", "--mismatch takes a negative score down to -127, not 1"},
+             {" --match 300", "--match takes a positive score up to 127, not 300"}}) {
+      const auto result = run_warpsearch(dna_search + options);
+      INFO(result.err);
+      CHECK(result.exit_code == 2);
+      CHECK(contains(result.err, expected));
+    }
     const auto matrix = run_warpsearch(dna_search + " --matrix BLOSUM62");
     CHECK(matrix.exit_code == 2);
     CHECK(contains(matrix.err, "--matrix is for protein databases"));

@@ -105,12 +105,12 @@ TEST_CASE("search cli: user errors are named, exit non-zero and leave no output"
   }
   SECTION("a negative gap extend") {
     const auto r = run_warpsearch("search -q " + queries + " -d " + quoted(db) + " --gapextend -1 --raw-scores");
-    CHECK(r.exit_code == 1);
+    CHECK(r.exit_code == 2);
     CHECK(contains(r.err, "extend"));
   }
   SECTION("an unknown output column") {
     const auto r = run_warpsearch("search -q " + queries + " -d " + quoted(db) + " --outfmt '6 qseqid bogus'");
-    CHECK(r.exit_code == 1);
+    CHECK(r.exit_code == 2);
     CHECK(contains(r.err, "bogus"));
   }
   SECTION("a bad command line") {

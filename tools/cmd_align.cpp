@@ -11,6 +11,7 @@
 #include "db/atomic_file.hpp"
 #include "db/fasta.hpp"
 #include "db/interrupt.hpp"
+#include "db/text.hpp"
 #include "search/align_engine.hpp"
 #include "search/align_output.hpp"
 #include "tools/commands.hpp"
@@ -49,7 +50,7 @@ struct Batch {
   }
 };
 
-std::string display(const std::string& path) { return path == "-" ? std::string("standard input") : path; }
+std::string display(const std::string& path) { return path == "-" ? std::string("standard input") : printable_excerpt(path); }
 
 // A FASTA file read whole, with its records found by ID.
 struct IndexedFasta {
@@ -65,8 +66,8 @@ IndexedFasta read_indexed(FastaReader& reader) {
     const auto [where, inserted] = fasta.by_id.emplace(fasta.records[r].id, r);
     if (!inserted)
       throw std::runtime_error(display(reader.path()) + ": records " + std::to_string(where->second + 1) + " and " +
-                               std::to_string(r + 1) + " have the same ID '" + fasta.records[r].id +
-                               "'; --pairs finds records by ID, so IDs must be unique");
+                               std::to_string(r + 1) + " have the same ID " + quoted_excerpt(fasta.records[r].id) +
+                               "; --pairs finds records by ID, so IDs must be unique");
   }
   return fasta;
 }
@@ -76,7 +77,7 @@ std::uint64_t parse_count(std::string_view field, const std::string& where, cons
   std::uint64_t value = 0;
   const auto [end, error] = std::from_chars(field.data(), field.data() + field.size(), value);
   if (error != std::errc() || end != field.data() + field.size() || value < minimum || value > UINT32_MAX)
-    throw std::runtime_error(where + ": " + what + " '" + std::string(field) + "' is not a whole number" +
+    throw std::runtime_error(where + ": " + what + " " + quoted_excerpt(field) + " is not a whole number" +
                              (minimum ? " of at least 1" : "") + " (up to " + std::to_string(UINT32_MAX) + ")");
   return value;
 }
@@ -93,6 +94,24 @@ std::vector<std::string_view> split_fields(std::string_view line) {
   return fields;
 }
 
+// One line of the pairs file, without its end; false at the end of the file. A line longer than a
+// pairs line can sensibly be (binary data, /dev/zero) is an error rather than unbounded memory.
+bool read_pairs_line(std::istream& in, std::string& line, const std::string& path, std::uint64_t line_number) {
+  constexpr std::size_t kMaxLine = 1 << 20;
+  line.clear();
+  std::streambuf* buffer = in.rdbuf();
+  for (;;) {
+    const int c = buffer->sbumpc();
+    if (c == std::char_traits<char>::eof()) return !line.empty();
+    if (c == '\n') return true;
+    if (line.size() == kMaxLine)
+      throw std::runtime_error(printable_excerpt(path) + ":" + std::to_string(line_number) +
+                               ": line longer than 1 MiB; expected 'query_id target_id [query_seed target_seed "
+                               "[seed_length]]' (is this a pairs file?)");
+    line += static_cast<char>(c);
+  }
+}
+
 std::string command_line(int argc, char** argv) {
   std::string line = "warpsearch align";
   for (int a = 1; a < argc; ++a) {
@@ -107,8 +126,9 @@ std::string command_line(int argc, char** argv) {
 int run_align(int argc, char** argv) {
   std::string query_path, target_path, pairs_path, output_path = "-", outfmt = "tsv", mode_name = "local",
               dbtype = "auto";
-  int xdrop = kDefaultXdrop;
-  std::uint32_t seed_length = 1;
+  Number<int> xdrop = kDefaultXdrop;
+  Number<unsigned> seed_length = 1;
+  Number<std::size_t> batch_pairs = BatchLimits{}.pairs;
   BatchLimits limits;
   ScoringOptions scoring_options;
   ComputeOptions compute_options;
@@ -134,14 +154,17 @@ int run_align(int argc, char** argv) {
       ("outfmt", po::value(&outfmt)->value_name("tsv|sam"), "tsv (default) or sam (nucleotides)");
   compute_options.add_to(options, "align");
   options.add_options()
-      ("batch", po::value(&limits.pairs)->value_name("N"), "pairs aligned per batch (default 100000)")
+      ("batch", po::value(&batch_pairs)->value_name("N"), "pairs aligned per batch (default 100000)")
       ("quiet", "no summary on stderr");
   po::variables_map vm;
   if (!parse_command_line(argc, argv, options, kAlignUsage, vm)) return 0;  // --help
   if (query_path.empty()) throw UsageError{"the query file is missing (--query FILE)"};
   if (target_path.empty()) throw UsageError{"the target file is missing (--target FILE)"};
   if (query_path == "-" && target_path == "-") throw UsageError{"the query and the target cannot both be standard input"};
-  if (limits.pairs == 0) throw UsageError{"--batch must be at least 1"};
+  if (batch_pairs == 0 || batch_pairs > (std::size_t{1} << 30))
+    throw UsageError{"--batch takes a number of pairs from 1 to 1073741824"};
+  limits.pairs = batch_pairs;
+  scoring_options.check(vm);
   const bool quiet = vm.count("quiet") > 0;
 
   AlignOptions align_options;
@@ -153,13 +176,14 @@ int run_align(int argc, char** argv) {
   if (vm.count("xdrop") && align_options.mode != PairMode::xdrop) throw UsageError{"--xdrop is for --mode xdrop"};
   if (xdrop < 0) throw UsageError{"--xdrop must be at least 0"};
   align_options.xdrop = XDrop{xdrop};
+  if (compute_options.threads() > 4096) throw UsageError{"--threads takes a number from 0 (every core) to 4096"};
   align_options.threads = compute_options.threads();
   align_options.device = compute_options.device();
 
   AlignOutputOptions output_options;
   if (outfmt == "tsv") output_options.format = AlignFormat::tsv;
   else if (outfmt == "sam") output_options.format = AlignFormat::sam;
-  else throw UsageError{"--outfmt takes tsv or sam, not '" + outfmt + "'"};
+  else throw UsageError{"--outfmt takes tsv or sam, not " + quoted_excerpt(outfmt)};
   output_options.cigar = vm.count("cigar") > 0;
   output_options.aligned = vm.count("aligned") > 0;
   if (output_options.format == AlignFormat::sam && (output_options.cigar || output_options.aligned))
@@ -169,13 +193,15 @@ int run_align(int argc, char** argv) {
   std::optional<SequenceType> type;
   if (dbtype == "protein") type = SequenceType::protein;
   else if (dbtype == "nucleotide") type = SequenceType::nucleotide;
-  else if (dbtype != "auto") throw UsageError{"--dbtype takes auto, protein or nucleotide, not '" + dbtype + "'"};
+  else if (dbtype != "auto") throw UsageError{"--dbtype takes auto, protein or nucleotide, not " + quoted_excerpt(dbtype)};
+  check_output_path(output_path, {query_path, target_path, pairs_path});
   install_interrupt_handlers();
   const auto started = std::chrono::steady_clock::now();
 
   // The query reader fixes the alphabet (guessed from its first residues unless --dbtype says).
   std::optional<FastaReader> query_reader;
   query_reader.emplace(query_path, type);
+  query_reader->advise_skip_invalid(false);  // align has no --skip-invalid
   const SequenceType sequence_type = query_reader->type();
   const bool nucleotide = sequence_type == SequenceType::nucleotide;
 
@@ -207,18 +233,20 @@ int run_align(int argc, char** argv) {
       if (target_path == "-")
         throw UsageError{"SAM output lists every target in its header before the first record: --target cannot be standard input"};
       FastaReader scan(target_path, sequence_type);
+      scan.advise_skip_invalid(false);
       std::unordered_map<std::string, std::uint64_t> seen;  // SAM's @SQ names must be unique
       for (SequenceRecord record; scan.next(record);) {
         const auto [where, inserted] = seen.emplace(record.id, record.index);
         if (!inserted)
           throw std::runtime_error(display(target_path) + ": records " + std::to_string(where->second + 1) + " and " +
-                                   std::to_string(record.index + 1) + " have the same ID '" + record.id +
-                                   "'; SAM names each target once in its header, so IDs must be unique");
+                                   std::to_string(record.index + 1) + " have the same ID " + quoted_excerpt(record.id) +
+                                   "; SAM names each target once in its header, so IDs must be unique");
         references.push_back({record.id, record.codes.size()});
       }
     }
     writer.header(references, command_line(argc, argv));
     FastaReader target_reader(target_path, sequence_type);
+    target_reader.advise_skip_invalid(false);
     std::vector<SequenceRecord> queries, targets;
     std::uint64_t records = 0;
     for (bool more = true; more;) {
@@ -261,23 +289,25 @@ int run_align(int argc, char** argv) {
     const IndexedFasta queries = read_indexed(*query_reader);
     query_reader.reset();
     FastaReader target_reader(target_path, sequence_type);
+    target_reader.advise_skip_invalid(false);
     const IndexedFasta targets = read_indexed(target_reader);
     std::vector<SamReference> references;
     for (const auto& record : targets.records) references.push_back({record.id, record.codes.size()});
     writer.header(references, command_line(argc, argv));
 
-    std::ifstream pairs_file(pairs_path);
-    if (!pairs_file) throw std::runtime_error("cannot open the pairs file '" + pairs_path + "'");
+    std::ifstream pairs_file(pairs_path, std::ios::binary);
+    if (!pairs_file) throw std::runtime_error("cannot open the pairs file " + quoted_excerpt(pairs_path));
     std::string line;
     const auto find = [&](const IndexedFasta& fasta, std::string_view id, const std::string& where, const char* role,
                           const std::string& path) -> const SequenceRecord& {
       const auto found = fasta.by_id.find(id);
       if (found == fasta.by_id.end())
-        throw std::runtime_error(where + ": the " + role + " ID '" + std::string(id) + "' is not in " + display(path));
+        throw std::runtime_error(where + ": the " + role + " ID " + quoted_excerpt(id) + " is not in " + display(path));
       return fasta.records[found->second];
     };
-    for (std::uint64_t line_number = 1; std::getline(pairs_file, line); ++line_number) {
-      const std::string where = pairs_path + ":" + std::to_string(line_number);
+    for (std::uint64_t line_number = 1; read_pairs_line(pairs_file, line, pairs_path, line_number); ++line_number) {
+      throw_if_interrupted();
+      const std::string where = printable_excerpt(pairs_path) + ":" + std::to_string(line_number);
       const auto fields = split_fields(line);
       if (fields.empty() || fields[0][0] == '#') continue;
       if (fields.size() != 2 && fields.size() != 4 && fields.size() != 5)
@@ -290,7 +320,7 @@ int run_align(int argc, char** argv) {
         seed.query_begin = static_cast<std::uint32_t>(parse_count(fields[2], where, "the query seed", 1) - 1);
         seed.target_begin = static_cast<std::uint32_t>(parse_count(fields[3], where, "the target seed", 1) - 1);
         seed.length = fields.size() == 5 ? static_cast<std::uint32_t>(parse_count(fields[4], where, "the seed length", 0))
-                                         : seed_length;
+                                         : seed_length.value;
       }
       if (align_options.mode == PairMode::xdrop) {
         try {
@@ -306,7 +336,7 @@ int run_align(int argc, char** argv) {
       if (batch.pairs.size() >= limits.pairs || batch.residues >= limits.residues)
         flush([&](std::size_t p) { return batch.pairs[p].query; }, [&](std::size_t p) { return batch.pairs[p].target; });
     }
-    if (pairs_file.bad()) throw std::runtime_error("cannot read the pairs file '" + pairs_path + "'");
+    if (pairs_file.bad()) throw std::runtime_error("cannot read the pairs file " + quoted_excerpt(pairs_path));
     flush([&](std::size_t p) { return batch.pairs[p].query; }, [&](std::size_t p) { return batch.pairs[p].target; });
   }
   output.commit();

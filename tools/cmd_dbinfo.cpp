@@ -8,6 +8,7 @@
 
 #include "db/database.hpp"
 #include "db/interrupt.hpp"
+#include "db/text.hpp"
 #include "tools/commands.hpp"
 #include "tools/common_options.hpp"
 
@@ -63,7 +64,10 @@ int run_dbinfo(int argc, char** argv) {
 
   const Database database = Database::open(path);
   const DatabaseInfo& info = database.info();
-  std::printf("database        %s\n", path.c_str());
+  // The path and the manifest's text fields are user text: shown escaped, so that a forged manifest
+  // cannot send control sequences to the terminal.
+  const auto text = [](const std::string& value) { return printable_excerpt(value, 4096); };
+  std::printf("database        %s\n", text(path).c_str());
   std::printf("type            %s\n", database.alphabet().name());
   std::printf("sequences       %s\n", grouped(info.subjects).c_str());
   std::printf("residues        %s\n", grouped(info.residues).c_str());
@@ -78,9 +82,9 @@ int run_dbinfo(int argc, char** argv) {
                 grouped(chunk.min_length).c_str(), grouped(chunk.max_length).c_str());
   }
   std::printf("format version  %u\n", info.format_version);
-  std::printf("created by      %s\n", info.created_by.c_str());
-  std::printf("created at      %s\n", info.created_at.c_str());
-  std::printf("source          %s\n", info.source.c_str());
+  std::printf("created by      %s\n", text(info.created_by).c_str());
+  std::printf("created at      %s\n", text(info.created_at).c_str());
+  std::printf("source          %s\n", text(info.source).c_str());
   print_histogram(info);
   if (vm.count("verify")) {
     std::fflush(stdout);

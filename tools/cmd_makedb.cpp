@@ -2,11 +2,13 @@
 #include <boost/program_options.hpp>
 #include <cctype>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <limits>
 
 #include "db/interrupt.hpp"
 #include "db/makedb.hpp"
+#include "db/text.hpp"
 #include "tools/commands.hpp"
 #include "tools/common_options.hpp"
 
@@ -28,19 +30,23 @@ constexpr const char* kMakedbUsage =
 std::uint64_t parse_size(const std::string& option, const std::string& what, const std::string& text) {
   const auto bad = [&] {
     return UsageError{option + " takes a positive number of " + what + " with an optional K, M or G suffix " +
-                      "(e.g. 512M), not '" + text + "'"};
+                      "(e.g. 512M), not " + quoted_excerpt(text)};
   };
   std::size_t digits = 0;
   while (digits < text.size() && std::isdigit(static_cast<unsigned char>(text[digits]))) ++digits;
   if (digits == 0 || digits > 15 || text.size() > digits + 1) throw bad();
   std::uint64_t value = std::stoull(text.substr(0, digits));
   if (digits < text.size()) {
+    int shift = 0;
     switch (std::toupper(static_cast<unsigned char>(text[digits]))) {
-      case 'K': value <<= 10; break;
-      case 'M': value <<= 20; break;
-      case 'G': value <<= 30; break;
+      case 'K': shift = 10; break;
+      case 'M': shift = 20; break;
+      case 'G': shift = 30; break;
       default: throw bad();
     }
+    // 15 digits times 2^30 would wrap around 64 bits.
+    if (value > (std::numeric_limits<std::uint64_t>::max() >> shift)) throw bad();
+    value <<= shift;
   }
   if (value == 0) throw bad();
   return value;
@@ -78,9 +84,12 @@ int run_makedb(int argc, char** argv) {
     else if (dbtype == "nucl")
       make.type = SequenceType::nucleotide;
     else
-      throw UsageError{"--dbtype takes prot or nucl, not '" + dbtype + "'"};
+      throw UsageError{"--dbtype takes prot or nucl, not " + quoted_excerpt(dbtype)};
   }
   if (vm.count("chunk-size")) make.chunk_residues = parse_size("--chunk-size", "residues", chunk_size);
+  // A database that exists already is refused by make_database; a new one needs a writable directory.
+  std::error_code ignored;
+  if (!std::filesystem::exists(std::filesystem::symlink_status(output, ignored))) check_output_path(output, {input});
 
   install_interrupt_handlers();
   const MakeDbReport report = make_database(make);

@@ -10,6 +10,7 @@
 #include "db/database.hpp"
 #include "db/fasta.hpp"
 #include "db/interrupt.hpp"
+#include "db/text.hpp"
 #include "search/output.hpp"
 #include "search/warpsearch.hpp"
 #ifdef WARPSEARCH_HAVE_MPI
@@ -64,15 +65,13 @@ std::vector<int> parse_gpu_list(const std::string& text) {
   std::vector<int> gpus;
   std::stringstream list(text);
   for (std::string item; std::getline(list, item, ',');) {
-    try {
-      std::size_t used = 0;
-      const int gpu = std::stoi(item, &used);
-      if (used != item.size() || gpu < 0) throw std::invalid_argument(item);
-      gpus.push_back(gpu);
-    } catch (const std::exception&) {
-      throw UsageError{"--gpus takes GPU numbers separated by commas, e.g. 0,1; not '" + text + "'"};
-    }
+    int gpu = -1;
+    if (!parse_number(item, gpu) || gpu < 0 || gpu > 1023)
+      throw UsageError{"--gpus takes GPU numbers separated by commas, e.g. 0,1; not " + quoted_excerpt(text)};
+    gpus.push_back(gpu);
   }
+  if (gpus.empty() || text.empty() || text.back() == ',')
+    throw UsageError{"--gpus takes GPU numbers separated by commas, e.g. 0,1; not " + quoted_excerpt(text)};
   return gpus;
 }
 
@@ -80,9 +79,9 @@ std::vector<int> parse_gpu_list(const std::string& text) {
 
 int run_search(int argc, char** argv) {
   std::string query_path, database_path, output_path = "-", outfmt = "6", strand = "both", gpus, gpu_memory;
-  int min_score = 1;
-  std::size_t max_target_seqs = 500, max_hsps = 0, query_batch = SearchOptions{}.query_batch;
-  double evalue = 10.0;
+  Number<int> min_score = 1;
+  Number<std::size_t> max_target_seqs = 500, max_hsps = 0, query_batch = SearchOptions{}.query_batch;
+  Number<double> evalue = 10.0;
   ScoringOptions scoring_options;
   ComputeOptions compute_options;
   po::options_description options("options");
@@ -121,12 +120,7 @@ int run_search(int argc, char** argv) {
   if (database_path.empty()) throw UsageError{"the database is missing (-d DB)"};
   const bool quiet = vm.count("quiet") > 0;
   install_interrupt_handlers();
-
-  const auto started = std::chrono::steady_clock::now();
-  const Database database = Database::open(database_path);
-  const bool nucleotide = database.info().type == SequenceType::nucleotide;
-
-  ScoringScheme scoring = scoring_options.scheme(nucleotide, vm, "databases");
+  scoring_options.check(vm);
 
   SearchOptions search_options;
   search_options.max_target_seqs = max_target_seqs;
@@ -134,7 +128,7 @@ int run_search(int argc, char** argv) {
     throw UsageError{"--max-hsps takes a number of alignments from 1 to 1073741824"};
   // Without E-values the only cut-off is --min-score (default 1), which almost any short alignment passes:
   // one alignment per subject unless --max-hsps asks for more.
-  search_options.max_hsps = vm.count("max-hsps") ? max_hsps : vm.count("raw-scores") ? 1 : 0;
+  search_options.max_hsps = vm.count("max-hsps") ? max_hsps.value : vm.count("raw-scores") ? 1 : 0;
   search_options.max_evalue = evalue;
   search_options.min_score = min_score;
   search_options.raw_scores_only = vm.count("raw-scores") > 0;
@@ -145,16 +139,28 @@ int run_search(int argc, char** argv) {
   if (strand == "both") search_options.strand = Strand::both;
   else if (strand == "plus") search_options.strand = Strand::plus;
   else if (strand == "minus") search_options.strand = Strand::minus;
-  else throw UsageError{"--strand takes both, plus or minus, not '" + strand + "'"};
+  else throw UsageError{"--strand takes both, plus or minus, not " + quoted_excerpt(strand)};
   search_options.device = compute_options.device();
-  if (!gpus.empty()) search_options.gpus = parse_gpu_list(gpus);
-  if (!gpu_memory.empty()) search_options.gpu_memory_limit = parse_size("--gpu-memory", "bytes", gpu_memory);
+  if (vm.count("gpus")) search_options.gpus = parse_gpu_list(gpus);
+  if (vm.count("gpu-memory")) search_options.gpu_memory_limit = parse_size("--gpu-memory", "bytes", gpu_memory);
   if (evalue <= 0) throw UsageError{"--evalue must be positive"};
-  // Boost reads "-1" into an unsigned option as its largest value: bounds catch that too.
+  if (min_score < 1) throw UsageError{"--min-score takes a raw score of at least 1, not " + std::to_string(min_score.value)};
   if (max_target_seqs == 0 || max_target_seqs > (std::size_t{1} << 30))
     throw UsageError{"--max-target-seqs takes a number of hits from 1 to 1073741824"};
   if (compute_options.threads() > 4096) throw UsageError{"--threads takes a number from 0 (every core) to 4096"};
-  const OutputFormat format = OutputFormat::parse(outfmt);
+  const OutputFormat format = [&] {
+    try {
+      return OutputFormat::parse(outfmt);
+    } catch (const std::invalid_argument& e) {
+      throw UsageError{std::string("--outfmt: ") + e.what()};
+    }
+  }();
+  check_output_path(output_path, {query_path}, database_path);
+
+  const auto started = std::chrono::steady_clock::now();
+  const Database database = Database::open(database_path);
+  const bool nucleotide = database.info().type == SequenceType::nucleotide;
+  ScoringScheme scoring = scoring_options.scheme(nucleotide, vm, "databases");
 #ifdef WARPSEARCH_HAVE_MPI
   // Under mpirun / srun this process is one rank of a distributed search (search/distributed.hpp).
   if (distributed::launched_by_mpi())

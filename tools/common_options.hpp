@@ -4,13 +4,44 @@
 // value, so that names, defaults, help texts and messages are written once.
 #pragma once
 
+#include <boost/any.hpp>
 #include <boost/program_options.hpp>
 #include <string>
+#include <vector>
 
 #include "profile/scoring.hpp"
 #include "search/warpsearch.hpp"
 
 namespace warpsearch::tools {
+
+// The value of a numeric option, read strictly: the whole text is a number of the type (no sign for
+// unsigned types, no trailing characters, no blanks, no overflow; for real numbers neither NaN nor an
+// infinity). Boost's own conversion would take "-1" for an unsigned option as its largest value and
+// "nan" for a double. A bad value is a usage error naming the option (Boost adds the name).
+template <class T>
+struct Number {
+  T value{};
+  Number() = default;
+  Number(T initial) : value(initial) {}  // NOLINT: implicit, as the plain value it replaces
+  operator T() const { return value; }   // NOLINT
+};
+
+// True when text is, as a whole, a number of the type (finite for double).
+bool parse_number(const std::string& text, int& value);
+bool parse_number(const std::string& text, unsigned& value);
+bool parse_number(const std::string& text, unsigned long& value);
+bool parse_number(const std::string& text, unsigned long long& value);
+bool parse_number(const std::string& text, double& value);
+
+// Boost.Program_options' hook for Number<T> (found by argument-dependent lookup).
+template <class T>
+void validate(boost::any& stored, const std::vector<std::string>& values, Number<T>*, int) {
+  boost::program_options::validators::check_first_occurrence(stored);
+  const std::string& text = boost::program_options::validators::get_single_string(values);
+  T parsed{};
+  if (!parse_number(text, parsed)) throw boost::program_options::invalid_option_value(text);
+  stored = boost::any(Number<T>(parsed));
+}
 
 // Parses argv (argv[0] is the command's name) into vm; Boost's errors become a UsageError. With --help,
 // prints usage, a blank line and the options on stdout and returns false: the command then exits 0.
@@ -32,9 +63,13 @@ class ScoringOptions {
   ScoringScheme scheme(bool nucleotide, const boost::program_options::variables_map& given,
                        const std::string& sequences) const;
 
+  // The ranges of the values given, whatever the sequence type: a UsageError naming the option. Call
+  // right after parsing, before any work.
+  void check(const boost::program_options::variables_map& given) const;
+
  private:
   std::string matrix_ = "BLOSUM62";
-  int gap_open_ = -1, gap_extend_ = -1, match_ = 2, mismatch_ = -3;
+  Number<int> gap_open_ = -1, gap_extend_ = -1, match_ = 2, mismatch_ = -3;
 };
 
 // --threads and --device.
@@ -48,9 +83,16 @@ class ComputeOptions {
   Device device() const;
 
  private:
-  unsigned threads_ = 0;
+  Number<unsigned> threads_ = 0;
   std::string device_ = "auto";
 };
+
+// Refuses, before any work, an output path (-o) that cannot be right: empty (a UsageError), a
+// directory, one of the input files, a path inside the database directory (symbolic links resolved,
+// so another name of the same file is caught too), or a file in a directory this process cannot write.
+// "-" (stdout) and existing non-regular files (devices, pipes: written in place) pass.
+void check_output_path(const std::string& output, const std::vector<std::string>& inputs,
+                       const std::string& database = "");
 
 // The one-line notice on stderr when --device auto found no usable GPU and the command runs on the CPU
 // (backend: the engine's backend_description(), "cpu (...)" or "gpu (...)"). Nothing with --quiet.

@@ -2,12 +2,14 @@
 //
 // main() is the one place that catches: library errors arrive as exceptions carrying their context,
 // and are printed here as one line on stderr.
+#include <chrono>
 #include <cstring>
 #include <exception>
 #include <iostream>
 #include <string_view>
 
 #include "db/interrupt.hpp"
+#include "db/text.hpp"
 #include "tools/commands.hpp"
 
 namespace {
@@ -24,6 +26,12 @@ constexpr const char* kUsage =
     "  align    align pairs of sequences (local, global, semiglobal, X-drop)\n"
     "\n"
     "'warpsearch COMMAND --help' describes a command's options.\n";
+
+// How long an interrupted command may take to unwind by itself before the watchdog removes its
+// temporaries and ends it: well within the second the user may wait.
+constexpr std::chrono::milliseconds kInterruptGrace{300};
+// A message longer than this (a user-supplied text that slipped through unshortened) is cut.
+constexpr std::size_t kMaxMessageBytes = 4096;
 
 struct Command {
   const char* name;
@@ -55,21 +63,35 @@ int main(int argc, char** argv) {
   }
   for (const Command& command : kCommands) {
     if (first != command.name) continue;
+    const std::string program = std::string("warpsearch ") + command.name;
+    const auto interrupted = [&](int signal_number) {
+      std::cerr << program << ": interrupted by signal " << signal_number << "\n";
+      return 128 + signal_number;
+    };
     try {
-      return command.run(argc - 1, argv + 1);
+      // From the start, before any work: a signal ends the run within the grace period (plus the time
+      // to remove the temporaries) whatever it is doing; see db/interrupt.hpp.
+      warpsearch::arm_interrupt_deadline(program, kInterruptGrace);
+      const int status = command.run(argc - 1, argv + 1);
+      // A signal that came after the last point where the command polled (an output already renamed
+      // into place is kept: it is complete).
+      if (warpsearch::pending_interrupt() != 0) return interrupted(warpsearch::pending_interrupt());
+      return status;
     } catch (const warpsearch::tools::UsageError& e) {
-      std::cerr << "warpsearch " << command.name << ": " << e.what() << "\n"
+      std::cerr << program << ": " << warpsearch::printable_excerpt(e.what(), kMaxMessageBytes) << "\n"
                 << "Try 'warpsearch " << command.name << " --help'.\n";
       return 2;
     } catch (const warpsearch::Interrupted& e) {
       // Temporary files are gone by now (their owners unwound); exit as a shell reports the signal.
-      std::cerr << "warpsearch " << command.name << ": interrupted by signal " << e.signal_number() << "\n";
-      return 128 + e.signal_number();
+      return interrupted(e.signal_number());
     } catch (const std::exception& e) {
-      std::cerr << "warpsearch " << command.name << ": error: " << e.what() << "\n";
+      // An error after a signal is the signal's doing (a write to a closed pipe after SIGPIPE, a read
+      // cut short): reported as the interruption.
+      if (warpsearch::pending_interrupt() != 0) return interrupted(warpsearch::pending_interrupt());
+      std::cerr << program << ": error: " << warpsearch::printable_excerpt(e.what(), kMaxMessageBytes) << "\n";
       return 1;
     }
   }
-  std::cerr << "warpsearch: unknown command '" << first << "'\n\n" << kUsage;
+  std::cerr << "warpsearch: unknown command " << warpsearch::quoted_excerpt(first) << "\n\n" << kUsage;
   return 2;
 }

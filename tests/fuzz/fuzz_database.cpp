@@ -151,6 +151,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       require_consistent(chunk, subjects);
       for (std::size_t s = 0; s < chunk.size(); ++s) {
         if (chunk.subject_codes(s).size() != chunk.lengths()[s]) std::abort();
+        // An accepted chunk holds only residue codes of the database's alphabet (the kernels index
+        // their tables with them).
+        for (const char code : chunk.subject_codes(s))
+          if (static_cast<std::uint8_t>(code) >= database.alphabet().pad_code()) std::abort();
         const std::uint64_t original = chunk.original_indices()[s];
         if (database.id(original).find(' ') != std::string_view::npos) std::abort();
         (void)database.description(original);
