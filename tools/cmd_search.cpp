@@ -145,12 +145,26 @@ int run_search(int argc, char** argv) {
   if (max_target_seqs == 0 || max_target_seqs > (std::size_t{1} << 30))
     throw UsageError{"--max-target-seqs takes a number of hits from 1 to 1073741824"};
   if (compute_options.threads() > 4096) throw UsageError{"--threads takes a number from 0 (every core) to 4096"};
-  const OutputFormat format = OutputFormat::parse(outfmt);
+  OutputFormat format = [&] {
+    try {
+      return OutputFormat::parse(outfmt);
+    } catch (const std::invalid_argument& e) {
+      throw UsageError{std::string("--outfmt: ") + e.what()};
+    }
+  }();
+  if (format.kind() == OutputFormat::Kind::sam && !nucleotide)
+    throw UsageError{"--outfmt 17 (SAM) is for nucleotide databases"};
+  OutputContext context;
+  context.program = nucleotide ? "blastn" : "blastp";
+  context.database_name = database_path;
+  context.command_line = command_line_text(argc, argv);
+  context.scoring = &scoring;
+  context.max_evalue = evalue;
 #ifdef WARPSEARCH_HAVE_MPI
   // Under mpirun / srun this process is one rank of a distributed search (search/distributed.hpp).
   if (distributed::launched_by_mpi())
-    return distributed::run_search({query_path, output_path, vm.count("skip-invalid") > 0, quiet}, database, scoring,
-                                   search_options, format);
+    return distributed::run_search({query_path, output_path, vm.count("skip-invalid") > 0, quiet, context}, database,
+                                   scoring, search_options, format);
 #endif
 
   std::vector<Query> queries;
@@ -162,7 +176,7 @@ int run_search(int argc, char** argv) {
   }
 
   AtomicFile output(output_path);
-  SearchEngine engine(database, std::move(scoring), search_options);
+  SearchEngine engine(database, scoring, search_options);
   notice_cpu_fallback("search", search_options.device, engine.backend_description(), quiet);
   ProgressBar bar(!quiet);
   SearchProgress done;
@@ -171,10 +185,12 @@ int run_search(int argc, char** argv) {
     done = p;
   });
   std::size_t hits = 0;
+  format.begin(output.stream(), database, context);
   for (std::size_t q = 0; q < queries.size(); ++q) {
     format.write(output.stream(), queries[q], results[q], database);
     hits += results[q].hits.size();
   }
+  format.end(output.stream());
   output.commit();
 
   if (!quiet) {

@@ -30,6 +30,19 @@ bool parse_command_line(int argc, char** argv, const po::options_description& op
   return true;
 }
 
+std::string command_line_text(int argc, char** argv) {
+  std::string text = "warpsearch";
+  for (int i = 0; i < argc; ++i) {
+    const std::string word = argv[i];
+    const bool plain = !word.empty() && word.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                                                               "0123456789_-+=/.,:@%") == std::string::npos;
+    std::string quoted = "'";
+    for (char c : word) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    text += " " + (plain ? word : quoted + "'");
+  }
+  return text;
+}
+
 void ScoringOptions::add_to(po::options_description& options) {
   options.add_options()
       ("matrix", po::value(&matrix_)->value_name("NAME|FILE"),

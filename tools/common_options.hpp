@@ -20,6 +20,10 @@ bool parse_command_line(int argc, char** argv, const boost::program_options::opt
                         const boost::program_options::options_description& hidden = {},
                         const boost::program_options::positional_options_description& positional = {});
 
+// "warpsearch search -q 'my queries.fa' ...": the command line as a shell would take it back (argv[0] is
+// the command's name), for reports that record it (SAM's @PG).
+std::string command_line_text(int argc, char** argv);
+
 // --matrix, --gapopen, --gapextend, --match, --mismatch.
 class ScoringOptions {
  public:
