@@ -58,6 +58,9 @@ std::string printf_string(const char* format, double value) {
 
 std::string number(double value) { return printf_string("%g", value); }
 
+// E-values in XML and JSON: BLAST writes those below 1e-180 as 0, as its tabular "0.0".
+std::string evalue_number(double evalue) { return evalue < 1.0e-180 ? "0" : number(evalue); }
+
 // ---------------------------------------------------------------------------------------------------------
 // Identifiers
 
@@ -376,6 +379,13 @@ long percent_rounded(double part, double whole) {
   return whole > 0 ? std::lround(100.0 * part / whole) : 0;
 }
 
+// A percentage as BLAST rounds coverages and the pairwise report's identities: to the nearest percent,
+// but 100 only for the whole.
+long coverage_percent(std::uint64_t covered, std::uint64_t query_length) {
+  const long percent = percent_rounded(static_cast<double>(covered), static_cast<double>(query_length));
+  return percent == 100 && covered < query_length ? 99 : percent;
+}
+
 // Hits grouped by subject, subjects in the order of their first hit (BLAST's Hit / Hsp nesting).
 std::vector<std::vector<const Hit*>> group_by_subject(const std::vector<Hit>& hits) {
   std::vector<std::vector<const Hit*>> groups;
@@ -402,7 +412,7 @@ long query_coverage(const std::vector<const Hit*>& group, std::uint64_t query_le
     if (end > from) covered += end - from;
     reached = std::max(reached, end);
   }
-  return percent_rounded(static_cast<double>(covered), static_cast<double>(query_length));
+  return coverage_percent(covered, query_length);
 }
 
 // BLAST's number formats in the pairwise report (GetScoreString).
@@ -721,8 +731,7 @@ void OutputFormat::write(std::ostream& out, const Query& query, const QueryResul
               case kSstrand: return nucleotide ? (hit.strand == Strand::minus ? "minus" : "plus") : "N/A";
               case kQcovs: return std::to_string(qcovs);
               case kQcovhsp:
-                return std::to_string(percent_rounded(static_cast<double>(p.qend - p.qstart + 1),
-                                                      static_cast<double>(query_length)));
+                return std::to_string(coverage_percent(p.qend - p.qstart + 1, query_length));
               case kQcovus: return nucleotide ? std::to_string(qcovs) : "N/A";
               case kCigar: return cpu::cigar(p.operations);
               default: return "";
@@ -836,7 +845,7 @@ void OutputFormat::write(std::ostream& out, const Query& query, const QueryResul
           out << "    <Hsp>\n      <Hsp_num>" << ++hsp_number << "</Hsp_num>\n"
               << "      <Hsp_bit-score>" << number(hit.bitscore) << "</Hsp_bit-score>\n"
               << "      <Hsp_score>" << hit.score << "</Hsp_score>\n"
-              << "      <Hsp_evalue>" << number(hit.evalue) << "</Hsp_evalue>\n"
+              << "      <Hsp_evalue>" << evalue_number(hit.evalue) << "</Hsp_evalue>\n"
               << "      <Hsp_query-from>" << p.qstart << "</Hsp_query-from>\n"
               << "      <Hsp_query-to>" << p.qend << "</Hsp_query-to>\n"
               << "      <Hsp_hit-from>" << p.sstart << "</Hsp_hit-from>\n"
@@ -919,7 +928,7 @@ void OutputFormat::write(std::ostream& out, const Query& query, const QueryResul
               << "                  \"num\": " << ++hsp_number << ",\n"
               << "                  \"bit_score\": " << json_number(hit.bitscore) << ",\n"
               << "                  \"score\": " << hit.score << ",\n"
-              << "                  \"evalue\": " << json_number(hit.evalue) << ",\n"
+              << "                  \"evalue\": " << (std::isnan(hit.evalue) ? "null" : evalue_number(hit.evalue)) << ",\n"
               << "                  \"identity\": " << hit.identities << ",\n";
           if (!nucleotide) out << "                  \"positive\": " << p.positives << ",\n";
           out << "                  \"query_from\": " << p.qstart << ",\n"
@@ -979,7 +988,7 @@ void OutputFormat::write(std::ostream& out, const Query& query, const QueryResul
             const Hit& hit = *hit_pointer;
             const Presented p = present(query, hit, alphabet, scoring);
             const std::size_t length = hit.operations.size();
-            auto percent = [&](std::uint32_t part) { return percent_rounded(part, static_cast<double>(length)); };
+            auto percent = [&](std::uint32_t part) { return coverage_percent(part, length); };
             out << " Score = " << pairwise_bitscore(hit.bitscore) << " bits (" << hit.score << "),  Expect = "
                 << pairwise_evalue(hit.evalue) << "\n"
                 << " Identities = " << hit.identities << "/" << length << " (" << percent(hit.identities) << "%)";
