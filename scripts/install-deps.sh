@@ -2,7 +2,7 @@
 # Installs the Debian 12 packages that building and testing warpsearch need, if any are missing.
 # CUDA is optional: with nvcc on the PATH (or in /usr/local/cuda/bin) the GPU engine is built too.
 set -euo pipefail
-packages=(cmake ninja-build g++ make pkg-config zlib1g-dev libboost-program-options-dev catch2 libparasail-dev
+packages=(cmake ninja-build g++ make pkg-config zlib1g-dev libbz2-dev liblzma-dev libzstd-dev libboost-program-options-dev catch2 libparasail-dev
           libopenmpi-dev openmpi-bin)
 missing=()
 for package in "${packages[@]}"; do
