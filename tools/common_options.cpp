@@ -6,6 +6,7 @@
 #include <iostream>
 #include <utility>
 
+#include "db/usable_cpus.hpp"
 #include "tools/commands.hpp"
 
 namespace po = boost::program_options;
@@ -75,10 +76,12 @@ ScoringScheme ScoringOptions::scheme(bool nucleotide, const po::variables_map& g
 
 void ComputeOptions::add_to(po::options_description& options, const std::string& verb) {
   options.add_options()
-      ("threads", po::value(&threads_)->value_name("N"), "CPU threads (default: every core)")
+      ("threads", po::value(&threads_)->value_name("N"), "CPU threads (default: the CPUs this process may use: its affinity mask and cgroup quota)")
       ("device", po::value(&device_)->value_name("auto|cpu|gpu"),
        ("where to " + verb + " (default auto: GPU when usable)").c_str());
 }
+
+unsigned ComputeOptions::threads() const { return threads_ != 0 ? threads_ : usable_cpus(); }
 
 Device ComputeOptions::device() const {
   if (device_ == "auto") return Device::automatic;
