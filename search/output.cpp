@@ -523,9 +523,14 @@ OutputFormat OutputFormat::parse(const std::string& spec) {
   std::string name;
   if (!has_columns && words >> name)
     throw std::invalid_argument("output format " + kind + " takes no columns (only 6, 7 and 10 do), not '" + name + "'");
+  // A column named twice appears once, where it is first named, as in BLAST.
+  auto add = [&](int column) {
+    if (std::find(format.columns_.begin(), format.columns_.end(), column) == format.columns_.end())
+      format.columns_.push_back(column);
+  };
   for (; words >> name;) {
     if (name == "std") {
-      format.columns_.insert(format.columns_.end(), std::begin(kStandardColumns), std::end(kStandardColumns));
+      for (const Column column : kStandardColumns) add(column);
       continue;
     }
     int found = -1;
@@ -536,7 +541,7 @@ OutputFormat OutputFormat::parse(const std::string& spec) {
       for (const auto& column : kColumns) known += std::string(" ") + column.name;
       throw std::invalid_argument("unknown output column '" + name + "' (known: " + known + ")");
     }
-    format.columns_.push_back(found);
+    add(found);
   }
   if (format.columns_.empty()) format.columns_.assign(std::begin(kStandardColumns), std::end(kStandardColumns));
   return format;

@@ -234,4 +234,12 @@ TEST_CASE("output: SAM is for nucleotide databases, and bad formats are usage er
   REQUIRE(standard.exit_code == 0);
   CHECK(standard.out == plain.out);
   CHECK(std::count(plain.out.begin(), plain.out.end(), '\t') == 11);
+  // A column named twice appears once, where first named (blastp 2.12 prints "qseqid evalue qseqid std
+  // evalue" as qseqid, evalue, then std without its evalue).
+  const auto twice = run_warpsearch(search + " --outfmt '6 qseqid evalue qseqid std evalue'");
+  REQUIRE(twice.exit_code == 0);
+  CHECK(std::count(twice.out.begin(), twice.out.end(), '\t') == 12);
+  const auto once = run_warpsearch(search + " --outfmt '6 qseqid evalue qaccver saccver pident length mismatch gapopen "
+                                   "qstart qend sstart send bitscore'");
+  CHECK(twice.out == once.out);
 }

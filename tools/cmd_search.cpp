@@ -11,7 +11,6 @@
 #include "db/fasta.hpp"
 #include "db/interrupt.hpp"
 #include "search/output.hpp"
-#include "search/statistics.hpp"
 #include "search/warpsearch.hpp"
 #ifdef WARPSEARCH_HAVE_MPI
 #include "search/distributed.hpp"
@@ -123,19 +122,7 @@ int run_search(int argc, char** argv) {
   const Database database = Database::open(database_path);
   const bool nucleotide = database.info().type == SequenceType::nucleotide;
 
-  // Bad option values are usage errors (exit status 2): an unknown matrix, a negative gap cost, a gap
-  // pair without statistics. A matrix file that cannot be read stays a runtime error.
-  ScoringScheme scoring = [&] {
-    try {
-      return scoring_options.scheme(nucleotide, vm, "databases");
-    } catch (const std::invalid_argument& e) {
-      throw UsageError{e.what()};
-    }
-  }();
-  if (!vm.count("raw-scores") && !EvalueCalculator::supported(scoring))
-    throw UsageError{"no E-values for " + scoring.matrix().name() + " with gap open " +
-                     std::to_string(scoring.gap_open()) + ", extend " + std::to_string(scoring.gap_extend()) + ": " +
-                     supported_gap_pairs(scoring) + " (or --raw-scores for raw scores only)"};
+  ScoringScheme scoring = scoring_options.scheme(nucleotide, vm, "databases");
 
   SearchOptions search_options;
   search_options.max_target_seqs = max_target_seqs;
