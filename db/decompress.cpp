@@ -22,6 +22,25 @@ std::runtime_error corrupt(const std::string& name, const char* format, std::uin
                             ": " + why + "; expected a valid " + format + " stream");
 }
 
+std::string bzip2_error(int status) {
+  switch (status) {
+    case BZ_DATA_ERROR: return "the data fail bzip2's integrity check";
+    case BZ_DATA_ERROR_MAGIC: return "a stream does not start with bzip2's magic bytes";
+    case BZ_MEM_ERROR: return "out of memory";
+    default: return "libbz2 error " + std::to_string(status);
+  }
+}
+
+std::string xz_error(lzma_ret status) {
+  switch (status) {
+    case LZMA_DATA_ERROR: return "the compressed data are damaged";
+    case LZMA_FORMAT_ERROR: return "not an xz stream";
+    case LZMA_OPTIONS_ERROR: return "unsupported xz options";
+    case LZMA_MEM_ERROR: return "out of memory";
+    default: return "liblzma error " + std::to_string(static_cast<int>(status));
+  }
+}
+
 class Bzip2Decoder final : public StreamDecoder {
  public:
   explicit Bzip2Decoder(std::string name) : name_(std::move(name)) {}
@@ -57,7 +76,7 @@ class Bzip2Decoder final : public StreamDecoder {
         in_stream_ = false;
         continue;
       }
-      if (status != BZ_OK) throw corrupt(name_, "bzip2", consumed_, "libbz2 error " + std::to_string(status));
+      if (status != BZ_OK) throw corrupt(name_, "bzip2", consumed_, bzip2_error(status));
       if (used == 0 && written == 0) break;
     }
     if (produced == 0 && at_end && *in_size == 0 && in_stream_) throw truncated(name_, "bzip2", consumed_);
@@ -101,7 +120,7 @@ class XzDecoder final : public StreamDecoder {
         if (at_end) throw truncated(name_, "xz", stream_.total_in);
         break;
       }
-      if (status != LZMA_OK) throw corrupt(name_, "xz", stream_.total_in, "liblzma error " + std::to_string(status));
+      if (status != LZMA_OK) throw corrupt(name_, "xz", stream_.total_in, xz_error(status));
       if (used == 0 && written == 0) {
         if (at_end) throw truncated(name_, "xz", stream_.total_in);
         break;

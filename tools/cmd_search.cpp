@@ -1,4 +1,4 @@
-// warpsearch search: queries against a database, BLAST tabular or JSON Lines out.
+// warpsearch search: queries against a database, results in BLAST+'s formats (search/output.hpp) or JSON Lines.
 #include <unistd.h>
 
 #include <boost/program_options.hpp>
@@ -58,7 +58,7 @@ constexpr const char* kSearchUsage =
     "usage: warpsearch search -q QUERIES -d DB [-o OUT] [options]\n"
     "\n"
     "Exact Smith-Waterman search of every query against every subject of DB (made by 'warpsearch makedb').\n"
-    "QUERIES is FASTA (plain or gzip, '-' for stdin). Output: BLAST tabular (outfmt 6) by default.\n";
+    "QUERIES is FASTA (plain, gzip, bzip2, xz or zstd; '-' for stdin). Output: BLAST tabular (outfmt 6) by default.\n";
 
 std::vector<int> parse_gpu_list(const std::string& text) {
   std::vector<int> gpus;
@@ -88,7 +88,8 @@ int run_search(int argc, char** argv) {
   po::options_description options("options");
   options.add_options()
       ("help,h", "show this help")
-      ("query,q", po::value(&query_path)->value_name("FILE"), "query FASTA (plain or gzip; '-' for stdin)")
+      ("query,q", po::value(&query_path)->value_name("FILE"),
+       "query FASTA (plain, gzip, bzip2, xz or zstd; '-' for stdin)")
       ("db,d", po::value(&database_path)->value_name("DB"), "database directory made by 'warpsearch makedb'")
       ("out,o", po::value(&output_path)->value_name("FILE"), "output file, written atomically (default: stdout)");
   scoring_options.add_to(options);
@@ -98,8 +99,9 @@ int run_search(int argc, char** argv) {
       ("min-score", po::value(&min_score)->value_name("S"), "report hits with a raw score of at least S (default 1)")
       ("raw-scores", "no E-values or bit scores (for scoring without published statistics)")
       ("outfmt", po::value(&outfmt)->value_name("FMT"),
-       "6 (BLAST tabular), \"6 COLUMN ...\" (columns by BLAST's names, plus score qlen slen cigar qseq sseq "
-       "qcovhsp stitle sstrand nident gaps) or json (JSON Lines)")
+       "BLAST+'s 0 (pairwise), 5 (XML), 6 (tabular, default), 7 (tabular with comments), 10 (CSV), 15 (JSON), "
+       "17 or sam (SAM, nucleotide); 6, 7 and 10 take BLAST's column names, e.g. \"6 std qcovs btop\" (and cigar); "
+       "json: JSON Lines")
       ("strand", po::value(&strand)->value_name("both|plus|minus"), "query strands searched (nucleotide; default both)");
   compute_options.add_to(options, "search");
   options.add_options()
