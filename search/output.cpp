@@ -240,7 +240,9 @@ std::string sam_rname(std::string_view text) {
   return out.empty() ? std::string("_") : out;
 }
 
-SequenceId parse_sequence_id(std::string_view fasta_id, SequenceType type) {
+namespace {
+
+SequenceId parse_sequence_id_parts(std::string_view fasta_id, SequenceType type) {
   SequenceId id;
   id.seqid = std::string(fasta_id);
   auto set_accession = [&](std::string_view accession_version) {
@@ -281,15 +283,24 @@ SequenceId parse_sequence_id(std::string_view fasta_id, SequenceType type) {
   } else if (tag == "pdb" && !first.empty()) {
     id.accession = id.accession_version = std::string(first) + (second.empty() ? "" : "_" + std::string(second));
   } else if (tag == "gnl" && !first.empty()) {
-    id.accession = id.accession_version =
-        std::string(first) + ":" + std::string(after_tag.substr(std::min(after_tag.size(), first.size() + 1)));
+    id.report_accession = std::string(after_tag.substr(std::min(after_tag.size(), first.size() + 1)));
+    id.accession = id.accession_version = std::string(first) + ":" + id.report_accession;
   } else if (at == 0) {
     // An unknown database tag: BLAST reads "abc|def" as a general ID of database abc.
     id.seqid = "gnl|" + id.seqid;
-    id.accession = id.accession_version = std::string(tag) + ":" + std::string(after_tag);
+    id.report_accession = std::string(after_tag);
+    id.accession = id.accession_version = std::string(tag) + ":" + id.report_accession;
   } else {
     id.accession = id.accession_version = std::string(fasta_id);
   }
+  return id;
+}
+
+}  // namespace
+
+SequenceId parse_sequence_id(std::string_view fasta_id, SequenceType type) {
+  SequenceId id = parse_sequence_id_parts(fasta_id, type);
+  if (id.report_accession.empty()) id.report_accession = id.accession;
   return id;
 }
 
@@ -841,7 +852,7 @@ void OutputFormat::write(std::ostream& out, const Query& query, const QueryResul
         out << "<Hit>\n  <Hit_num>" << ++hit_number << "</Hit_num>\n"
             << "  <Hit_id>" << xml_text(sid.seqid) << "</Hit_id>\n"
             << "  <Hit_def>" << xml_text(subject_title(first.subject)) << "</Hit_def>\n"
-            << "  <Hit_accession>" << xml_text(sid.accession) << "</Hit_accession>\n"
+            << "  <Hit_accession>" << xml_text(sid.report_accession) << "</Hit_accession>\n"
             << "  <Hit_len>" << first.subject_length << "</Hit_len>\n  <Hit_hsps>\n";
         std::size_t hsp_number = 0;
         for (const Hit* hit_pointer : group) {
@@ -919,7 +930,7 @@ void OutputFormat::write(std::ostream& out, const Query& query, const QueryResul
         out << "            {\n              \"num\": " << ++hit_number << ",\n"
             << "              \"description\": [\n                {\n"
             << "                  \"id\": " << json_string(sid.seqid) << ",\n"
-            << "                  \"accession\": " << json_string(sid.accession) << ",\n"
+            << "                  \"accession\": " << json_string(sid.report_accession) << ",\n"
             << "                  \"title\": " << json_string(subject_title(first.subject)) << "\n"
             << "                }\n              ],\n"
             << "              \"len\": " << first.subject_length << ",\n"

@@ -53,6 +53,9 @@ struct SequenceId {
   std::string accession;          // sacc
   std::string accession_version;  // saccver
   std::uint64_t gi = 0;           // sgi; 0 when the ID holds none
+  // What BLAST's XML and JSON reports call the accession (Hit_accession): the accession, but only the
+  // tag of a general ID (gnl|db|tag gives "tag").
+  std::string report_accession;
 };
 SequenceId parse_sequence_id(std::string_view fasta_id, SequenceType type);
 

@@ -129,6 +129,31 @@ TEST_CASE("blast cli: warpsearch blastn writes BLAST+'s fields, and SAM that sam
   }
 }
 
+TEST_CASE("blast cli: subject identifiers as blastp prints them from a -parse_seqids database", "[blast][cli]") {
+  if (!blast_available("blastp")) return;
+  TempDir dir;
+  // One FASTA ID of each kind -parse_seqids reads differently; the subjects are prefixes of one
+  // sequence, so that every one is hit with an alignment both tools report identically.
+  const std::string sequence =
+      "MKTAYIAKQRQISFVKSHFSRQLEERLGLIEVQAPILSRVGDGTQDNLSGAEKAVQVKVKALPDAQFEVVHSLAKWKRQTLGQHDFSAGEGLYTHMKALRPDEDRLSPLHSV"
+      "YVDQWDWERVMGDGERQFSTLKSTVEAIWAGIKATEAAVSEEFGLAPFLPDQIHFVHSQELLSRYPDLDAKGRERAIAKDLGAVFLVGIGGKLSDGHRHDVRAPDYDDW";
+  const char* ids[] = {"sp|P12345|NAME_HUMAN", "sp|P12346.2|NAME2", "ref|NM_000123.1|", "gi|123|ref|NP_000001.1|",
+                       "NM_000124.1", "myseq1", "lcl|myseq2", "P12347", "gb|AAA12345.1|", "pdb|1ABC|A",
+                       "gnl|db|ident5", "tr|Q9XYZ1|Q9XYZ1_X", "XP_123456.2", "seq.with.dots", "abc|def", "A0A0B0PUI5"};
+  std::string fasta;
+  std::size_t length = 100;
+  for (const char* id : ids) fasta += ">" + std::string(id) + " title of " + id + "\n" + sequence.substr(0, length++) + "\n";
+  write_file(dir.file("ids.fa"), fasta);
+  write_file(dir.file("query.fa"), ">query\n" + sequence + "\n");
+  const std::string db = dir.file("ids");
+  REQUIRE(shell("makeblastdb -in " + quoted(dir.file("ids.fa")) + " -dbtype prot -parse_seqids -out " + quoted(db)).exit_code == 0);
+  REQUIRE(run_warpsearch("makedb --quiet " + quoted(dir.file("ids.fa")) + " " + quoted(db)).exit_code == 0);
+  compare(dir, "blastp", "-query " + quoted(dir.file("query.fa")) + " -db " + quoted(db) + " -comp_based_stats 0 -seg no",
+          "6 std btop qcovs sseqid sacc sallseqid sallacc sgi sallgi stitle salltitles", "tab", 16);
+  compare(dir, "blastp", "-query " + quoted(dir.file("query.fa")) + " -db " + quoted(db) + " -comp_based_stats 0 -seg no",
+          "5", "xml", 16);
+}
+
 TEST_CASE("blast cli: BLAST's options are accepted, noted or refused", "[blast][cli]") {
   TempDir dir;
   const std::string db = dir.file("sample");

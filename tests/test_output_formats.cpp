@@ -71,6 +71,10 @@ TEST_CASE("output: FASTA IDs are parsed as makeblastdb -parse_seqids parses them
     CHECK(parsed.accession_version == c.accession_version);
     CHECK(parsed.gi == c.gi);
   }
+  // BLAST's XML and JSON name a general ID's tag alone as its accession.
+  CHECK(parse_sequence_id("gnl|db|ident5", SequenceType::protein).report_accession == "ident5");
+  CHECK(parse_sequence_id("abc|def", SequenceType::protein).report_accession == "def");
+  CHECK(parse_sequence_id("sp|P12346.2|NAME2", SequenceType::protein).report_accession == "P12346");
   // UniProt's pattern is for proteins; RefSeq's nucleotide prefixes for nucleotides.
   CHECK(parse_sequence_id("P12347", SequenceType::nucleotide).seqid == "P12347");
   CHECK(parse_sequence_id("NM_000124.1", SequenceType::nucleotide).seqid == "ref|NM_000124.1|");
