@@ -1,8 +1,11 @@
 // The output formats' own rules: identifiers parsed as makeblastdb -parse_seqids parses them, and each
 // format's grammar kept whatever bytes a FASTA header holds, checked by real parsers (python3's json
 // and csv modules, xmllint, samtools) where they are installed.
+#include <algorithm>
+#include <sstream>
 #include <string>
 
+#include "db/makedb.hpp"
 #include "search/output.hpp"
 #include "tests/catch.hpp"
 #include "tests/test_support.hpp"
@@ -246,4 +249,65 @@ TEST_CASE("output: SAM is for nucleotide databases, and bad formats are usage er
   const auto once = run_warpsearch(search + " --outfmt '6 qseqid evalue qaccver saccver pident length mismatch gapopen "
                                    "qstart qend sstart send bitscore'");
   CHECK(twice.out == once.out);
+}
+
+TEST_CASE("output: several alignments of one subject are grouped under it", "[output]") {
+  using namespace warpsearch;
+  TempDir dir;
+  // Subject 0 holds the query's first and last ten residues apart; subject 1 the whole query.
+  const std::string query_letters = "MKTAYIAKQRQISFVKSHFSRQLEERLGLI";  // 30 residues
+  write_file(dir.file("s.fa"), ">sp|P11111|TWO_HSPS two pieces\nMKTAYIAKQRWWWWWWWWWWEERLGLIWWW\n>s2 whole\n" +
+                                   query_letters + "\n");
+  MakeDbOptions options;
+  options.input = dir.file("s.fa");
+  options.output = dir.file("db");
+  make_database(options);
+  const Database database = Database::open(dir.file("db"));
+  const Alphabet& alphabet = database.alphabet();
+  const Query query{"q1", "query one", alphabet.encode_string(query_letters)};
+  auto hit = [&](std::uint64_t subject, std::uint32_t qb, std::uint32_t sb, std::uint32_t n, int score,
+                 const std::string& subject_letters) {
+    Hit h;
+    h.subject = subject;
+    h.subject_length = 30;
+    h.score = score;
+    h.evalue = 1e-3;
+    h.bitscore = 20.0;
+    h.query_begin = qb;
+    h.query_end = qb + n;
+    h.subject_begin = sb;
+    h.subject_end = sb + n;
+    h.operations.assign(n, 'M');
+    h.identities = n;
+    h.subject_aligned_codes = alphabet.encode_string(subject_letters.substr(sb, n));
+    return h;
+  };
+  const std::string subject0 = "MKTAYIAKQRWWWWWWWWWWEERLGLIWWW";
+  QueryResult result;
+  result.hits = {hit(0, 0, 0, 10, 50, subject0), hit(1, 0, 0, 30, 150, query_letters), hit(0, 20, 20, 7, 35, subject0)};
+  auto written = [&](const std::string& spec) {
+    const OutputFormat format = OutputFormat::parse(spec);
+    std::ostringstream out;
+    format.begin(out, database, OutputContext{});
+    format.write(out, query, result, database);
+    format.end(out);
+    return out.str();
+  };
+  // Tabular: subject 0's two lines together, in the order of its first one; qcovs counts both (17 of 30).
+  CHECK(written("6 sacc qstart qend qcovs qcovhsp") ==
+        "P11111\t1\t10\t57\t33\nP11111\t21\t27\t57\t23\ns2\t1\t30\t100\t100\n");
+  const std::string xml = written("5");
+  auto count = [](const std::string& text, const std::string& part) {
+    std::size_t n = 0;
+    for (auto at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) ++n;
+    return n;
+  };
+  CHECK(count(xml, "<Hit>") == 2);
+  CHECK(count(xml, "<Hsp>") == 3);
+  CHECK(xml.find("<Hsp_num>2</Hsp_num>") < xml.find("<Hit_num>2</Hit_num>"));  // the second HSP under the first hit
+  const std::string json = written("15");
+  CHECK(count(json, "\"num\": 2") == 2);  // hit 2, and HSP 2 of hit 1
+  const std::string pairwise = written("0");
+  CHECK(count(pairwise, "\n>") == 2);
+  CHECK(count(pairwise, " Score = ") == 3);
 }
