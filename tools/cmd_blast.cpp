@@ -211,7 +211,10 @@ int run_blast(int argc, char** argv) {
       case Action::refused: throw UsageError{std::string(option->target)};
     }
   }
-  if (!database_path.empty()) {
+  // As in BLAST, the queries default to standard input; the database has no default.
+  if (std::find(args.begin(), args.end(), "-q") == args.end()) args.insert(args.end(), {"-q", "-"});
+  if (database_path.empty()) throw UsageError{"-db is missing: " + program + " searches a database made by 'warpsearch makedb'"};
+  {
     // blastp searches protein databases and blastn nucleotide ones; say so before the search options'
     // messages about matrices would.
     const auto type = Database::open(database_path).info().type;
