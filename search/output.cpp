@@ -58,6 +58,11 @@ std::string printf_string(const char* format, double value) {
 
 std::string number(double value) { return printf_string("%g", value); }
 
+std::string upper_case(std::string text) {
+  for (auto& c : text) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return text;
+}
+
 // E-values in XML and JSON: BLAST writes those below 1e-180 as 0, as its tabular "0.0".
 std::string evalue_number(double evalue) { return evalue < 1.0e-180 ? "0" : number(evalue); }
 
@@ -562,9 +567,7 @@ namespace {
 
 void write_pairwise_header(std::ostream& out, const std::string& program, const Database& database,
                            const std::string& database_name) {
-  std::string upper = program;
-  for (auto& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  out << upper << " " << kBlastVersion << " (warpsearch " WARPSEARCH_VERSION ", exact Smith-Waterman)\n\n\n";
+  out << upper_case(program) << " " << kBlastVersion << " (warpsearch " WARPSEARCH_VERSION ", exact Smith-Waterman)\n\n\n";
   out << "Reference: Stephen F. Altschul, Thomas L. Madden, Alejandro A.\n"
          "Schaffer, Jinghui Zhang, Zheng Zhang, Webb Miller, and David J.\n"
          "Lipman (1997), \"Gapped BLAST and PSI-BLAST: a new generation of\n"
@@ -686,9 +689,7 @@ void OutputFormat::write(std::ostream& out, const Query& query, const QueryResul
     case Kind::csv: {
       const bool csv = kind_ == Kind::csv;
       if (kind_ == Kind::commented_tabular) {
-        std::string upper = program;
-        for (auto& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-        out << "# " << upper << " " << kBlastVersion << " (warpsearch " WARPSEARCH_VERSION ")\n"
+        out << "# " << upper_case(program) << " " << kBlastVersion << " (warpsearch " WARPSEARCH_VERSION ")\n"
             << "# Query: " << tabular_field(query_title) << "\n"
             << "# Database: " << tabular_field(s.context.database_name.empty() ? database.path() : s.context.database_name)
             << "\n";
@@ -817,8 +818,8 @@ void OutputFormat::write(std::ostream& out, const Query& query, const QueryResul
     case Kind::xml: {
       if (query_number == 1) {
         out << "  <BlastOutput_program>" << program << "</BlastOutput_program>\n"
-            << "  <BlastOutput_version>" << program << " " << kBlastVersion << " (warpsearch " WARPSEARCH_VERSION
-            << ")</BlastOutput_version>\n"
+            << "  <BlastOutput_version>" << upper_case(program) << " " << kBlastVersion
+            << " (warpsearch " WARPSEARCH_VERSION ")</BlastOutput_version>\n"
             << "  <BlastOutput_reference>Stephen F. Altschul, Thomas L. Madden, Alejandro A. Sch&amp;auml;ffer, "
                "Jinghui Zhang, Zheng Zhang, Webb Miller, and David J. Lipman (1997), &quot;Gapped BLAST and "
                "PSI-BLAST: a new generation of protein database search programs&quot;, Nucleic Acids Res. "
@@ -899,7 +900,7 @@ void OutputFormat::write(std::ostream& out, const Query& query, const QueryResul
       if (query_number > 1) out << ",\n";
       out << "{\n    \"report\": {\n"
           << "      \"program\": \"" << program << "\",\n"
-          << "      \"version\": " << json_string(program + " " + kBlastVersion + " (warpsearch " WARPSEARCH_VERSION ")")
+          << "      \"version\": " << json_string(upper_case(program) + " " + kBlastVersion + " (warpsearch " WARPSEARCH_VERSION ")")
           << ",\n"
           << "      \"reference\": \"Stephen F. Altschul, Thomas L. Madden, Alejandro A. Sch&auml;ffer, Jinghui "
              "Zhang, Zheng Zhang, Webb Miller, and David J. Lipman (1997), \\\"Gapped BLAST and PSI-BLAST: a new "

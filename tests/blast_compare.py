@@ -3,8 +3,10 @@
 
 usage: blast_compare.py FORMAT BLAST_OUTPUT WARPSEARCH_OUTPUT [MIN_SHARED]
 
-FORMAT: tab (outfmt 6 with columns), tab7, csv, xml, json, pairwise, or sam-vs-tab (a warpsearch SAM
-file checked against blastn's "6 qseqid sseqid sstart send sstrand score mismatch gaps").
+FORMAT: tab (outfmt 6 with columns), tab7, csv, xml, json, pairwise, sam-vs-tab (a warpsearch SAM
+file checked against blastn's "6 qseqid sseqid sstart send sstrand score mismatch gaps"), or
+searchio-xml and searchio-tab7 (both files read by Biopython's Bio.SearchIO, as a user's script would;
+needs a python with Biopython).
 An alignment is shared when BLAST's first HSP of a (query, subject) pair has the same score and
 coordinates as warpsearch's hit; every field of every shared alignment must then be equal, and at
 least MIN_SHARED (default 20) alignments must be shared. BLAST reports several HSPs per subject where
@@ -192,6 +194,24 @@ def compare_sam(blast_tab, ours_sam):
     return shared, problems
 
 
+def searchio_hsps(path, kind):
+    from Bio import SearchIO  # only this mode needs Biopython
+    import warnings
+    warnings.simplefilter("ignore")
+    if kind == "searchio-xml":
+        queries = list(SearchIO.parse(path, "blast-xml"))
+    else:
+        queries = list(SearchIO.parse(path, "blast-tab", comments=True))
+    out = {}
+    for query in queries:
+        for hit in query:
+            hsp = hit.hsps[0]
+            out[(query.id, hit.id)] = {"bitscore": hsp.bitscore, "evalue": hsp.evalue, "query_start": hsp.query_start,
+                                       "query_end": hsp.query_end, "hit_start": hsp.hit_start, "hit_end": hsp.hit_end,
+                                       "program": query.program, "version": query.version, "query_count": len(queries)}
+    return out
+
+
 def main():
     kind, blast_path, ours_path = sys.argv[1:4]
     minimum = int(sys.argv[4]) if len(sys.argv) > 4 else 20
@@ -206,6 +226,9 @@ def main():
                                               ["score", "query_from", "query_to", "hit_from", "hit_to", "qseq", "hseq"])
     elif kind == "pairwise":
         shared, problems = compare_pairwise(blast_path, ours_path)
+    elif kind in ("searchio-xml", "searchio-tab7"):
+        shared, problems = compare_structured(searchio_hsps(blast_path, kind), searchio_hsps(ours_path, kind),
+                                              ["query_start", "query_end", "hit_start", "hit_end"])
     elif kind == "sam-vs-tab":
         shared, problems = compare_sam(blast_path, ours_path)
     else:

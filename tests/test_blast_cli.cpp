@@ -90,6 +90,36 @@ TEST_CASE("blast cli: warpsearch blastp writes BLAST+'s fields in every format",
   }
 }
 
+TEST_CASE("blast cli: Biopython's SearchIO reads warpsearch's XML and commented tabular as it reads BLAST's",
+          "[blast][cli]") {
+  if (!blast_available("blastp")) return;
+  // The python that has Biopython: the one on PATH, or Debian's (python3-biopython).
+  std::string python;
+  for (const char* candidate : {"python3", "/usr/bin/python3"})
+    if (python.empty() && shell(std::string(candidate) + " -c 'import Bio.SearchIO'").exit_code == 0) python = candidate;
+  if (python.empty()) {
+    WARN("Biopython not installed (Debian: python3-biopython): SearchIO check skipped");
+    return;
+  }
+  TempDir dir;
+  const std::string db = dir.file("sample");
+  REQUIRE(shell("makeblastdb -in " + quoted(source_path("data/uniprot_sample.fa")) + " -dbtype prot -parse_seqids -out " +
+                quoted(db)).exit_code == 0);
+  REQUIRE(run_warpsearch("makedb --quiet " + quoted(source_path("data/uniprot_sample.fa")) + " " + quoted(db)).exit_code == 0);
+  const std::string arguments = "-query " + quoted(source_path("data/queries.fa")) + " -db " + quoted(db) +
+                                " -comp_based_stats 0 -seg no -use_sw_tback -max_target_seqs 20";
+  for (const auto& [format, kind] : {std::pair<std::string, std::string>{"5", "searchio-xml"},
+                                     {"7 std positive btop", "searchio-tab7"}}) {
+    INFO(kind);
+    REQUIRE(shell("blastp " + arguments + " -outfmt '" + format + "' > " + quoted(dir.file("blast.out"))).exit_code == 0);
+    REQUIRE(run_warpsearch("blastp " + arguments + " -outfmt '" + format + "' -out " + quoted(dir.file("ours.out"))).exit_code == 0);
+    const auto c = shell(python + " " + quoted(source_path("tests/blast_compare.py")) + " " + kind + " " +
+                         quoted(dir.file("blast.out")) + " " + quoted(dir.file("ours.out")) + " 80");
+    INFO(c.out);
+    CHECK(c.exit_code == 0);
+  }
+}
+
 TEST_CASE("blast cli: warpsearch blastn writes BLAST+'s fields, and SAM that samtools reads", "[blast][cli]") {
   if (!blast_available("blastn")) return;
   TempDir dir;
