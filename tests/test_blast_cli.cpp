@@ -184,6 +184,21 @@ TEST_CASE("blast cli: subject identifiers as blastp prints them from a -parse_se
           "5", "xml", 16);
 }
 
+TEST_CASE("blast cli: -subject FASTA is searched as a database of its own", "[blast][cli]") {
+  if (!blast_available("blastp")) return;
+  TempDir dir;
+  REQUIRE(shell("head -40 " + quoted(source_path("data/uniprot_sample.fa")) + " > " + quoted(dir.file("subjects.fa"))).exit_code == 0);
+  const std::string arguments = "-query " + quoted(source_path("data/queries.fa")) + " -subject " +
+                                quoted(dir.file("subjects.fa")) + " -comp_based_stats 0 -seg no -use_sw_tback";
+  // BLAST leaves -subject IDs unparsed (saccver is the whole ID); sseqid is the whole ID in both.
+  compare(dir, "blastp", arguments, "6 qseqid sseqid pident length mismatch gapopen qstart qend sstart send evalue "
+          "bitscore btop score", "tab", 20);
+  // The database made for the run is gone afterwards.
+  const auto left = shell("ls -d \"${TMPDIR:-/tmp}\"/warpsearch-subject-* 2>/dev/null | wc -l");
+  CHECK(left.out == "0\n");
+  CHECK(run_warpsearch("blastp " + arguments + " -db " + quoted(dir.file("x"))).exit_code == 2);
+}
+
 TEST_CASE("blast cli: BLAST's options are accepted, noted or refused", "[blast][cli]") {
   TempDir dir;
   const std::string db = dir.file("sample");
@@ -220,7 +235,7 @@ TEST_CASE("blast cli: BLAST's options are accepted, noted or refused", "[blast][
       CHECK(std::stod(r.out.substr(at + 1)) <= 1e-10);
   }
   SECTION("usage errors exit 2") {
-    for (const std::string bad : {" -bogus 1", " -remote", " -subject x.fa", " -outfmt 3", " -evalue", " stray",
+    for (const std::string bad : {" -bogus 1", " -remote", " -perc_identity 90", " -outfmt 3", " -evalue", " stray",
                                   " -strand plus_minus", " -evalue 0"}) {
       INFO(bad);
       const auto r = run_warpsearch("blastp" + query + bad);

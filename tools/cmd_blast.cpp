@@ -4,17 +4,23 @@
 // the options keep BLAST's single-dash names and defaults and are translated into a `warpsearch search`
 // command line. Options that change what BLAST's heuristics look at (word size, X-drop, ...) cannot
 // change an exact search: they are accepted with a one-line note on stderr. Options whose meaning
-// warpsearch does not implement (remote search, subject sequences instead of a database, ...) are
-// refused with a usage error rather than silently ignored. blastx, tblastn and tblastx name translated
+// warpsearch does not implement (remote search, restricting the database, ...) are refused with a usage error rather than silently ignored. blastx, tblastn and tblastx name translated
 // searches, which this build does not run: they are refused with a message that says so.
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "db/database.hpp"
+#include "db/makedb.hpp"
 #include "tools/commands.hpp"
 
 namespace warpsearch::tools {
@@ -28,6 +34,7 @@ enum class Action {
   ignored,         // takes a value; noted with `target` as the reason
   ignored_flag,    // the same without a value
   refused,         // a usage error, `target` saying why
+  subject,         // -subject FASTA: searched as a database made for this run
 };
 
 struct BlastOption {
@@ -88,7 +95,7 @@ constexpr BlastOption kOptions[] = {
     {"parse_deflines", Action::ignored_flag, "query identifiers are printed as the FASTA gives them"},
     {"html", Action::refused, "HTML output is not supported"},
     {"remote", Action::refused, "remote search is not supported; search a database made by 'warpsearch makedb'"},
-    {"subject", Action::refused, "-subject is not supported; make a database with 'warpsearch makedb'"},
+    {"subject", Action::subject, nullptr},
     {"subject_loc", Action::refused, "-subject_loc is not supported"},
     {"query_loc", Action::refused, "-query_loc is not supported"},
     {"searchsp", Action::refused, "-searchsp is not supported: E-values use the database's own size"},
@@ -108,6 +115,28 @@ constexpr BlastOption kOptions[] = {
     {"entrez_query", Action::refused, "-entrez_query is not supported"},
     {"import_search_strategy", Action::refused, "search strategies are not supported"},
     {"export_search_strategy", Action::refused, "search strategies are not supported"},
+};
+
+// A fresh directory under $TMPDIR (or /tmp), removed with its contents when the object goes.
+class TemporaryDirectory {
+ public:
+  TemporaryDirectory() {
+    const char* base = std::getenv("TMPDIR");
+    std::string pattern = std::string(base != nullptr && *base != '\0' ? base : "/tmp") + "/warpsearch-subject-XXXXXX";
+    if (::mkdtemp(pattern.data()) == nullptr)
+      throw std::runtime_error("cannot create a temporary directory " + pattern + ": " + std::strerror(errno));
+    path_ = pattern;
+  }
+  TemporaryDirectory(const TemporaryDirectory&) = delete;
+  TemporaryDirectory& operator=(const TemporaryDirectory&) = delete;
+  ~TemporaryDirectory() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path_, ignored);
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
 };
 
 const BlastOption* find_option(const std::string& name) {
@@ -132,6 +161,9 @@ std::string usage(const std::string& program) {
       case Action::ignored:
       case Action::ignored_flag: text += "  -" + std::string(option.name) + "  accepted; " + option.target + "\n"; break;
       case Action::refused: text += "  -" + std::string(option.name) + "  refused: " + option.target + "\n"; break;
+      case Action::subject:
+        text += "  -subject  FASTA searched instead of -db (a database made for the run, then removed)\n";
+        break;
     }
   }
   text += "  -device auto|cpu|gpu, -quiet: warpsearch's own\n";
@@ -147,7 +179,7 @@ int run_blast(int argc, char** argv) {
                              "blastp and blastn are");
   std::vector<std::string> args = {"search"};
   bool quiet = true;
-  std::string database_path;
+  std::string database_path, subject_path;
   for (int i = 1; i < argc; ++i) {
     std::string word = argv[i];
     if (word == "-h" || word == "-help" || word == "--help") {
@@ -209,11 +241,27 @@ int run_blast(int argc, char** argv) {
         std::fprintf(stderr, "warpsearch %s: note: -%s: %s\n", program.c_str(), name.c_str(), option->target);
         break;
       case Action::refused: throw UsageError{std::string(option->target)};
+      case Action::subject: subject_path = value(); break;
     }
   }
   // As in BLAST, the queries default to standard input; the database has no default.
   if (std::find(args.begin(), args.end(), "-q") == args.end()) args.insert(args.end(), {"-q", "-"});
-  if (database_path.empty()) throw UsageError{"-db is missing: " + program + " searches a database made by 'warpsearch makedb'"};
+  if (!subject_path.empty() && !database_path.empty()) throw UsageError{"-subject and -db exclude each other"};
+  if (subject_path.empty() && database_path.empty())
+    throw UsageError{"-db is missing: " + program + " searches a database made by 'warpsearch makedb' (or -subject FASTA)"};
+  // -subject: the sequences are packed into a database of their own, in a temporary directory removed
+  // when the search ends (or fails).
+  std::optional<TemporaryDirectory> subject_directory;
+  if (!subject_path.empty()) {
+    subject_directory.emplace();
+    MakeDbOptions make;
+    make.input = subject_path;
+    make.output = subject_directory->path() + "/subject";
+    make.type = program == "blastn" ? SequenceType::nucleotide : SequenceType::protein;
+    make_database(make);
+    database_path = make.output;
+    args.insert(args.end(), {"-d", database_path});
+  }
   {
     // blastp searches protein databases and blastn nucleotide ones; say so before the search options'
     // messages about matrices would.
