@@ -24,7 +24,7 @@ find_program(WARPSEARCH_DPKG_SHLIBDEPS dpkg-shlibdeps)
 if(WARPSEARCH_DPKG_SHLIBDEPS)
   set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 else()
-  set(CPACK_DEBIAN_PACKAGE_DEPENDS "libc6, libstdc++6, zlib1g, libboost-program-options1.74.0")
+  set(CPACK_DEBIAN_PACKAGE_DEPENDS "libc6, libstdc++6, zlib1g, libbz2-1.0, liblzma5, libzstd1, libboost-program-options1.74.0")
 endif()
 if(WARPSEARCH_PYTHON)
   # The module is built for one Python ABI (cpython-3XY).

@@ -14,6 +14,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "db/decompress.hpp"
 #include "db/interrupt.hpp"
 #include "db/text.hpp"
 
@@ -92,8 +93,10 @@ class ByteSource {
       ::posix_fadvise(fd_, 0, 0, POSIX_FADV_SEQUENTIAL);
       regular_ = ::fstat(fd_, &opened_) == 0 && S_ISREG(opened_.st_mode);
     }
-    while (raw_end_ < 2 && !raw_eof_) read_raw_more();
-    gzip_ = raw_end_ >= 2 && raw_[0] == 0x1F && raw_[1] == 0x8B;
+    while (raw_end_ < 6 && !raw_eof_) read_raw_more();
+    const Compression compression = detect_compression(raw_.data(), raw_end_);
+    gzip_ = compression == Compression::gzip;
+    if (compression != Compression::none && !gzip_) decoder_ = make_decoder(compression, display_name(path_));
     if (gzip_) {
       if (inflateInit2(&stream_, 15 + 16) != Z_OK)
         throw std::runtime_error(display_name(path_) + ": cannot initialise zlib");
@@ -110,11 +113,12 @@ class ByteSource {
 
   // Up to capacity bytes of (uncompressed) input; 0 at the end.
   std::size_t read(char* out, std::size_t capacity) {
+    if (decoder_) return decode_some(reinterpret_cast<unsigned char*>(out), capacity);
     return gzip_ ? inflate_some(reinterpret_cast<unsigned char*>(out), capacity)
                  : read_plain(out, capacity);
   }
 
-  bool rereadable() const { return regular_ && !gzip_; }
+  bool rereadable() const { return regular_ && !gzip_ && !decoder_; }
 
   // Up to capacity bytes at a file offset (rereadable sources); 0 at the end of the file.
   std::size_t read_at(std::uint64_t offset, char* out, std::size_t capacity) const {
@@ -206,7 +210,26 @@ class ByteSource {
     return wanted - stream_.avail_out;
   }
 
+  // bzip2, xz, zstd: raw_[raw_pos_, raw_end_) is the compressed input not yet decoded.
+  std::size_t decode_some(unsigned char* out, std::size_t capacity) {
+    for (;;) {
+      if (raw_pos_ == raw_end_ && !raw_eof_) {
+        raw_pos_ = raw_end_ = 0;
+        read_raw_more();
+      }
+      const unsigned char* in = raw_.data() + raw_pos_;
+      std::size_t left = raw_end_ - raw_pos_;
+      const std::size_t n = decoder_->decode(in, &left, out, capacity, raw_eof_);
+      const bool progress = raw_pos_ != raw_end_ - left;
+      raw_pos_ = raw_end_ - left;
+      if (n > 0 || (raw_eof_ && left == 0)) return n;
+      if (!progress && left > 0)
+        throw std::runtime_error(display_name(path_) + ": data after the end of the compressed stream");
+    }
+  }
+
   std::string path_;
+  std::unique_ptr<StreamDecoder> decoder_;
   int fd_ = -1;
   bool owns_fd_ = false;
   bool regular_ = false;  // a regular file opened by path

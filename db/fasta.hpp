@@ -1,7 +1,8 @@
-// Streaming reader of FASTA (and 4-line FASTQ) files, plain or gzip-compressed.
+// Streaming reader of FASTA (and 4-line FASTQ) files, plain or compressed (gzip, bzip2, xz, zstd).
 //
 // Input: a path, or "-" for stdin. gzip is recognised by its magic bytes (1f 8b), not by the name;
-// concatenated gzip members (bgzip, `cat a.gz b.gz`) are read as one stream.
+// concatenated gzip members (bgzip, `cat a.gz b.gz`) are read as one stream. bzip2, xz and zstd are
+// recognised and decoded the same way (db/decompress.hpp).
 //
 // Accepted: '>' header lines; sequence lines of any length (a line is never held in memory beyond the
 // residues it adds), wrapped or not; LF or CRLF line ends; upper or lower case; blanks inside

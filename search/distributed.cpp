@@ -514,6 +514,7 @@ class RankSearch {
                                  "), rank 0 opened " + database_.path() + " (" + identity() + ")");
     }
     output_.emplace(job_.output_path);
+    format_.begin(output_->stream(), database_, job_.output);
     if (!output_->temporary_path().empty()) guarded_ = std::filesystem::absolute(output_->temporary_path()).string();
     watchdog_.guard(guarded_);
     return next_batch();
@@ -533,6 +534,7 @@ class RankSearch {
     Writer out;
     if (batch_.empty()) {
       const auto writing = Clock::now();
+      format_.end(output_->stream());
       output_->commit();
       guarded_.clear();
       watchdog_.guard(guarded_);

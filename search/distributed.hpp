@@ -34,6 +34,7 @@ struct SearchJob {
   std::string output_path;  // written by rank 0 only ('-' for its stdout)
   bool skip_invalid_queries = false;
   bool quiet = false;       // no summary on stderr
+  OutputContext output;     // what the report formats state (search/output.hpp)
 };
 
 // Runs this rank's part of the search, MPI_Init to MPI_Finalize. Returns the process exit status: 0; 1

@@ -594,8 +594,8 @@ TEST_CASE("robustness: duplicate IDs are accepted and reported by position", "[r
   REQUIRE(result.exit_code == 0);
   // Query 1 (200 residues) finds the first 'dup', query 2 (220) the second: two rows, in query order.
   CHECK(result.out ==
-        "q\tdup\tdup first copy\t200\t200\t100.000\n"
-        "q\tdup\tdup second copy\t220\t220\t100.000\n");
+        "q\tdup\tfirst copy\t200\t200\t100.000\n"
+        "q\tdup\tsecond copy\t220\t220\t100.000\n");
 }
 
 TEST_CASE("robustness: missing and unreadable files, and outputs that cannot be written", "[robustness][cli]") {

@@ -110,7 +110,7 @@ TEST_CASE("search cli: user errors are named, exit non-zero and leave no output"
   }
   SECTION("an unknown output column") {
     const auto r = run_warpsearch("search -q " + queries + " -d " + quoted(db) + " --outfmt '6 qseqid bogus'");
-    CHECK(r.exit_code == 2);
+    CHECK(r.exit_code == 2);  // a bad option value is a usage error
     CHECK(contains(r.err, "bogus"));
   }
   SECTION("a bad command line") {

@@ -135,8 +135,8 @@ int run_align(int argc, char** argv) {
   po::options_description options("options");
   options.add_options()
       ("help,h", "show this help")
-      ("query,q", po::value(&query_path)->value_name("FILE"), "query FASTA (plain or gzip; '-' for stdin)")
-      ("target,t", po::value(&target_path)->value_name("FILE"), "target FASTA (plain or gzip; '-' for stdin)")
+      ("query,q", po::value(&query_path)->value_name("FILE"), "query FASTA (plain, gzip, bzip2, xz or zstd; '-' for stdin)")
+      ("target,t", po::value(&target_path)->value_name("FILE"), "target FASTA (plain, gzip, bzip2, xz or zstd; '-' for stdin)")
       ("pairs,p", po::value(&pairs_path)->value_name("FILE"),
        "pairs to align: 'query_id target_id [query_seed target_seed [seed_length]]' per line (default: record i with record i)")
       ("out,o", po::value(&output_path)->value_name("FILE"), "output file, written atomically (default: stdout)")

@@ -20,8 +20,8 @@ namespace {
 constexpr const char* kMakedbUsage =
     "usage: warpsearch makedb IN DB [options]\n"
     "\n"
-    "Packs the sequences of IN (FASTA or FASTQ, plain or gzip; '-' for stdin) into the database\n"
-    "directory DB, which must not exist. The database appears complete or not at all.\n";
+    "Packs the sequences of IN (FASTA or FASTQ, plain or compressed with gzip, bzip2, xz or zstd; '-' for\n"
+    "stdin) into the database directory DB, which must not exist. The database appears complete or not at all.\n";
 
 
 }  // namespace

@@ -1,4 +1,4 @@
-// warpsearch search: queries against a database, BLAST tabular or JSON Lines out.
+// warpsearch search: queries against a database, results in BLAST+'s formats (search/output.hpp) or JSON Lines.
 #include <unistd.h>
 
 #include <boost/program_options.hpp>
@@ -59,7 +59,7 @@ constexpr const char* kSearchUsage =
     "usage: warpsearch search -q QUERIES -d DB [-o OUT] [options]\n"
     "\n"
     "Exact Smith-Waterman search of every query against every subject of DB (made by 'warpsearch makedb').\n"
-    "QUERIES is FASTA (plain or gzip, '-' for stdin). Output: BLAST tabular (outfmt 6) by default.\n";
+    "QUERIES is FASTA (plain, gzip, bzip2, xz or zstd; '-' for stdin). Output: BLAST tabular (outfmt 6) by default.\n";
 
 std::vector<int> parse_gpu_list(const std::string& text) {
   std::vector<int> gpus;
@@ -87,7 +87,8 @@ int run_search(int argc, char** argv) {
   po::options_description options("options");
   options.add_options()
       ("help,h", "show this help")
-      ("query,q", po::value(&query_path)->value_name("FILE"), "query FASTA (plain or gzip; '-' for stdin)")
+      ("query,q", po::value(&query_path)->value_name("FILE"),
+       "query FASTA (plain, gzip, bzip2, xz or zstd; '-' for stdin)")
       ("db,d", po::value(&database_path)->value_name("DB"), "database directory made by 'warpsearch makedb'")
       ("out,o", po::value(&output_path)->value_name("FILE"), "output file, written atomically (default: stdout)");
   scoring_options.add_to(options);
@@ -101,8 +102,9 @@ int run_search(int argc, char** argv) {
       ("min-score", po::value(&min_score)->value_name("S"), "report hits with a raw score of at least S (default 1)")
       ("raw-scores", "no E-values or bit scores (for scoring without published statistics)")
       ("outfmt", po::value(&outfmt)->value_name("FMT"),
-       "6 (BLAST tabular), \"6 COLUMN ...\" (columns by BLAST's names, plus score qlen slen cigar qseq sseq "
-       "qcovhsp stitle sstrand nident gaps) or json (JSON Lines)")
+       "BLAST+'s 0 (pairwise), 5 (XML), 6 (tabular, default), 7 (tabular with comments), 10 (CSV), 15 (JSON), "
+       "17 or sam (SAM, nucleotide); 6, 7 and 10 take BLAST's column names, e.g. \"6 std qcovs btop\" (and cigar); "
+       "json: JSON Lines")
       ("strand", po::value(&strand)->value_name("both|plus|minus"), "query strands searched (nucleotide; default both)");
   compute_options.add_to(options, "search");
   options.add_options()
@@ -148,7 +150,7 @@ int run_search(int argc, char** argv) {
   if (max_target_seqs == 0 || max_target_seqs > (std::size_t{1} << 30))
     throw UsageError{"--max-target-seqs takes a number of hits from 1 to 1073741824"};
   if (compute_options.threads() > 4096) throw UsageError{"--threads takes a number from 0 (every core) to 4096"};
-  const OutputFormat format = [&] {
+  OutputFormat format = [&] {
     try {
       return OutputFormat::parse(outfmt);
     } catch (const std::invalid_argument& e) {
@@ -161,11 +163,19 @@ int run_search(int argc, char** argv) {
   const Database database = Database::open(database_path);
   const bool nucleotide = database.info().type == SequenceType::nucleotide;
   ScoringScheme scoring = scoring_options.scheme(nucleotide, vm, "databases");
+  if (format.kind() == OutputFormat::Kind::sam && !nucleotide)
+    throw UsageError{"--outfmt 17 (SAM) is for nucleotide databases"};
+  OutputContext context;
+  context.program = nucleotide ? "blastn" : "blastp";
+  context.database_name = database_path;
+  context.command_line = command_line_text(argc, argv);
+  context.scoring = &scoring;
+  context.max_evalue = evalue;
 #ifdef WARPSEARCH_HAVE_MPI
   // Under mpirun / srun this process is one rank of a distributed search (search/distributed.hpp).
   if (distributed::launched_by_mpi())
-    return distributed::run_search({query_path, output_path, vm.count("skip-invalid") > 0, quiet}, database, scoring,
-                                   search_options, format);
+    return distributed::run_search({query_path, output_path, vm.count("skip-invalid") > 0, quiet, context}, database,
+                                   scoring, search_options, format);
 #endif
 
   std::vector<Query> queries;
@@ -177,7 +187,7 @@ int run_search(int argc, char** argv) {
   }
 
   AtomicFile output(output_path);
-  SearchEngine engine(database, std::move(scoring), search_options);
+  SearchEngine engine(database, scoring, search_options);
   notice_cpu_fallback("search", search_options.device, engine.backend_description(), quiet);
   ProgressBar bar(!quiet);
   SearchProgress done;
@@ -186,10 +196,12 @@ int run_search(int argc, char** argv) {
     done = p;
   });
   std::size_t hits = 0;
+  format.begin(output.stream(), database, context);
   for (std::size_t q = 0; q < queries.size(); ++q) {
     format.write(output.stream(), queries[q], results[q], database);
     hits += results[q].hits.size();
   }
+  format.end(output.stream());
   output.commit();
 
   if (!quiet) {

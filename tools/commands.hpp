@@ -11,6 +11,8 @@ int run_makedb(int argc, char** argv);
 int run_dbinfo(int argc, char** argv);
 int run_search(int argc, char** argv);
 int run_align(int argc, char** argv);
+// blastp, blastn (and the reserved blastx, tblastn, tblastx): argv[0] is the program's name.
+int run_blast(int argc, char** argv);
 
 // "1000", "64K", "512M", "1G" (binary multiples) -> the number; anything else is a UsageError naming
 // the option and what it counts.

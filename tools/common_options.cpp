@@ -15,6 +15,7 @@
 
 #include "db/atomic_file.hpp"
 #include "db/text.hpp"
+#include "db/usable_cpus.hpp"
 #include "tools/commands.hpp"
 
 namespace po = boost::program_options;
@@ -55,6 +56,19 @@ bool parse_command_line(int argc, char** argv, const po::options_description& op
     return false;
   }
   return true;
+}
+
+std::string command_line_text(int argc, char** argv) {
+  std::string text = "warpsearch";
+  for (int i = 0; i < argc; ++i) {
+    const std::string word = argv[i];
+    const bool plain = !word.empty() && word.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                                                               "0123456789_-+=/.,:@%") == std::string::npos;
+    std::string quoted = "'";
+    for (char c : word) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    text += " " + (plain ? word : quoted + "'");
+  }
+  return text;
 }
 
 void ScoringOptions::add_to(po::options_description& options) {
@@ -103,10 +117,12 @@ void ScoringOptions::check(const po::variables_map& given) const {
 
 void ComputeOptions::add_to(po::options_description& options, const std::string& verb) {
   options.add_options()
-      ("threads", po::value(&threads_)->value_name("N"), "CPU threads (default: every core)")
+      ("threads", po::value(&threads_)->value_name("N"), "CPU threads (default: the CPUs this process may use: its affinity mask and cgroup quota)")
       ("device", po::value(&device_)->value_name("auto|cpu|gpu"),
        ("where to " + verb + " (default auto: GPU when usable)").c_str());
 }
+
+unsigned ComputeOptions::threads() const { return threads_.value != 0 ? threads_.value : usable_cpus(); }
 
 Device ComputeOptions::device() const {
   if (device_ == "auto") return Device::automatic;

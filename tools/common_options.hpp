@@ -51,6 +51,10 @@ bool parse_command_line(int argc, char** argv, const boost::program_options::opt
                         const boost::program_options::options_description& hidden = {},
                         const boost::program_options::positional_options_description& positional = {});
 
+// "warpsearch search -q 'my queries.fa' ...": the command line as a shell would take it back (argv[0] is
+// the command's name), for reports that record it (SAM's @PG).
+std::string command_line_text(int argc, char** argv);
+
 // --matrix, --gapopen, --gapextend, --match, --mismatch.
 class ScoringOptions {
  public:
@@ -78,7 +82,9 @@ class ComputeOptions {
   // verb: what the command does there ("search", "align"), for --device's help.
   void add_to(boost::program_options::options_description& options, const std::string& verb);
 
-  unsigned threads() const { return threads_; }
+  // --threads, or without it (0) the CPUs this process may use (db/usable_cpus.hpp: affinity mask and
+  // cgroup quota).
+  unsigned threads() const;
   // --device's value; another name than auto, cpu or gpu is a UsageError.
   Device device() const;
 

@@ -10,7 +10,11 @@
 
 #include "db/interrupt.hpp"
 #include "db/text.hpp"
+#include "kernels/cpu/query_scorer.hpp"
 #include "tools/commands.hpp"
+#ifdef WARPSEARCH_HAVE_CUDA
+#include <cuda_runtime_api.h>
+#endif
 
 namespace {
 
@@ -24,6 +28,8 @@ constexpr const char* kUsage =
     "  dbinfo   describe a database, and verify its checksums\n"
     "  search   search queries against a database\n"
     "  align    align pairs of sequences (local, global, semiglobal, X-drop)\n"
+    "  blastp, blastn\n"
+    "           a BLAST+ command line (-query, -db, -outfmt, ...) run as an exact search\n"
     "\n"
     "'warpsearch COMMAND --help' describes a command's options.\n";
 
@@ -42,7 +48,27 @@ constexpr Command kCommands[] = {
     {"dbinfo", warpsearch::tools::run_dbinfo},
     {"search", warpsearch::tools::run_search},
     {"align", warpsearch::tools::run_align},
+    {"blastp", warpsearch::tools::run_blast},
+    {"blastn", warpsearch::tools::run_blast},
+    {"blastx", warpsearch::tools::run_blast},
+    {"tblastn", warpsearch::tools::run_blast},
+    {"tblastx", warpsearch::tools::run_blast},
 };
+
+void print_version() {
+  std::cout << "warpsearch " WARPSEARCH_VERSION "\n"
+            << "commit: " << WARPSEARCH_GIT_DESCRIBE << "\n"
+            << "build type: " << WARPSEARCH_BUILD_TYPE << "\n";
+#ifdef WARPSEARCH_HAVE_CUDA
+  int runtime = 0;
+  cudaRuntimeGetVersion(&runtime);
+  std::cout << "CUDA: built with " << CUDART_VERSION / 1000 << "." << CUDART_VERSION % 1000 / 10 << ", runtime "
+            << runtime / 1000 << "." << runtime % 1000 / 10 << "\n";
+#else
+  std::cout << "CUDA: not built in (CPU only)\n";
+#endif
+  std::cout << "CPU kernels: " << warpsearch::cpu::isa_name(warpsearch::cpu::best_isa()) << "\n";
+}
 
 }  // namespace
 
@@ -58,7 +84,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (first == "--version" || first == "-V") {
-    std::cout << "warpsearch " WARPSEARCH_VERSION "\n";
+    print_version();
     return 0;
   }
   for (const Command& command : kCommands) {

@@ -1,0 +1,303 @@
+// BLAST+ as the oracle of warpsearch's formats and command lines: the same command line run by blastp
+// (or blastn) and by `warpsearch blastp` (or blastn), on a BLAST database made with -parse_seqids and a
+// warpsearch database of the same name, must give the same fields on every alignment both report
+// identically (tests/blast_compare.py says which those are). blastp runs with -comp_based_stats 0 -seg no
+// -use_sw_tback, blastn with -task blastn and warpsearch's nucleotide scoring, so that its scores are
+// exact ones. Skipped with a message where BLAST+ or python3 is missing.
+#include <string>
+
+#include "tests/catch.hpp"
+#include "tests/test_support.hpp"
+
+using warpsearch::test::read_file;
+using warpsearch::test::run_warpsearch;
+using warpsearch::test::source_path;
+using warpsearch::test::TempDir;
+using warpsearch::test::write_file;
+
+namespace {
+
+struct ShellResult {
+  int exit_code = -1;
+  std::string out;
+};
+
+ShellResult shell(const std::string& command) {
+  TempDir scratch;
+  const std::string out = scratch.file("out");
+  const int status = std::system(("(" + command + ") >'" + out + "' 2>&1").c_str());
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), read_file(out)};
+}
+
+bool have(const std::string& tool) { return shell("command -v " + tool).exit_code == 0; }
+
+std::string quoted(const std::string& path) { return "'" + path + "'"; }
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+// Runs `PROGRAM ARGS -outfmt FORMAT` with BLAST+ and with warpsearch, and compares the two outputs.
+void compare(const TempDir& dir, const std::string& program, const std::string& arguments, const std::string& format,
+             const std::string& kind, int minimum) {
+  INFO(program << " -outfmt '" << format << "'");
+  const std::string blast = dir.file("blast.out"), ours = dir.file("ours.out");
+  const auto b = shell("cd " + quoted(dir.path()) + " && " + program + " " + arguments + " -outfmt '" + format + "' > " +
+                       quoted(blast));
+  INFO(b.out);
+  REQUIRE(b.exit_code == 0);
+  const auto w = run_warpsearch(program + " " + arguments + " -outfmt '" + format + "' -out " + quoted(ours));
+  INFO(w.err);
+  REQUIRE(w.exit_code == 0);
+  const auto c = shell("python3 " + quoted(source_path("tests/blast_compare.py")) + " " + kind + " " + quoted(blast) +
+                       " " + quoted(ours) + " " + std::to_string(minimum));
+  INFO(c.out);
+  CHECK(c.exit_code == 0);
+}
+
+bool blast_available(const char* program) {
+  for (const std::string& tool : {std::string(program), std::string("makeblastdb"), std::string("python3")})
+    if (!have(tool)) {
+      WARN(tool << " not installed (Debian: ncbi-blast+, python3): comparison with BLAST+ skipped");
+      return false;
+    }
+  return true;
+}
+
+}  // namespace
+
+TEST_CASE("blast cli: warpsearch blastp writes BLAST+'s fields in every format", "[blast][cli]") {
+  if (!blast_available("blastp")) return;
+  TempDir dir;
+  const std::string db = dir.file("sample");
+  REQUIRE(shell("makeblastdb -in " + quoted(source_path("data/uniprot_sample.fa")) + " -dbtype prot -parse_seqids -out " +
+                quoted(db)).exit_code == 0);
+  REQUIRE(run_warpsearch("makedb --quiet " + quoted(source_path("data/uniprot_sample.fa")) + " " + quoted(db)).exit_code == 0);
+  const std::string arguments = "-query " + quoted(source_path("data/queries.fa")) + " -db " + quoted(db) +
+                                " -comp_based_stats 0 -seg no -use_sw_tback -max_target_seqs 20";
+  // Columns 1-12 std, 13 btop (tells co-optimal alignments apart), 14 qcovs; then the rest.
+  compare(dir, "blastp", arguments,
+          "6 std btop qcovs qseqid qacc sseqid sacc sallseqid sallacc sgi qgi qlen slen score length pident nident "
+          "mismatch positive gapopen gaps ppos frames qframe sframe qseq sseq staxid staxids ssciname sscinames "
+          "scomname sblastname sskingdom sstrand qcovhsp qcovus stitle salltitles",
+          "tab", 80);
+  compare(dir, "blastp", arguments, "7 std btop qcovs positive", "tab7", 80);
+  compare(dir, "blastp", arguments, "10 std btop qcovs sacc", "csv", 80);  // no titles: BLAST's CSV leaves commas unquoted
+  compare(dir, "blastp", arguments, "5", "xml", 80);
+  compare(dir, "blastp", arguments, "15", "json", 80);
+  compare(dir, "blastp", arguments, "0", "pairwise", 80);
+  if (have("xmllint")) {
+    REQUIRE(run_warpsearch("blastp " + arguments + " -outfmt 5 -out " + quoted(dir.file("ours.xml"))).exit_code == 0);
+    CHECK(shell("xmllint --noout " + quoted(dir.file("ours.xml"))).exit_code == 0);
+  }
+}
+
+TEST_CASE("blast cli: Biopython's SearchIO reads warpsearch's XML and commented tabular as it reads BLAST's",
+          "[blast][cli]") {
+  if (!blast_available("blastp")) return;
+  // The python that has Biopython: the one on PATH, or Debian's (python3-biopython).
+  std::string python;
+  for (const char* candidate : {"python3", "/usr/bin/python3"})
+    if (python.empty() && shell(std::string(candidate) + " -c 'import Bio.SearchIO'").exit_code == 0) python = candidate;
+  if (python.empty()) {
+    WARN("Biopython not installed (Debian: python3-biopython): SearchIO check skipped");
+    return;
+  }
+  TempDir dir;
+  const std::string db = dir.file("sample");
+  REQUIRE(shell("makeblastdb -in " + quoted(source_path("data/uniprot_sample.fa")) + " -dbtype prot -parse_seqids -out " +
+                quoted(db)).exit_code == 0);
+  REQUIRE(run_warpsearch("makedb --quiet " + quoted(source_path("data/uniprot_sample.fa")) + " " + quoted(db)).exit_code == 0);
+  const std::string arguments = "-query " + quoted(source_path("data/queries.fa")) + " -db " + quoted(db) +
+                                " -comp_based_stats 0 -seg no -use_sw_tback -max_target_seqs 20";
+  for (const auto& [format, kind] : {std::pair<std::string, std::string>{"5", "searchio-xml"},
+                                     {"7 std positive btop", "searchio-tab7"}}) {
+    INFO(kind);
+    REQUIRE(shell("blastp " + arguments + " -outfmt '" + format + "' > " + quoted(dir.file("blast.out"))).exit_code == 0);
+    REQUIRE(run_warpsearch("blastp " + arguments + " -outfmt '" + format + "' -out " + quoted(dir.file("ours.out"))).exit_code == 0);
+    const auto c = shell(python + " " + quoted(source_path("tests/blast_compare.py")) + " " + kind + " " +
+                         quoted(dir.file("blast.out")) + " " + quoted(dir.file("ours.out")) + " 80");
+    INFO(c.out);
+    CHECK(c.exit_code == 0);
+  }
+}
+
+TEST_CASE("blast cli: warpsearch blastn writes BLAST+'s fields, and SAM that samtools reads", "[blast][cli]") {
+  if (!blast_available("blastn")) return;
+  TempDir dir;
+  // The sample's IDs ("GJ063650.1:1-1723") are not Seq-ids that -parse_seqids reads; local IDs are.
+  REQUIRE(shell("awk '/^>/{n++; sub(/^>[^ ]*/, \">dna\" n)} 1' " + quoted(source_path("data/dna_sample.fa")) + " > " +
+                quoted(dir.file("dna.fa"))).exit_code == 0);
+  const std::string db = dir.file("dna");
+  REQUIRE(shell("makeblastdb -in " + quoted(dir.file("dna.fa")) + " -dbtype nucl -parse_seqids -out " + quoted(db)).exit_code == 0);
+  REQUIRE(run_warpsearch("makedb --quiet " + quoted(dir.file("dna.fa")) + " " + quoted(db)).exit_code == 0);
+  const std::string arguments = "-task blastn -query " + quoted(source_path("data/dna_queries.fa")) + " -db " + quoted(db) +
+                                " -reward 2 -penalty -3 -gapopen 5 -gapextend 2 -dust no -max_target_seqs 20";
+  compare(dir, "blastn", arguments, "6 std btop qcovs sstrand frames qframe sframe sseqid sacc qcovhsp positive ppos stitle",
+          "tab", 40);
+  compare(dir, "blastn", arguments, "5", "xml", 40);
+  compare(dir, "blastn", arguments, "15", "json", 40);
+  compare(dir, "blastn", arguments, "0", "pairwise", 40);
+
+  // SAM: BLAST's own outfmt 17 puts the query in RNAME; warpsearch writes SAM with the database as the
+  // reference. Its records are checked against blastn's tabular output: position, strand, CIGAR span,
+  // AS (the score) and NM (mismatches and gap columns).
+  const auto b = shell(std::string("cd ") + quoted(dir.path()) + " && blastn " + arguments +
+                       " -outfmt '6 qseqid sseqid sstart send sstrand score mismatch gaps' > blast.tsv");
+  REQUIRE(b.exit_code == 0);
+  const auto w = run_warpsearch("blastn " + arguments + " -outfmt 17 -out " + quoted(dir.file("ours.sam")));
+  INFO(w.err);
+  REQUIRE(w.exit_code == 0);
+  const auto c = shell("python3 " + quoted(source_path("tests/blast_compare.py")) + " sam-vs-tab " +
+                       quoted(dir.file("blast.tsv")) + " " + quoted(dir.file("ours.sam")) + " 40");
+  INFO(c.out);
+  CHECK(c.exit_code == 0);
+  if (have("samtools")) {
+    CHECK(shell("samtools quickcheck " + quoted(dir.file("ours.sam"))).exit_code == 0);
+    const auto view = shell("samtools view -F 4 " + quoted(dir.file("ours.sam")) + " | awk '$2 == 16' | wc -l");
+    CHECK(std::stoi(view.out) > 0);  // minus-strand hits carry FLAG 16
+  } else {
+    WARN("samtools not installed: SAM not read back");
+  }
+}
+
+TEST_CASE("blast cli: subject identifiers as blastp prints them from a -parse_seqids database", "[blast][cli]") {
+  if (!blast_available("blastp")) return;
+  TempDir dir;
+  // One FASTA ID of each kind -parse_seqids reads differently; the subjects are prefixes of one
+  // sequence, so that every one is hit with an alignment both tools report identically.
+  const std::string sequence =
+      "MKTAYIAKQRQISFVKSHFSRQLEERLGLIEVQAPILSRVGDGTQDNLSGAEKAVQVKVKALPDAQFEVVHSLAKWKRQTLGQHDFSAGEGLYTHMKALRPDEDRLSPLHSV"
+      "YVDQWDWERVMGDGERQFSTLKSTVEAIWAGIKATEAAVSEEFGLAPFLPDQIHFVHSQELLSRYPDLDAKGRERAIAKDLGAVFLVGIGGKLSDGHRHDVRAPDYDDW";
+  const char* ids[] = {"sp|P12345|NAME_HUMAN", "sp|P12346.2|NAME2", "ref|NM_000123.1|", "gi|123|ref|NP_000001.1|",
+                       "NM_000124.1", "myseq1", "lcl|myseq2", "P12347", "gb|AAA12345.1|", "pdb|1ABC|A",
+                       "gnl|db|ident5", "tr|Q9XYZ1|Q9XYZ1_X", "XP_123456.2", "seq.with.dots", "abc|def", "A0A0B0PUI5"};
+  std::string fasta;
+  std::size_t length = 100;
+  for (const char* id : ids) fasta += ">" + std::string(id) + " title of " + id + "\n" + sequence.substr(0, length++) + "\n";
+  write_file(dir.file("ids.fa"), fasta);
+  write_file(dir.file("query.fa"), ">query\n" + sequence + "\n");
+  const std::string db = dir.file("ids");
+  REQUIRE(shell("makeblastdb -in " + quoted(dir.file("ids.fa")) + " -dbtype prot -parse_seqids -out " + quoted(db)).exit_code == 0);
+  REQUIRE(run_warpsearch("makedb --quiet " + quoted(dir.file("ids.fa")) + " " + quoted(db)).exit_code == 0);
+  compare(dir, "blastp", "-query " + quoted(dir.file("query.fa")) + " -db " + quoted(db) + " -comp_based_stats 0 -seg no",
+          "6 std btop qcovs sseqid sacc sallseqid sallacc sgi sallgi stitle salltitles", "tab", 16);
+  compare(dir, "blastp", "-query " + quoted(dir.file("query.fa")) + " -db " + quoted(db) + " -comp_based_stats 0 -seg no",
+          "5", "xml", 16);
+}
+
+TEST_CASE("blast cli: -subject FASTA is searched as a database of its own", "[blast][cli]") {
+  if (!blast_available("blastp")) return;
+  TempDir dir;
+  REQUIRE(shell("head -40 " + quoted(source_path("data/uniprot_sample.fa")) + " > " + quoted(dir.file("subjects.fa"))).exit_code == 0);
+  const std::string arguments = "-query " + quoted(source_path("data/queries.fa")) + " -subject " +
+                                quoted(dir.file("subjects.fa")) + " -comp_based_stats 0 -seg no -use_sw_tback";
+  // BLAST leaves -subject IDs unparsed (saccver is the whole ID); sseqid is the whole ID in both.
+  compare(dir, "blastp", arguments, "6 qseqid sseqid pident length mismatch gapopen qstart qend sstart send evalue "
+          "bitscore btop score", "tab", 20);
+  // The database made for the run is gone afterwards.
+  const auto left = shell("ls -d \"${TMPDIR:-/tmp}\"/warpsearch-subject-* 2>/dev/null | wc -l");
+  CHECK(left.out == "0\n");
+  CHECK(run_warpsearch("blastp " + arguments + " -db " + quoted(dir.file("x"))).exit_code == 2);
+}
+
+TEST_CASE("blast cli: BLAST's options are accepted, noted or refused", "[blast][cli]") {
+  TempDir dir;
+  const std::string db = dir.file("sample");
+  REQUIRE(run_warpsearch("makedb --quiet " + quoted(source_path("data/uniprot_sample.fa")) + " " + quoted(db)).exit_code == 0);
+  const std::string query = " -query " + quoted(source_path("data/queries.fa")) + " -db " + quoted(db);
+
+  SECTION("the default report is BLAST's pairwise one") {
+    const auto r = run_warpsearch("blastp" + query + " -max_target_seqs 2");
+    REQUIRE(r.exit_code == 0);
+    CHECK(contains(r.out, "Query= "));
+    CHECK(contains(r.out, " Score = "));
+    CHECK(r.err.empty());
+  }
+  SECTION("heuristic options: one note each on stderr, the same hits") {
+    const auto plain = run_warpsearch("blastp" + query + " -outfmt 6 -max_target_seqs 5");
+    const auto noted = run_warpsearch("blastp" + query + " -outfmt 6 -max_target_seqs 5 -word_size 2 -threshold 13 "
+                                      "-xdrop_gap 30 -window_size 0");
+    REQUIRE(noted.exit_code == 0);
+    CHECK(noted.out == plain.out);
+    CHECK(std::count(noted.err.begin(), noted.err.end(), '\n') == 4);
+    CHECK(contains(noted.err, "-word_size steers BLAST's heuristics and does not change an exact search"));
+  }
+  SECTION("values that ask for what an exact search does need no note") {
+    const auto r = run_warpsearch("blastp" + query + " -outfmt 6 -max_target_seqs 2 -seg no -comp_based_stats 0 "
+                                  "-use_sw_tback -max_hsps 1 -evalue 1e-5 -num_threads 1");
+    REQUIRE(r.exit_code == 0);
+    CHECK(r.err.empty());
+  }
+  SECTION("options mapped onto the search act as in BLAST") {
+    const auto r = run_warpsearch("blastp" + query + " -outfmt '6 qseqid evalue' -evalue 1e-10 -max_target_seqs 3");
+    REQUIRE(r.exit_code == 0);
+    CHECK(!r.out.empty());
+    for (std::size_t at = r.out.find('\t'); at != std::string::npos; at = r.out.find('\t', at + 1))
+      CHECK(std::stod(r.out.substr(at + 1)) <= 1e-10);
+  }
+  SECTION("usage errors exit 2") {
+    for (const std::string bad : {" -bogus 1", " -remote", " -perc_identity 90", " -outfmt 3", " -evalue", " stray",
+                                  " -strand plus_minus", " -evalue 0"}) {
+      INFO(bad);
+      const auto r = run_warpsearch("blastp" + query + bad);
+      CHECK(r.exit_code == 2);
+      CHECK(r.out.empty());
+    }
+    const auto nucleotide = run_warpsearch("blastn" + query);
+    CHECK(nucleotide.exit_code == 2);
+    CHECK(contains(nucleotide.err, "protein database"));
+  }
+  SECTION("translated programs say they are not yet supported") {
+    for (const std::string program : {"blastx", "tblastn", "tblastx"}) {
+      const auto r = run_warpsearch(program + query);
+      CHECK(r.exit_code == 1);
+      CHECK(contains(r.err, "not yet supported"));
+    }
+  }
+  SECTION("-help lists the options") {
+    const auto r = run_warpsearch("blastp -help");
+    CHECK(r.exit_code == 0);
+    CHECK(contains(r.out, "-max_target_seqs"));
+    CHECK(contains(r.out, "-word_size"));
+  }
+}
+
+TEST_CASE("cli: --version names the version, commit, build type, CUDA and CPU kernels", "[cli]") {
+  const auto r = run_warpsearch("--version");
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.rfind("warpsearch " WARPSEARCH_VERSION "\n", 0) == 0);
+  for (const char* line : {"\ncommit: ", "\nbuild type: ", "\nCUDA: ", "\nCPU kernels: "}) CHECK(contains(r.out, line));
+  CHECK(!contains(r.out, "commit: \n"));
+}
+
+TEST_CASE("cli: the default thread count follows the CPU affinity mask", "[cli]") {
+  if (!have("taskset") || shell("taskset -c 0 true").exit_code != 0) {
+    WARN("taskset not usable here: skipped");
+    return;
+  }
+  TempDir dir;
+  const std::string db = dir.file("sample");
+  REQUIRE(run_warpsearch("makedb --quiet " + quoted(source_path("data/uniprot_sample.fa")) + " " + quoted(db)).exit_code == 0);
+  const auto r = shell("taskset -c 0 '" WARPSEARCH_BINARY "' search --device cpu -q " +
+                       quoted(source_path("data/queries.fa")) + " -d " + quoted(db) + " --max-target-seqs 1 -o /dev/null");
+  INFO(r.out);
+  REQUIRE(r.exit_code == 0);
+  CHECK(contains(r.out, ", 1 thread)"));
+}
+
+TEST_CASE("cli: the man page renders without warnings and the completion offers the commands", "[cli]") {
+  if (have("groff")) {
+    const auto r = shell("groff -man -Tutf8 -ww -z " + quoted(source_path("tools/warpsearch.1")));
+    INFO(r.out);
+    CHECK(r.exit_code == 0);
+    CHECK(r.out.empty());
+  } else {
+    WARN("groff not installed: man page not rendered");
+  }
+  if (have("bash")) {
+    const auto r = shell("bash -c 'source " + source_path("tools/warpsearch.bash-completion") +
+                         "; COMP_WORDS=(warpsearch bl); COMP_CWORD=1; _warpsearch; echo ${COMPREPLY[*]}; "
+                         "COMP_WORDS=(warpsearch blastp -max_t); COMP_CWORD=2; _warpsearch; echo ${COMPREPLY[*]}; "
+                         "COMP_WORDS=(warpsearch search --outfmt 1); COMP_CWORD=3; _warpsearch; echo ${COMPREPLY[*]}'");
+    CHECK(r.out == "blastp blastn\n-max_target_seqs\n10 15 17\n");
+  }
+}

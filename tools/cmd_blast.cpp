@@ -1,0 +1,283 @@
+// warpsearch blastp | blastn: BLAST+ command lines run as exact searches.
+//
+// A BLAST+ command line with `blastp` replaced by `warpsearch blastp` runs and writes the same columns:
+// the options keep BLAST's single-dash names and defaults and are translated into a `warpsearch search`
+// command line. Options that change what BLAST's heuristics look at (word size, X-drop, ...) cannot
+// change an exact search: they are accepted with a one-line note on stderr. Options whose meaning
+// warpsearch does not implement (remote search, restricting the database, ...) are refused with a usage error rather than silently ignored. blastx, tblastn and tblastx name translated
+// searches, which this build does not run: they are refused with a message that says so.
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "db/database.hpp"
+#include "db/makedb.hpp"
+#include "tools/commands.hpp"
+
+namespace warpsearch::tools {
+namespace {
+
+enum class Action {
+  option,          // translated to the search option `target`, with its value
+  heuristic,       // takes a value; noted as without effect on an exact search
+  heuristic_flag,  // the same without a value
+  exact_flag,      // asks for what an exact search does anyway: no note
+  ignored,         // takes a value; noted with `target` as the reason
+  ignored_flag,    // the same without a value
+  refused,         // a usage error, `target` saying why
+  subject,         // -subject FASTA: searched as a database made for this run
+};
+
+struct BlastOption {
+  const char* name;  // without the dash
+  Action action;
+  const char* target;
+};
+
+constexpr const char* kNoMasking = "exact search does not mask the query: results are those of masking off";
+
+constexpr BlastOption kOptions[] = {
+    {"query", Action::option, "-q"},
+    {"db", Action::option, "-d"},
+    {"out", Action::option, "-o"},
+    {"evalue", Action::option, "--evalue"},
+    {"max_target_seqs", Action::option, "--max-target-seqs"},
+    {"num_threads", Action::option, "--threads"},
+    {"outfmt", Action::option, "--outfmt"},
+    {"matrix", Action::option, "--matrix"},
+    {"gapopen", Action::option, "--gapopen"},
+    {"gapextend", Action::option, "--gapextend"},
+    {"reward", Action::option, "--match"},
+    {"penalty", Action::option, "--mismatch"},
+    {"strand", Action::option, "--strand"},
+    {"min_raw_gapped_score", Action::option, "--min-score"},
+    {"max_hsps", Action::option, "--max-hsps"},
+    // Heuristics of BLAST's seed-and-extend: an exact search computes every cell.
+    {"word_size", Action::heuristic, nullptr},
+    {"threshold", Action::heuristic, nullptr},
+    {"xdrop_ungap", Action::heuristic, nullptr},
+    {"xdrop_gap", Action::heuristic, nullptr},
+    {"xdrop_gap_final", Action::heuristic, nullptr},
+    {"window_size", Action::heuristic, nullptr},
+    {"off_diagonal_range", Action::heuristic, nullptr},
+    {"template_type", Action::heuristic, nullptr},
+    {"template_length", Action::heuristic, nullptr},
+    {"max_intron_length", Action::heuristic, nullptr},
+    {"use_sw_tback", Action::exact_flag, nullptr},
+    {"ungapped", Action::refused, "ungapped alignment is not an exact Smith-Waterman search"},
+    // Masking and composition: exact search scores the sequences as they are.
+    {"seg", Action::ignored, kNoMasking},
+    {"dust", Action::ignored, kNoMasking},
+    {"soft_masking", Action::ignored, kNoMasking},
+    {"lcase_masking", Action::ignored_flag, kNoMasking},
+    {"db_soft_mask", Action::ignored, kNoMasking},
+    {"db_hard_mask", Action::ignored, kNoMasking},
+    {"comp_based_stats", Action::ignored,
+     "composition-based statistics are not applied: scores and E-values are those of -comp_based_stats 0"},
+    {"task", Action::ignored, "the task picks BLAST's heuristics and, for blastn, its scoring defaults"},
+    // Reporting options of BLAST that do not apply to warpsearch's reports.
+    {"num_descriptions", Action::ignored, "the pairwise report lists -max_target_seqs subjects"},
+    {"num_alignments", Action::ignored, "the pairwise report shows -max_target_seqs subjects"},
+    {"line_length", Action::ignored, "the pairwise report uses lines of 60 residues"},
+    {"sorthits", Action::ignored, "hits are sorted by score"},
+    {"sorthsps", Action::ignored, "alignments are sorted by score"},
+    {"mt_mode", Action::ignored, "warpsearch splits the work its own way"},
+    {"show_gis", Action::ignored_flag, "identifiers are printed as the FASTA gives them"},
+    {"parse_deflines", Action::ignored_flag, "query identifiers are printed as the FASTA gives them"},
+    {"html", Action::refused, "HTML output is not supported"},
+    {"remote", Action::refused, "remote search is not supported; search a database made by 'warpsearch makedb'"},
+    {"subject", Action::subject, nullptr},
+    {"subject_loc", Action::refused, "-subject_loc is not supported"},
+    {"query_loc", Action::refused, "-query_loc is not supported"},
+    {"searchsp", Action::refused, "-searchsp is not supported: E-values use the database's own size"},
+    {"dbsize", Action::refused, "-dbsize is not supported: E-values use the database's own size"},
+    {"perc_identity", Action::refused, "-perc_identity is not supported"},
+    {"qcov_hsp_perc", Action::refused, "-qcov_hsp_perc is not supported"},
+    {"culling_limit", Action::refused, "-culling_limit is not supported"},
+    {"best_hit_overhang", Action::refused, "-best_hit_overhang is not supported"},
+    {"best_hit_score_edge", Action::refused, "-best_hit_score_edge is not supported"},
+    {"subject_besthit", Action::refused, "-subject_besthit is not supported"},
+    {"gilist", Action::refused, "restricting the database by identifiers is not supported"},
+    {"seqidlist", Action::refused, "restricting the database by identifiers is not supported"},
+    {"negative_gilist", Action::refused, "restricting the database by identifiers is not supported"},
+    {"negative_seqidlist", Action::refused, "restricting the database by identifiers is not supported"},
+    {"taxids", Action::refused, "restricting the database by taxonomy is not supported"},
+    {"taxidlist", Action::refused, "restricting the database by taxonomy is not supported"},
+    {"entrez_query", Action::refused, "-entrez_query is not supported"},
+    {"import_search_strategy", Action::refused, "search strategies are not supported"},
+    {"export_search_strategy", Action::refused, "search strategies are not supported"},
+};
+
+// A fresh directory under $TMPDIR (or /tmp), removed with its contents when the object goes.
+class TemporaryDirectory {
+ public:
+  TemporaryDirectory() {
+    const char* base = std::getenv("TMPDIR");
+    std::string pattern = std::string(base != nullptr && *base != '\0' ? base : "/tmp") + "/warpsearch-subject-XXXXXX";
+    if (::mkdtemp(pattern.data()) == nullptr)
+      throw std::runtime_error("cannot create a temporary directory " + pattern + ": " + std::strerror(errno));
+    path_ = pattern;
+  }
+  TemporaryDirectory(const TemporaryDirectory&) = delete;
+  TemporaryDirectory& operator=(const TemporaryDirectory&) = delete;
+  ~TemporaryDirectory() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path_, ignored);
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+const BlastOption* find_option(const std::string& name) {
+  for (const BlastOption& option : kOptions)
+    if (name == option.name) return &option;
+  return nullptr;
+}
+
+std::string usage(const std::string& program) {
+  std::string text = "usage: warpsearch " + program + " -query FILE -db DB [-out FILE] [BLAST+ options]\n\n" +
+                      "Runs a " + program + " command line as an exact Smith-Waterman search. DB is a database made by\n"
+                      "'warpsearch makedb' (it may share its name with a BLAST database: BLAST's files sit beside the\n"
+                      "directory). The options are BLAST+'s, with its names and defaults:\n";
+  for (const BlastOption& option : kOptions) {
+    switch (option.action) {
+      case Action::option: text += "  -" + std::string(option.name) + "  (search " + option.target + ")\n"; break;
+      case Action::exact_flag: text += "  -" + std::string(option.name) + "  accepted; what an exact search does\n"; break;
+      case Action::heuristic:
+      case Action::heuristic_flag:
+        text += "  -" + std::string(option.name) + "  accepted; a BLAST heuristic, without effect on an exact search\n";
+        break;
+      case Action::ignored:
+      case Action::ignored_flag: text += "  -" + std::string(option.name) + "  accepted; " + option.target + "\n"; break;
+      case Action::refused: text += "  -" + std::string(option.name) + "  refused: " + option.target + "\n"; break;
+      case Action::subject:
+        text += "  -subject  FASTA searched instead of -db (a database made for the run, then removed)\n";
+        break;
+    }
+  }
+  text += "  -device auto|cpu|gpu, -quiet: warpsearch's own\n";
+  return text;
+}
+
+}  // namespace
+
+int run_blast(int argc, char** argv) {
+  const std::string program = argv[0];
+  if (program == "blastx" || program == "tblastn" || program == "tblastx")
+    throw std::runtime_error(program + " (translated search) is not yet supported by this warpsearch build; "
+                             "blastp and blastn are");
+  std::vector<std::string> args = {"search"};
+  bool quiet = true;
+  std::string database_path, subject_path;
+  for (int i = 1; i < argc; ++i) {
+    std::string word = argv[i];
+    if (word == "-h" || word == "-help" || word == "--help") {
+      std::fputs(usage(program).c_str(), stdout);
+      return 0;
+    }
+    if (word == "-version") {
+      std::printf("%s: warpsearch %s (BLAST+ 2.12.0+ command line)\n", program.c_str(), WARPSEARCH_VERSION);
+      return 0;
+    }
+    if (word.size() < 2 || word[0] != '-')
+      throw UsageError{"unexpected argument '" + word + "' (" + program + " options start with one dash, e.g. -query)"};
+    const std::string name = word.substr(word[1] == '-' ? 2 : 1);
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) throw UsageError{"-" + name + " needs a value"};
+      return argv[++i];
+    };
+    if (name == "device") {
+      args.push_back("--device");
+      args.push_back(value());
+      continue;
+    }
+    if (name == "quiet") continue;
+    if (name == "verbose") {
+      quiet = false;
+      continue;
+    }
+    const BlastOption* option = find_option(name);
+    if (option == nullptr) throw UsageError{"unknown option -" + name + " (see 'warpsearch " + program + " -help')"};
+    switch (option->action) {
+      case Action::option: {
+        const std::string given = value();
+        if (name == "db") database_path = given;
+        args.push_back(option->target);
+        args.push_back(given);
+        break;
+      }
+      case Action::heuristic:
+        value();
+        [[fallthrough]];
+      case Action::heuristic_flag:
+        std::fprintf(stderr, "warpsearch %s: note: -%s steers BLAST's heuristics and does not change an exact search\n",
+                     program.c_str(), name.c_str());
+        break;
+      case Action::ignored: {
+        const std::string given = value();
+        // Values that ask for what an exact search does anyway need no note.
+        const bool matches = ((name == "seg" || name == "dust") && given == "no") ||
+                             (name == "comp_based_stats" && (given == "0" || given == "F" || given == "f")) ||
+                             (name == "soft_masking" && given == "false") ||
+                             (name == "task" && given == program);
+        if (!matches)
+          std::fprintf(stderr, "warpsearch %s: note: -%s %s: %s\n", program.c_str(), name.c_str(), given.c_str(),
+                       option->target);
+        break;
+      }
+      case Action::exact_flag: break;
+      case Action::ignored_flag:
+        std::fprintf(stderr, "warpsearch %s: note: -%s: %s\n", program.c_str(), name.c_str(), option->target);
+        break;
+      case Action::refused: throw UsageError{std::string(option->target)};
+      case Action::subject: subject_path = value(); break;
+    }
+  }
+  // As in BLAST, the queries default to standard input; the database has no default.
+  if (std::find(args.begin(), args.end(), "-q") == args.end()) args.insert(args.end(), {"-q", "-"});
+  if (!subject_path.empty() && !database_path.empty()) throw UsageError{"-subject and -db exclude each other"};
+  if (subject_path.empty() && database_path.empty())
+    throw UsageError{"-db is missing: " + program + " searches a database made by 'warpsearch makedb' (or -subject FASTA)"};
+  // -subject: the sequences are packed into a database of their own, in a temporary directory removed
+  // when the search ends (or fails).
+  std::optional<TemporaryDirectory> subject_directory;
+  if (!subject_path.empty()) {
+    subject_directory.emplace();
+    MakeDbOptions make;
+    make.input = subject_path;
+    make.output = subject_directory->path() + "/subject";
+    make.type = program == "blastn" ? SequenceType::nucleotide : SequenceType::protein;
+    make_database(make);
+    database_path = make.output;
+    args.insert(args.end(), {"-d", database_path});
+  }
+  {
+    // blastp searches protein databases and blastn nucleotide ones; say so before the search options'
+    // messages about matrices would.
+    const auto type = Database::open(database_path).info().type;
+    if (program == "blastp" && type != SequenceType::protein)
+      throw UsageError{"-db " + database_path + " is a nucleotide database: use 'warpsearch blastn'"};
+    if (program == "blastn" && type != SequenceType::nucleotide)
+      throw UsageError{"-db " + database_path + " is a protein database: use 'warpsearch blastp'"};
+  }
+  // BLAST's default report is the pairwise one.
+  if (std::find(args.begin(), args.end(), "--outfmt") == args.end()) args.insert(args.end(), {"--outfmt", "0"});
+  if (quiet) args.push_back("--quiet");
+  std::vector<char*> pointers;
+  for (auto& arg : args) pointers.push_back(arg.data());
+  pointers.push_back(nullptr);
+  return run_search(static_cast<int>(args.size()), pointers.data());
+}
+
+}  // namespace warpsearch::tools
