@@ -83,7 +83,10 @@ Hit present(const engine::Query& query, const engine::Hit& hit, const engine::Da
     out.send = hit.subject_begin + 1;
     out.cigar = engine::cigar(std::string(hit.operations.rbegin(), hit.operations.rend()));
   }
-  out.qcovhsp = m == 0 ? 0 : std::lround(100.0 * static_cast<double>(out.qend - out.qstart + 1) / static_cast<double>(m));
+  // As BLAST prints it (search/output.cpp): rounded, but 100 only for the whole query.
+  const std::uint64_t covered = out.qend - out.qstart + 1;
+  out.qcovhsp = m == 0 ? 0 : std::lround(100.0 * static_cast<double>(covered) / static_cast<double>(m));
+  if (out.qcovhsp == 100 && covered < m) out.qcovhsp = 99;
   if (aligned_sequences) {
     // Letters on the searched strand, then flipped back for a minus-strand hit.
     const auto letter = [&](std::uint8_t code) { return alphabet.decode(minus ? alphabet.complement(code) : code); };

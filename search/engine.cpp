@@ -383,11 +383,22 @@ struct SearchEngine::Impl {
       }
     }
     align_round(queries, prepared, round, subjects, times);
+    // A subject's hits together (both strands of a DNA subject, as BLAST lists them), subjects in the
+    // order of their best hit.
     for (std::size_t w = 0; w < which.size(); ++w) {
       auto& hits = results[first + which[w]].hits;
       hits.clear();
-      for (auto& slot : slots[w])
-        for (Hit& hit : slot) hits.push_back(std::move(hit));
+      std::vector<std::size_t> order(slots[w].size());
+      std::iota(order.begin(), order.end(), std::size_t{0});
+      std::map<std::uint64_t, std::size_t> first_slot;
+      for (std::size_t slot = 0; slot < slots[w].size(); ++slot)
+        if (!slots[w][slot].empty()) first_slot.emplace(slots[w][slot].front().subject, slot);
+      const auto group = [&](std::size_t slot) {
+        return slots[w][slot].empty() ? slot : first_slot.at(slots[w][slot].front().subject);
+      };
+      std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return group(a) < group(b); });
+      for (const std::size_t slot : order)
+        for (Hit& hit : slots[w][slot]) hits.push_back(std::move(hit));
     }
     times.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   }
