@@ -5,6 +5,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "db/genetic_code.hpp"
 #include "kernels/cpu/alignment.hpp"
 
 namespace warpsearch {
@@ -13,11 +14,12 @@ namespace {
 enum Column {
   kQseqid, kSseqid, kPident, kLength, kMismatch, kGapopen, kQstart, kQend, kSstart, kSend, kEvalue,
   kBitscore, kScore, kQlen, kSlen, kCigar, kQseq, kSseq, kQcovhsp, kStitle, kSstrand, kNident, kGaps,
-  kColumnCount
+  kQframe, kSframe, kColumnCount
 };
 constexpr const char* kColumnNames[kColumnCount] = {
     "qseqid", "sseqid", "pident", "length", "mismatch", "gapopen", "qstart", "qend", "sstart", "send", "evalue",
-    "bitscore", "score", "qlen", "slen", "cigar", "qseq", "sseq", "qcovhsp", "stitle", "sstrand", "nident", "gaps"};
+    "bitscore", "score", "qlen", "slen", "cigar", "qseq", "sseq", "qcovhsp", "stitle", "sstrand", "nident", "gaps",
+    "qframe", "sframe"};
 constexpr int kDefaultColumns = 12;  // qseqid .. bitscore, as BLAST's outfmt 6
 
 std::string printf_string(const char* format, double value) {
@@ -36,6 +38,30 @@ struct Presented {
 Presented present(const Query& query, const Hit& hit, const Alphabet& alphabet) {
   Presented p;
   const std::uint64_t m = query.codes.size();
+  if (hit.query_frame != 0 || hit.subject_frame != 0) {
+    // Translated: amino acids aligned; coordinates on the nucleotide sequences, as BLAST prints them
+    // (start > end on minus frames).
+    const Alphabet& protein = Alphabet::protein();
+    std::size_t qi = 0, si = 0;
+    for (char op : hit.operations) {
+      const char q = hit.query_frame != 0 ? hit.query_aligned_codes[qi] : query.codes[hit.query_begin + qi];
+      p.qseq += op != 'D' ? protein.decode(static_cast<std::uint8_t>(q)) : '-';
+      p.sseq += op != 'I' ? protein.decode(static_cast<std::uint8_t>(hit.subject_aligned_codes[si])) : '-';
+      qi += op != 'D' ? 1 : 0;
+      si += op != 'I' ? 1 : 0;
+    }
+    p.operations = hit.operations;
+    const NucleotideSpan q = hit.query_frame != 0 ? nucleotide_span(hit.query_frame, hit.query_begin, hit.query_end, m)
+                                                  : NucleotideSpan{hit.query_begin + 1u, hit.query_end};
+    const NucleotideSpan s = hit.subject_frame != 0
+                                 ? nucleotide_span(hit.subject_frame, hit.subject_begin, hit.subject_end, hit.subject_length)
+                                 : NucleotideSpan{hit.subject_begin + 1u, hit.subject_end};
+    p.qstart = q.start;
+    p.qend = q.end;
+    p.sstart = s.start;
+    p.send = s.end;
+    return p;
+  }
   // Aligned strings on the searched strand.
   std::string searched_query = query.codes;
   if (hit.strand == Strand::minus) {
@@ -145,12 +171,14 @@ OutputFormat OutputFormat::parse(const std::string& spec) {
 void OutputFormat::write(std::ostream& out, const Query& query, const QueryResult& result,
                          const Database& database) const {
   const Alphabet& alphabet = database.alphabet();
+  const bool nucleotide = alphabet.type() == SequenceType::nucleotide;
   for (const Hit& hit : result.hits) {
     const Presented p = present(query, hit, alphabet);
     const std::size_t length = hit.operations.size();
     const double pident = length ? 100.0 * hit.identities / static_cast<double>(length) : 0.0;
+    const std::uint64_t query_span = p.qend >= p.qstart ? p.qend - p.qstart + 1 : p.qstart - p.qend + 1;
     const long qcovhsp = query.codes.empty() ? 0
-        : std::lround(100.0 * static_cast<double>(p.qend - p.qstart + 1) / static_cast<double>(query.codes.size()));
+        : std::lround(100.0 * static_cast<double>(query_span) / static_cast<double>(query.codes.size()));
     auto value = [&](int column) -> std::string {
       switch (column) {
         case kQseqid: return query.id;
@@ -181,6 +209,13 @@ void OutputFormat::write(std::ostream& out, const Query& query, const QueryResul
         case kSstrand: return hit.strand == Strand::minus ? "minus" : "plus";
         case kNident: return std::to_string(hit.identities);
         case kGaps: return std::to_string(hit.gaps);
+        // BLAST's frames: 0 for proteins; blastn's query frame 1 and subject frame -1 on the minus strand.
+        case kQframe:
+          return std::to_string(hit.query_frame != 0 || hit.subject_frame != 0 || !nucleotide ? hit.query_frame : 1);
+        case kSframe:
+          return std::to_string(hit.query_frame != 0 || hit.subject_frame != 0 || !nucleotide
+                                    ? hit.subject_frame
+                                    : (hit.strand == Strand::minus ? -1 : 1));
         default: return "";
       }
     };
@@ -192,6 +227,7 @@ void OutputFormat::write(std::ostream& out, const Query& query, const QueryResul
           << ",\"gapopen\":" << hit.gap_opens << ",\"qstart\":" << p.qstart << ",\"qend\":" << p.qend
           << ",\"sstart\":" << p.sstart << ",\"send\":" << p.send << ",\"qlen\":" << query.codes.size()
           << ",\"slen\":" << hit.subject_length << ",\"strand\":\"" << value(kSstrand) << "\""
+          << ",\"qframe\":" << value(kQframe) << ",\"sframe\":" << value(kSframe)
           << ",\"cigar\":\"" << value(kCigar) << "\"}\n";
       continue;
     }
