@@ -444,6 +444,7 @@ struct SearchEngine::Impl {
       const Chunk& chunk = translated ? translated->chunk : stored;
       const std::uint64_t* original = chunk.original_indices();
       const std::uint32_t* lengths = chunk.lengths();
+      const std::uint32_t* stored_lengths = stored.lengths();
       const bool final_part = n + 1 == parts.size();
       backend->upcoming(final_part || translated
                             ? std::nullopt
@@ -451,9 +452,10 @@ struct SearchEngine::Impl {
       backend->scan(
           chunk,
           [&](std::size_t p, std::uint64_t s, int score) {
-            const double e = evalue(score, prepared[p].codes.size(), lengths[s]);
-            if (statistics && e > options.max_evalue) return;
             const std::uint64_t index = translated ? translated->source[s] : s;
+            // BLAST's length of a translated subject, whatever the frame: a third of its bases.
+            const double e = evalue(score, prepared[p].codes.size(), translated ? stored_lengths[index] / 3 : lengths[s]);
+            if (statistics && e > options.max_evalue) return;
             tops[p].offer({score, e, original[s], prepared[p].strand, static_cast<std::uint32_t>(c), part.first + index,
                            static_cast<std::int8_t>(prepared[p].frame), translated ? translated->frame[s] : std::int8_t{0}});
           },
