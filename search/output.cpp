@@ -176,7 +176,10 @@ void OutputFormat::write(std::ostream& out, const Query& query, const QueryResul
     const Presented p = present(query, hit, alphabet);
     const std::size_t length = hit.operations.size();
     const double pident = length ? 100.0 * hit.identities / static_cast<double>(length) : 0.0;
-    const std::uint64_t query_span = p.qend >= p.qstart ? p.qend - p.qstart + 1 : p.qstart - p.qend + 1;
+    // A translated query's span counts amino acids against its length in bases, as blastx computes it.
+    const std::uint64_t query_span = hit.query_frame != 0 ? hit.query_end - hit.query_begin
+                                     : p.qend >= p.qstart ? p.qend - p.qstart + 1
+                                                          : p.qstart - p.qend + 1;
     const long qcovhsp = query.codes.empty() ? 0
         : std::lround(100.0 * static_cast<double>(query_span) / static_cast<double>(query.codes.size()));
     auto value = [&](int column) -> std::string {
@@ -206,7 +209,9 @@ void OutputFormat::write(std::ostream& out, const Query& query, const QueryResul
           if (!description.empty()) title += " " + std::string(description);
           return title;
         }
-        case kSstrand: return hit.strand == Strand::minus ? "minus" : "plus";
+        case kSstrand:
+          if (hit.query_frame != 0 || hit.subject_frame != 0) return "N/A";  // as BLAST+ prints it for translations
+          return hit.strand == Strand::minus ? "minus" : "plus";
         case kNident: return std::to_string(hit.identities);
         case kGaps: return std::to_string(hit.gaps);
         // BLAST's frames: 0 for proteins; blastn's query frame 1 and subject frame -1 on the minus strand.

@@ -478,7 +478,7 @@ TEST_CASE("blastx and tblastn find real proteins hidden in DNA on both strands, 
   REQUIRE(test::run_warpsearch("makedb '" + dir.file("dna.fa") + "' '" + dir.file("dna.wsdb") + "' --quiet").exit_code == 0);
   REQUIRE(test::run_warpsearch("makedb '" + dir.file("proteins.fa") + "' '" + dir.file("proteins.wsdb") + "' --quiet")
               .exit_code == 0);
-  const std::string columns = "qseqid sseqid qstart qend sstart send qframe sframe score evalue bitscore";
+  const std::string columns = "qseqid sseqid qstart qend sstart send qframe sframe score evalue bitscore qcovhsp sstrand";
   const auto blastx = test::run_warpsearch("search --quiet --device cpu --program blastx -q '" + dir.file("dna.fa") +
                                            "' -d '" + dir.file("proteins.wsdb") + "' --outfmt '6 " + columns + "'");
   const auto tblastn = test::run_warpsearch("search --quiet --device cpu --program tblastn -q '" +
@@ -505,10 +505,10 @@ TEST_CASE("blastx and tblastn find real proteins hidden in DNA on both strands, 
     const std::string length = std::to_string(picked[k].second.size());
     CHECK(x == std::vector<std::string>{"chromosome", picked[k].first, std::to_string(planted[k].start),
                                         std::to_string(planted[k].end), "1", length, std::to_string(planted[k].frame),
-                                        "0", x[8], x[9], x[10]});
+                                        "0", x[8], x[9], x[10], x[11], "N/A"});
     CHECK(t == std::vector<std::string>{picked[k].first, "chromosome", "1", length, std::to_string(planted[k].start),
                                         std::to_string(planted[k].end), "0", std::to_string(planted[k].frame), t[8],
-                                        t[9], t[10]});
+                                        t[9], t[10], "100", "N/A"});
     CHECK(x[8] == t[8]);
   }
   if (std::system("command -v blastx >/dev/null 2>&1 && command -v tblastn >/dev/null 2>&1") != 0) {
