@@ -1,7 +1,8 @@
 // The best K candidates of one query, by score (higher first), then E-value (lower first: with blastp's
 // finite-size correction it depends on the subject's length), then subject position in the source
-// FASTA (lower first), then strand (plus first): a total order, so the kept set does not depend on the
-// order in which candidates arrive (thread count, GPU count, chunk order).
+// FASTA (lower first), then strand (plus first), then the frames of translated searches: a total order,
+// so the kept set does not depend on the order in which candidates arrive (thread count, GPU count, chunk
+// order).
 #pragma once
 
 #include <algorithm>

@@ -35,6 +35,8 @@ enum class Strand : std::uint8_t { plus, minus, both };
 // nucleotides against nucleotides, blastx translated nucleotide queries against proteins, tblastn
 // protein queries against a translated nucleotide database, tblastx translated against translated.
 // automatic: blastp or blastn by the database's alphabet, the queries being in the same alphabet.
+// tblastn and tblastx scan on the CPU backend whatever SearchOptions::device says
+// (docs/translated_search.md).
 enum class Program : std::uint8_t { automatic, blastp, blastn, blastx, tblastn, tblastx };
 
 const char* program_name(Program program);  // "blastx"; "automatic"
