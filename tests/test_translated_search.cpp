@@ -16,6 +16,7 @@
 #include "kernels/reference.hpp"
 #include "search/output.hpp"
 #include "search/statistics.hpp"
+#include "search/translation.hpp"
 #include "search/warpsearch.hpp"
 #include "tests/catch.hpp"
 #include "tests/test_support.hpp"
@@ -214,6 +215,50 @@ SearchOptions cpu_options(Program program) {
 }
 
 }  // namespace
+
+TEST_CASE("translate_chunk: every frame of every subject, sorted by length, padded as a database chunk", "[translate]") {
+  TranslatedFixture f;
+  make_fixture(f, 5, 4, 40);
+  f.dnas.push_back(nucleotide.encode_string("AC"));    // no whole codon in any frame
+  f.dnas.push_back(nucleotide.encode_string("ACGT"));  // one codon in frames +1, +2, -1, -2
+  write_fasta(f.dir.file("dna.fa"), f.dnas, nucleotide, "d");
+  const Database db = Database::open(make_db(f.dir.file("dna.fa"), f.dir.file("dna.wsdb"), 5000));
+  REQUIRE(db.num_chunks() > 1);
+  const GeneticCode& code = GeneticCode::ncbi(5);
+  std::map<std::pair<std::uint64_t, int>, std::string> seen;  // (FASTA position, frame) -> codes
+  for (std::size_t c = 0; c < db.num_chunks(); ++c) {
+    const Chunk chunk = db.chunk(c);
+    const TranslatedChunk translated = translate_chunk(chunk, code, 3);
+    const Chunk& t = translated.chunk;
+    INFO("chunk " << c);
+    CHECK(t.info().first_subject == 6 * chunk.info().first_subject);
+    REQUIRE(translated.source.size() == t.size());
+    REQUIRE(translated.frame.size() == t.size());
+    const SubjectBatch batch = t.batch();
+    std::uint64_t residues = 0;
+    for (std::size_t k = 0; k < t.size(); ++k) {
+      if (k > 0) CHECK(t.lengths()[k - 1] <= t.lengths()[k]);
+      const std::uint64_t source = translated.source[k];
+      const std::string expected = translate_frame(chunk.subject_codes(source), translated.frame[k], code);
+      CHECK(t.subject_codes(k) == expected);
+      CHECK(t.original_indices()[k] == chunk.original_indices()[source]);
+      for (std::size_t i = t.lengths()[k]; i % 4 != 0; ++i) CHECK(batch.residue(k, i) == protein.pad_code());
+      seen[{t.original_indices()[k], translated.frame[k]}] = expected;
+      residues += t.lengths()[k];
+    }
+    CHECK(t.info().residues == residues);
+  }
+  // Every frame of every subject with a whole codon, once.
+  std::size_t frames = 0;
+  for (std::size_t s = 0; s < f.dnas.size(); ++s)
+    for (int frame : kFrames) {
+      if (frame_length(f.dnas[s].size(), frame) == 0) continue;
+      ++frames;
+      CHECK(seen.count({s, frame}) == 1);
+    }
+  CHECK(seen.size() == frames);
+  CHECK_THROWS_AS(Chunk::in_memory(ChunkInfo{0, 1, 5, 2, 5, 5}, {5}, {0}, {0}, {0}), std::invalid_argument);
+}
 
 TEST_CASE("blastx: every query frame against every subject, as the reference scores it", "[translate][search]") {
   TranslatedFixture f;
