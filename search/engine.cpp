@@ -78,8 +78,8 @@ struct SearchEngine::Impl {
   Impl(const Database& db, ScoringScheme scheme, SearchOptions opts, std::unique_ptr<ScanBackend> given = nullptr)
       : database(db), scoring(std::move(scheme)), options(std::move(opts)), backend(std::move(given)) {
     const SequenceType stored = database.info().type;
-    program = options.program != Program::automatic ? options.program
-                                                     : (stored == SequenceType::protein ? Program::blastp : Program::blastn);
+    program = options.program;
+    if (program == Program::automatic) program = stored == SequenceType::protein ? Program::blastp : Program::blastn;
     if (database_type(program, stored) != stored)
       throw std::invalid_argument(std::string("database ") + database.path() + " holds " + database.alphabet().name() +
                                   " sequences, but " + program_name(program) + " searches " +
@@ -91,7 +91,8 @@ struct SearchEngine::Impl {
                                   database.alphabet().name() + " sequences, but the scoring (" +
                                   scoring.matrix().name() + ") is for " +
                                   Alphabet::of(scoring.matrix().type()).name() +
-                                  (scored != stored ? std::string(" and ") + program_name(program) + " scores proteins" : ""));
+                                  (scored != stored ? std::string(" and ") + program_name(program) + " scores proteins"
+                                                    : ""));
     query_code = &GeneticCode::ncbi(options.query_genetic_code);
     subject_code = &GeneticCode::ncbi(options.database_genetic_code);
     // A translated database is searched as its six frames: BLAST counts its length as residues / 3.
@@ -224,7 +225,8 @@ struct SearchEngine::Impl {
     };
     std::vector<HitPair> pairs;
     pairs.reserve(round.size());
-    for (std::size_t j = 0; j < round.size(); ++j) pairs.push_back({prepared[round[j].prepared].codes, searched_subject(j)});
+    for (std::size_t j = 0; j < round.size(); ++j)
+      pairs.push_back({prepared[round[j].prepared].codes, searched_subject(j)});
     std::vector<HitSpan> spans;
     backend->locate(pairs, spans);
     times.locate_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - locate_started).count();
@@ -454,10 +456,12 @@ struct SearchEngine::Impl {
           [&](std::size_t p, std::uint64_t s, int score) {
             const std::uint64_t index = translated ? translated->source[s] : s;
             // BLAST's length of a translated subject, whatever the frame: a third of its bases.
-            const double e = evalue(score, prepared[p].codes.size(), translated ? stored_lengths[index] / 3 : lengths[s]);
+            const double e =
+                evalue(score, prepared[p].codes.size(), translated ? stored_lengths[index] / 3 : lengths[s]);
             if (statistics && e > options.max_evalue) return;
+            const std::int8_t subject_frame = translated ? translated->frame[s] : std::int8_t{0};
             tops[p].offer({score, e, original[s], prepared[p].strand, static_cast<std::uint32_t>(c), part.first + index,
-                           static_cast<std::int8_t>(prepared[p].frame), translated ? translated->frame[s] : std::int8_t{0}});
+                           static_cast<std::int8_t>(prepared[p].frame), subject_frame});
           },
           [&](std::size_t p) {
             if (!overlap || !final_part) return;

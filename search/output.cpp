@@ -53,9 +53,9 @@ Presented present(const Query& query, const Hit& hit, const Alphabet& alphabet) 
     p.operations = hit.operations;
     const NucleotideSpan q = hit.query_frame != 0 ? nucleotide_span(hit.query_frame, hit.query_begin, hit.query_end, m)
                                                   : NucleotideSpan{hit.query_begin + 1u, hit.query_end};
-    const NucleotideSpan s = hit.subject_frame != 0
-                                 ? nucleotide_span(hit.subject_frame, hit.subject_begin, hit.subject_end, hit.subject_length)
-                                 : NucleotideSpan{hit.subject_begin + 1u, hit.subject_end};
+    const NucleotideSpan s =
+        hit.subject_frame != 0 ? nucleotide_span(hit.subject_frame, hit.subject_begin, hit.subject_end, hit.subject_length)
+                               : NucleotideSpan{hit.subject_begin + 1u, hit.subject_end};
     p.qstart = q.start;
     p.qend = q.end;
     p.sstart = s.start;

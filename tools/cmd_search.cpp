@@ -81,7 +81,8 @@ std::vector<int> parse_gpu_list(const std::string& text) {
 }  // namespace
 
 int run_search(int argc, char** argv) {
-  std::string query_path, database_path, output_path = "-", outfmt = "6", strand = "both", gpus, gpu_memory, program_text;
+  std::string query_path, database_path, output_path = "-", outfmt = "6", strand = "both", gpus, gpu_memory;
+  std::string program_text;
   int min_score = 1, query_gencode = 1, db_gencode = 1;
   std::size_t max_target_seqs = 500, query_batch = SearchOptions{}.query_batch;
   double evalue = 10.0;
@@ -148,23 +149,24 @@ int run_search(int argc, char** argv) {
                        Alphabet::of(database_type(program, stored)).name() + " databases; " + database_path +
                        " holds " + database.alphabet().name() + " sequences"};
   }
-  for (const auto& [name, value] : {std::pair<const char*, int>{"--query-gencode", query_gencode}, {"--db-gencode", db_gencode}}) {
+  const std::pair<const char*, int> gencodes[] = {{"--query-gencode", query_gencode}, {"--db-gencode", db_gencode}};
+  for (const auto& [name, value] : gencodes) {
     try {
       GeneticCode::ncbi(value);
     } catch (const std::invalid_argument& e) {
       throw UsageError{std::string(name) + ": " + e.what()};
     }
   }
-  if ((vm.count("query-gencode") && !translates_query(program)) || (vm.count("db-gencode") && !translates_subjects(program)))
-    throw UsageError{std::string("--") + (vm.count("query-gencode") && !translates_query(program) ? "query" : "db") +
-                     "-gencode is for programs that translate the " +
-                     (vm.count("query-gencode") && !translates_query(program) ? "queries (blastx, tblastx)"
-                                                                              : "database (tblastn, tblastx)") +
-                     "; the search runs " + program_name(program)};
-  const bool nucleotide = program == Program::blastn || (program == Program::automatic && stored == SequenceType::nucleotide);
+  if (vm.count("query-gencode") && !translates_query(program))
+    throw UsageError{"--query-gencode is for programs that translate the queries (--program blastx, tblastx)"};
+  if (vm.count("db-gencode") && !translates_subjects(program))
+    throw UsageError{"--db-gencode is for programs that translate the database (--program tblastn, tblastx)"};
+  const bool nucleotide =
+      program == Program::blastn || (program == Program::automatic && stored == SequenceType::nucleotide);
 
   ScoringScheme scoring = scoring_options.scheme(
-      nucleotide, vm, translates_subjects(program) ? std::string("searches; ") + program_name(program) + " scores proteins" : "databases");
+      nucleotide, vm,
+      translates_subjects(program) ? std::string("searches; ") + program_name(program) + " scores proteins" : "databases");
 
   SearchOptions search_options;
   search_options.max_target_seqs = max_target_seqs;
