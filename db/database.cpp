@@ -22,6 +22,10 @@ struct Chunk::Impl {
   ChunkInfo info;
   MappedFile files[4];  // indexed by detail::ChunkFile
   std::uint64_t first = 0;  // a slice's first subject within the mapped chunk
+  // An in-memory chunk's arrays (Chunk::in_memory), used instead of files when held.
+  bool held = false;
+  std::vector<std::uint32_t> held_lengths, held_words;
+  std::vector<std::uint64_t> held_offsets, held_indices;
 
   const MappedFile& file(detail::ChunkFile kind) const { return files[static_cast<int>(kind)]; }
 };
@@ -33,15 +37,19 @@ Chunk::~Chunk() = default;
 
 const ChunkInfo& Chunk::info() const { return impl_->info; }
 const std::uint32_t* Chunk::lengths() const {
+  if (impl_->held) return impl_->held_lengths.data();
   return reinterpret_cast<const std::uint32_t*>(impl_->file(detail::ChunkFile::lengths).data()) + impl_->first;
 }
 const std::uint64_t* Chunk::word_offsets() const {
+  if (impl_->held) return impl_->held_offsets.data();
   return reinterpret_cast<const std::uint64_t*>(impl_->file(detail::ChunkFile::offsets).data()) + impl_->first;
 }
 const std::uint64_t* Chunk::original_indices() const {
+  if (impl_->held) return impl_->held_indices.data();
   return reinterpret_cast<const std::uint64_t*>(impl_->file(detail::ChunkFile::indices).data()) + impl_->first;
 }
 const std::uint32_t* Chunk::words() const {
+  if (impl_->held) return impl_->held_words.data();
   return reinterpret_cast<const std::uint32_t*>(impl_->file(detail::ChunkFile::residues).data());
 }
 
@@ -62,6 +70,27 @@ SubjectBatch Chunk::batch() const {
   batch.lengths = lengths();
   batch.count = size();
   return batch;
+}
+
+Chunk Chunk::in_memory(ChunkInfo info, std::vector<std::uint32_t> lengths, std::vector<std::uint64_t> word_offsets,
+                       std::vector<std::uint64_t> original_indices, std::vector<std::uint32_t> words) {
+  std::uint64_t residues = 0;
+  bool consistent = lengths.size() == info.subjects && word_offsets.size() == info.subjects &&
+                    original_indices.size() == info.subjects && words.size() == info.words;
+  for (std::size_t s = 0; consistent && s < lengths.size(); ++s) {
+    residues += lengths[s];
+    consistent = word_offsets[s] + (std::uint64_t{lengths[s]} + 3) / 4 <= words.size();
+  }
+  if (!consistent || residues != info.residues)
+    throw std::invalid_argument("internal error: an in-memory chunk whose arrays disagree with its description");
+  auto impl = std::make_unique<Impl>();
+  impl->info = info;
+  impl->held = true;
+  impl->held_lengths = std::move(lengths);
+  impl->held_offsets = std::move(word_offsets);
+  impl->held_indices = std::move(original_indices);
+  impl->held_words = std::move(words);
+  return Chunk(std::move(impl));
 }
 
 struct Database::Impl {

@@ -68,6 +68,12 @@ class Chunk {
   // The chunk as the kernels read it; valid while this Chunk lives.
   SubjectBatch batch() const;
 
+  // A chunk held in memory instead of mapped from a database (the translated frames of a chunk's
+  // subjects, search/translation.hpp), with the arrays above laid out as in a database chunk; info's
+  // subjects, residues and words must agree with them (std::invalid_argument otherwise).
+  static Chunk in_memory(ChunkInfo info, std::vector<std::uint32_t> lengths, std::vector<std::uint64_t> word_offsets,
+                         std::vector<std::uint64_t> original_indices, std::vector<std::uint32_t> words);
+
  private:
   friend class Database;
   struct Impl;

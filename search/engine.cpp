@@ -17,6 +17,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "db/genetic_code.hpp"
 #include "db/interrupt.hpp"
 #include "kernels/cpu/alignment.hpp"
 #include "kernels/cpu/long_subject.hpp"
@@ -25,6 +26,7 @@
 #include "search/scan_backend.hpp"
 #include "search/statistics.hpp"
 #include "search/top_hits.hpp"
+#include "search/translation.hpp"
 #include "search/warpsearch.hpp"
 
 namespace warpsearch {
@@ -66,23 +68,49 @@ struct SearchEngine::Impl {
   const Database& database;
   ScoringScheme scoring;
   SearchOptions options;
+  Program program;                  // options.program, automatic resolved
+  const GeneticCode* query_code;    // translated queries (blastx, tblastx)
+  const GeneticCode* subject_code;  // translated subjects (tblastn, tblastx)
   std::optional<EvalueCalculator> statistics;
+  // Translated programs: BLAST runs them with sum statistics, which divide an HSP's E-value by the gap
+  // decay divisor, 1 - 0.1 for one gapped HSP (BLAST_GapDecayDivisor); hits are not linked here, so
+  // each hit's E-value is that of an HSP standing alone.
+  double evalue_divisor = 1.0;
   std::unique_ptr<ScanBackend> backend;
   unsigned threads;
 
   Impl(const Database& db, ScoringScheme scheme, SearchOptions opts, std::unique_ptr<ScanBackend> given = nullptr)
       : database(db), scoring(std::move(scheme)), options(std::move(opts)), backend(std::move(given)) {
-    if (scoring.matrix().type() != database.info().type)
+    const SequenceType stored = database.info().type;
+    program = options.program;
+    if (program == Program::automatic) program = stored == SequenceType::protein ? Program::blastp : Program::blastn;
+    if (database_type(program, stored) != stored)
+      throw std::invalid_argument(std::string("database ") + database.path() + " holds " + database.alphabet().name() +
+                                  " sequences, but " + program_name(program) + " searches " +
+                                  Alphabet::of(database_type(program, stored)).name() + " databases");
+    // Translated programs score amino acids: a protein matrix whatever the database holds.
+    const SequenceType scored = program == Program::blastn ? SequenceType::nucleotide : SequenceType::protein;
+    if (scoring.matrix().type() != scored)
       throw std::invalid_argument(std::string("database ") + database.path() + " holds " +
                                   database.alphabet().name() + " sequences, but the scoring (" +
                                   scoring.matrix().name() + ") is for " +
-                                  Alphabet::of(scoring.matrix().type()).name());
+                                  Alphabet::of(scoring.matrix().type()).name() +
+                                  (scored != stored ? std::string(" and ") + program_name(program) + " scores proteins"
+                                                    : ""));
+    query_code = &GeneticCode::ncbi(options.query_genetic_code);
+    subject_code = &GeneticCode::ncbi(options.database_genetic_code);
+    // A translated database is searched as its six frames: BLAST counts its length as residues / 3.
     if (!options.raw_scores_only)
-      statistics.emplace(scoring, database.info().residues, database.info().subjects);
+      statistics.emplace(scoring, translates_subjects(program) ? database.info().residues / 3 : database.info().residues,
+                         database.info().subjects);
+    if (translates_query(program) || translates_subjects(program)) evalue_divisor = 1.0 - 0.1;
     threads = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
     if (backend) return;
 #ifdef WARPSEARCH_HAVE_CUDA
-    if (gpu_wanted(options)) backend = make_gpu_backend(scoring, options.gpus, options.gpu_memory_limit, threads);
+    // Translated subjects are scanned on the CPU: the GPU backend's resident sets are not tested with the
+    // in-memory chunks of translated frames.
+    if (gpu_wanted(options) && !translates_subjects(program))
+      backend = make_gpu_backend(scoring, options.gpus, options.gpu_memory_limit, threads);
 #else
     (void)gpu_wanted(options);
 #endif
@@ -98,7 +126,8 @@ struct SearchEngine::Impl {
     if (!statistics) return lowest;
     const auto m = static_cast<std::uint32_t>(query_length);
     int admission = std::numeric_limits<int>::max();
-    for (double n = 1; n < 2.0 * database.info().max_length + 2; n *= 1.03) {
+    const double longest = translates_subjects(program) ? database.info().max_length / 3.0 : database.info().max_length;
+    for (double n = 1; n < 2.0 * longest + 2; n *= 1.03) {
       const auto subject_length = static_cast<std::uint32_t>(n);
       int low = 1, high = 1;  // the smallest score with an E-value in range, by doubling then bisection
       while (statistics->evalue(high, m, subject_length) > options.max_evalue && high < (1 << 28)) high *= 2;
@@ -145,15 +174,27 @@ struct SearchEngine::Impl {
   // Karlin-Altschul value for nucleotides (as blastn). 0 without statistics.
   double evalue(int score, std::size_t query_length, std::uint32_t subject_length) const {
     if (!statistics) return 0.0;
-    return statistics->evalue(score, static_cast<std::uint32_t>(query_length), subject_length);
+    return statistics->evalue(score, static_cast<std::uint32_t>(query_length), subject_length) / evalue_divisor;
   }
 
   std::vector<PreparedQuery> prepare(const std::vector<Query>& queries, std::size_t first, std::size_t last) const {
-    const bool nucleotide = database.info().type == SequenceType::nucleotide;
+    const bool nucleotide = program == Program::blastn;
     std::vector<PreparedQuery> prepared;
     for (std::size_t q = first; q < last; ++q) {
       const Query& query = queries[q];
       if (query.codes.empty()) continue;
+      if (translates_query(program)) {
+        // One prepared query per frame of the strands searched; the longest frame's threshold for all
+        // (a lower threshold only lets more candidates reach the exact E-value check).
+        const int frame_threshold = threshold(static_cast<std::size_t>(frame_length(query.codes.size(), 1)));
+        for (int frame : kReadingFrames) {
+          const Strand strand = frame > 0 ? Strand::plus : Strand::minus;
+          if (options.strand != Strand::both && options.strand != strand) continue;
+          std::string codes = translate_frame(query.codes, frame, *query_code);
+          if (!codes.empty()) prepared.push_back({q, strand, std::move(codes), frame_threshold, frame});
+        }
+        continue;
+      }
       const int query_threshold = threshold(query.codes.size());
       if (!nucleotide || options.strand != Strand::minus)
         prepared.push_back({q, Strand::plus, query.codes, query_threshold});
@@ -186,9 +227,12 @@ struct SearchEngine::Impl {
 
   // The hot columns of the round's long subjects (kernels/cpu/long_subject.hpp), computed on the CPU
   // threads inside the regions where the backend's scan found hits: hot[j] for job j, or nullptr.
+  // subject_of(j): job j's searched subject (a translated frame for tblastn and tblastx, whose scan
+  // regions are not kept: translated).
+  template <class SubjectOf>
   std::vector<const std::vector<cpu::ColumnRange>*> hot_columns(const std::vector<PreparedQuery>& prepared,
                                                                 const std::vector<HitJob>& round,
-                                                                const std::vector<std::string>& subjects,
+                                                                const SubjectOf& subject_of, bool translated,
                                                                 std::deque<std::vector<cpu::ColumnRange>>& computed,
                                                                 std::vector<std::uint64_t>& reach) const {
     std::vector<const std::vector<cpu::ColumnRange>*> hot(round.size(), nullptr);
@@ -200,12 +244,13 @@ struct SearchEngine::Impl {
     std::vector<Task> tasks;
     for (std::size_t j = 0; j < round.size(); ++j) {
       const PreparedQuery& query = prepared[round[j].prepared];
-      const std::string& subject = subjects[round[j].subject];
+      const std::string& subject = subject_of(j);
       if (subject.size() < kLongSubjectLength) continue;
       reach[j] = cpu::alignment_reach(query.codes.size(), scoring, query.threshold);
       if (reach[j] == 0) continue;
       // Only the regions the scan found hits in, when the backend knows them; each with its context.
-      const std::vector<cpu::ColumnRange>* regions = backend->hit_regions(round[j].prepared, round[j].candidate->subject);
+      const std::vector<cpu::ColumnRange>* regions =
+          translated ? nullptr : backend->hit_regions(round[j].prepared, round[j].candidate->subject);
       const std::vector<cpu::ColumnRange> whole{{0, subject.size()}};
       const std::uint64_t segment_length = cpu::segment_length_for(reach[j]);
       for (const cpu::ColumnRange& region : regions ? *regions : whole)
@@ -222,7 +267,7 @@ struct SearchEngine::Impl {
     parallel_for(tasks.size(), threads, [&](std::size_t t, unsigned) {
       throw_if_interrupted();
       const HitJob& job = round[tasks[t].job];
-      scans[t] = cpu::scan_segment(scorers.at(job.prepared), subjects[job.subject], tasks[t].segment,
+      scans[t] = cpu::scan_segment(scorers.at(job.prepared), subject_of(tasks[t].job), tasks[t].segment,
                                    prepared[job.prepared].threshold);
     });
     for (std::size_t t = 0; t < tasks.size();) {
@@ -245,16 +290,31 @@ struct SearchEngine::Impl {
                    const std::vector<HitJob>& round, const std::vector<std::string>& subjects, HitTimes& times) {
     if (round.empty()) return;
     const auto locate_started = std::chrono::steady_clock::now();
+    // Translated subjects: each hit's subject frame (the round holds the nucleotide subjects).
+    std::vector<std::string> frames;
+    if (translates_subjects(program)) {
+      frames.resize(round.size());
+      parallel_for(round.size(), threads, [&](std::size_t j, unsigned) {
+        frames[j] = translate_frame(subjects[round[j].subject], round[j].candidate->subject_frame, *subject_code);
+      });
+    }
+    const auto searched_subject = [&](std::size_t j) -> const std::string& {
+      return frames.empty() ? subjects[round[j].subject] : frames[j];
+    };
+    // The subject length the statistics use: a translated subject counts a third of its bases.
+    const auto statistics_length = [&](std::size_t j) {
+      const std::size_t length = subjects[round[j].subject].size();
+      return static_cast<std::uint32_t>(frames.empty() ? length : length / 3);
+    };
     std::deque<std::vector<cpu::ColumnRange>> computed_hot;
     std::vector<std::uint64_t> reach;
-    const auto hot = hot_columns(prepared, round, subjects, computed_hot, reach);
+    const auto hot = hot_columns(prepared, round, searched_subject, !frames.empty(), computed_hot, reach);
     std::vector<HspRequest> requests;
     requests.reserve(round.size());
     for (std::size_t j = 0; j < round.size(); ++j) {
       const std::string& codes = prepared[round[j].prepared].codes;
-      const std::string& subject = subjects[round[j].subject];
-      requests.push_back({codes, subject, hsp_cutoff(codes.size(), static_cast<std::uint32_t>(subject.size())),
-                          options.max_hsps, hot[j], reach[j]});
+      requests.push_back({codes, searched_subject(j), hsp_cutoff(codes.size(), statistics_length(j)), options.max_hsps,
+                          hot[j], reach[j]});
     }
     const std::vector<std::vector<HitSpan>> hsps = find_hsps(
         requests, [&](const std::vector<HitPair>& pairs, std::vector<HitSpan>& spans) { backend->locate(pairs, spans); },
@@ -295,14 +355,19 @@ struct SearchEngine::Impl {
       const HitJob& job = round[pieces[k].job];
       const Candidate& candidate = *job.candidate;
       const std::string& query_codes = prepared[job.prepared].codes;
-      const std::string& subject = subjects[job.subject];
+      const std::string& subject = searched_subject(pieces[k].job);
       const cpu::PairAlignment alignment = cpu::align_in_rectangle(query_codes, subject, scoring, pieces[k].span);
       Hit& hit = (*job.hits)[place[k]];
       hit.subject = candidate.subject;
-      hit.subject_length = static_cast<std::uint32_t>(subject.size());
+      hit.subject_length = static_cast<std::uint32_t>(subjects[job.subject].size());
+      hit.query_frame = candidate.query_frame;
+      hit.subject_frame = candidate.subject_frame;
+      if (hit.query_frame != 0)
+        hit.query_aligned_codes = prepared[job.prepared].codes.substr(alignment.query_begin,
+                                                                      alignment.query_end - alignment.query_begin);
       hit.strand = candidate.strand;
       hit.score = static_cast<int>(pieces[k].span.score);
-      hit.evalue = statistics ? evalue(hit.score, query_codes.size(), hit.subject_length) : std::nan("");
+      hit.evalue = statistics ? evalue(hit.score, query_codes.size(), statistics_length(pieces[k].job)) : std::nan("");
       hit.bitscore = statistics ? statistics->bitscore(hit.score) : std::nan("");
       hit.query_begin = alignment.query_begin;
       hit.query_end = alignment.query_end;
@@ -494,18 +559,29 @@ struct SearchEngine::Impl {
       if (worker_failed) break;
       const std::size_t c = parts[n].first;
       const auto& part = parts[n].second;
-      const Chunk chunk = part_of_chunk(c, part);
+      const Chunk stored = part_of_chunk(c, part);
+      // tblastn, tblastx: the part's subjects are scanned as their six frames.
+      std::optional<TranslatedChunk> translated;
+      if (translates_subjects(program)) translated = translate_chunk(stored, *subject_code, threads);
+      const Chunk& chunk = translated ? translated->chunk : stored;
       const std::uint64_t* original = chunk.original_indices();
       const std::uint32_t* lengths = chunk.lengths();
+      const std::uint32_t* stored_lengths = stored.lengths();
       const bool final_part = n + 1 == parts.size();
-      backend->upcoming(final_part ? std::nullopt
-                                   : std::optional<Chunk>(part_of_chunk(parts[n + 1].first, parts[n + 1].second)));
+      backend->upcoming(final_part || translated
+                            ? std::nullopt
+                            : std::optional<Chunk>(part_of_chunk(parts[n + 1].first, parts[n + 1].second)));
       backend->scan(
           chunk,
           [&](std::size_t p, std::uint64_t s, int score) {
-            const double e = evalue(score, prepared[p].codes.size(), lengths[s]);
+            const std::uint64_t index = translated ? translated->source[s] : s;
+            // BLAST's length of a translated subject, whatever the frame: a third of its bases.
+            const double e =
+                evalue(score, prepared[p].codes.size(), translated ? stored_lengths[index] / 3 : lengths[s]);
             if (statistics && e > options.max_evalue) return;
-            tops[p].offer({score, e, original[s], prepared[p].strand, static_cast<std::uint32_t>(c), part.first + s});
+            const std::int8_t subject_frame = translated ? translated->frame[s] : std::int8_t{0};
+            tops[p].offer({score, e, original[s], prepared[p].strand, static_cast<std::uint32_t>(c), part.first + index,
+                           static_cast<std::int8_t>(prepared[p].frame), subject_frame});
           },
           [&](std::size_t p) {
             if (!overlap || !final_part) return;
@@ -578,10 +654,14 @@ std::vector<QueryResult> SearchEngine::search(const std::vector<Query>& queries,
   std::vector<QueryResult> results(queries.size());
   SearchProgress state;
   state.queries_total = queries.size();
-  const bool both_strands = impl_->database.info().type == SequenceType::nucleotide && impl_->options.strand == Strand::both;
-  const double residues = impl_->searched_residues();
+  const Program program = impl_->program;
+  const bool both_strands = impl_->options.strand == Strand::both;
+  // Cells of the strands or frames searched: a translated sequence counts about a third of its bases
+  // per frame, three frames per strand.
+  const double strands = program == Program::blastn || translates_query(program) ? (both_strands ? 2.0 : 1.0) : 1.0;
+  const double residues = impl_->searched_residues() * (translates_subjects(program) ? 2.0 : 1.0);
   for (const auto& query : queries)
-    state.cells_total += static_cast<double>(query.codes.size()) * (both_strands ? 2.0 : 1.0) * residues;
+    state.cells_total += static_cast<double>(query.codes.size()) * strands * residues;
   const std::size_t batch = std::max<std::size_t>(impl_->options.query_batch, 1);
   for (std::size_t first = 0; first < queries.size(); first += batch)
     impl_->search_batch(queries, first, std::min(queries.size(), first + batch), results, state, progress);

@@ -9,6 +9,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "db/genetic_code.hpp"
 #include "kernels/cpu/alignment.hpp"
 #include "search/statistics.hpp"
 
@@ -325,6 +326,41 @@ struct Presented {
 Presented present(const Query& query, const Hit& hit, const Alphabet& alphabet, const ScoringScheme& scoring) {
   Presented p;
   const std::uint64_t m = query.codes.size();
+  if (hit.query_frame != 0 || hit.subject_frame != 0) {
+    // Translated: amino acids aligned (scored with the protein matrix); coordinates on the nucleotide
+    // sequences, as BLAST prints them (start > end on minus frames).
+    const Alphabet& protein = Alphabet::protein();
+    std::size_t qi = 0, si = 0;
+    for (char op : hit.operations) {
+      const bool query_residue = op != 'D', subject_residue = op != 'I';
+      const auto q = query_residue ? static_cast<std::uint8_t>(hit.query_frame != 0 ? hit.query_aligned_codes[qi]
+                                                                                    : query.codes[hit.query_begin + qi])
+                                   : std::uint8_t{0};
+      const auto s = subject_residue ? static_cast<std::uint8_t>(hit.subject_aligned_codes[si]) : std::uint8_t{0};
+      p.qseq += query_residue ? protein.decode(q) : '-';
+      p.sseq += subject_residue ? protein.decode(s) : '-';
+      char mid = ' ';
+      if (op == 'M') {
+        if (q == s) mid = protein.decode(q);
+        else if (scoring.score(q, s) > 0) mid = '+';
+        if (scoring.score(q, s) > 0) ++p.positives;
+      }
+      p.midline += mid;
+      qi += query_residue ? 1 : 0;
+      si += subject_residue ? 1 : 0;
+    }
+    p.operations = hit.operations;
+    const NucleotideSpan q = hit.query_frame != 0 ? nucleotide_span(hit.query_frame, hit.query_begin, hit.query_end, m)
+                                                  : NucleotideSpan{hit.query_begin + 1u, hit.query_end};
+    const NucleotideSpan s =
+        hit.subject_frame != 0 ? nucleotide_span(hit.subject_frame, hit.subject_begin, hit.subject_end, hit.subject_length)
+                               : NucleotideSpan{hit.subject_begin + 1u, hit.subject_end};
+    p.qstart = q.start;
+    p.qend = q.end;
+    p.sstart = s.start;
+    p.send = s.end;
+    return p;
+  }
   const bool nucleotide = alphabet.type() == SequenceType::nucleotide;
   // Aligned strings on the searched strand.
   std::string searched_query = query.codes;
@@ -682,6 +718,7 @@ void OutputFormat::write(std::ostream& out, const Query& query, const QueryResul
     return s.statistics ? s.statistics->search_space(static_cast<std::uint32_t>(query_length)) : 0.0;
   };
   auto frame = [&](const Hit& hit) { return hit.strand == Strand::minus ? -1 : 1; };
+  auto translated = [](const Hit& hit) { return hit.query_frame != 0 || hit.subject_frame != 0; };
 
   switch (kind_) {
     case Kind::tabular:
@@ -736,19 +773,27 @@ void OutputFormat::write(std::ostream& out, const Query& query, const QueryResul
               case kGaps: return std::to_string(hit.gaps);
               case kPpos:
                 return printf_string("%.2f", length ? 100.0 * p.positives / static_cast<double>(length) : 0.0);
-              case kFrames: return nucleotide ? "1/" + std::to_string(frame(hit)) : "1/1";
-              case kQframe: return "1";
-              case kSframe: return nucleotide ? std::to_string(frame(hit)) : "1";
+              case kFrames:
+                if (translated(hit)) return std::to_string(hit.query_frame) + "/" + std::to_string(hit.subject_frame);
+                return nucleotide ? "1/" + std::to_string(frame(hit)) : "1/1";
+              case kQframe: return translated(hit) ? std::to_string(hit.query_frame) : "1";
+              case kSframe:
+                if (translated(hit)) return std::to_string(hit.subject_frame);
+                return nucleotide ? std::to_string(frame(hit)) : "1";
               case kBtop: return btop(p);
               case kStaxids: return "0";
               case kStaxid: case kSsciname: case kScomname: case kSblastname: case kSskingdom: case kSscinames:
               case kScomnames: case kSblastnames: case kSskingdoms:
                 return "N/A";
               case kStitle: case kSalltitles: return subject_title(hit.subject);
-              case kSstrand: return nucleotide ? (hit.strand == Strand::minus ? "minus" : "plus") : "N/A";
+              case kSstrand:
+                return nucleotide && !translated(hit) ? (hit.strand == Strand::minus ? "minus" : "plus") : "N/A";
               case kQcovs: return std::to_string(qcovs);
               case kQcovhsp:
-                return std::to_string(coverage_percent(p.qend - p.qstart + 1, query_length));
+                // A translated query's span counts amino acids against its length in bases, as blastx does.
+                if (hit.query_frame != 0) return std::to_string(coverage_percent(hit.query_end - hit.query_begin, query_length));
+                return std::to_string(coverage_percent(p.qend >= p.qstart ? p.qend - p.qstart + 1 : p.qstart - p.qend + 1,
+                                                       query_length));
               case kQcovus: return nucleotide ? std::to_string(qcovs) : "N/A";
               case kCigar: return cpu::cigar(p.operations);
               default: return "";
@@ -783,6 +828,8 @@ void OutputFormat::write(std::ostream& out, const Query& query, const QueryResul
               << ",\"qstart\":" << p.qstart << ",\"qend\":" << p.qend << ",\"sstart\":" << p.sstart
               << ",\"send\":" << p.send << ",\"qlen\":" << query_length << ",\"slen\":" << hit.subject_length
               << ",\"strand\":\"" << (hit.strand == Strand::minus ? "minus" : "plus") << "\""
+              << ",\"qframe\":" << (translated(hit) ? hit.query_frame : 1)
+              << ",\"sframe\":" << (translated(hit) ? hit.subject_frame : frame(hit))
               << ",\"cigar\":\"" << cpu::cigar(p.operations) << "\"}\n";
         }
       return;

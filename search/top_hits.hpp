@@ -1,7 +1,8 @@
 // The best K candidates of one query, by score (higher first), then E-value (lower first: with blastp's
 // finite-size correction it depends on the subject's length), then subject position in the source
-// FASTA (lower first), then strand (plus first): a total order, so the kept set does not depend on the
-// order in which candidates arrive (thread count, GPU count, chunk order).
+// FASTA (lower first), then strand (plus first), then the frames of translated searches: a total order,
+// so the kept set does not depend on the order in which candidates arrive (thread count, GPU count, chunk
+// order).
 #pragma once
 
 #include <algorithm>
@@ -20,10 +21,12 @@ struct Candidate {
   Strand strand = Strand::plus;
   std::uint32_t chunk = 0;         // where the subject lives, for the alignment pass
   std::uint64_t index_in_chunk = 0;
+  std::int8_t query_frame = 0, subject_frame = 0;  // translated searches (CandidateKey)
 };
 
 inline CandidateKey key_of(const Candidate& candidate) {
-  return {candidate.score, candidate.evalue, candidate.subject, candidate.strand};
+  return {candidate.score, candidate.evalue, candidate.subject, candidate.strand, candidate.query_frame,
+          candidate.subject_frame};
 }
 
 // true when a ranks before b (the order of CandidateKey, search/warpsearch.hpp)

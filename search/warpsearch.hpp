@@ -30,6 +30,28 @@ namespace warpsearch {
 enum class Device { automatic, cpu, gpu };
 enum class Strand : std::uint8_t { plus, minus, both };
 
+// BLAST's programs, by what the queries and the database hold and what is translated (in six frames
+// with an NCBI genetic code, db/genetic_code.hpp): blastp protein queries against proteins, blastn
+// nucleotides against nucleotides, blastx translated nucleotide queries against proteins, tblastn
+// protein queries against a translated nucleotide database, tblastx translated against translated.
+// automatic: blastp or blastn by the database's alphabet, the queries being in the same alphabet.
+// tblastn and tblastx scan on the CPU backend whatever SearchOptions::device says
+// (docs/translated_search.md).
+enum class Program : std::uint8_t { automatic, blastp, blastn, blastx, tblastn, tblastx };
+
+const char* program_name(Program program);  // "blastx"; "automatic"
+// The program of a name (blastp, blastn, blastx, tblastn, tblastx); std::invalid_argument otherwise.
+Program program_named(const std::string& name);
+bool translates_query(Program program);     // blastx, tblastx
+bool translates_subjects(Program program);  // tblastn, tblastx
+// The alphabets a program's queries and database hold (automatic: the database's, given).
+SequenceType query_type(Program program, SequenceType database);
+SequenceType database_type(Program program, SequenceType database);
+// The program for queries and a database of these alphabets: blastp or blastn when they agree;
+// std::invalid_argument naming the two choices when they differ (a translated search, or the queries
+// read in the database's alphabet).
+Program program_for(SequenceType queries, SequenceType database);
+
 // A contiguous run of the database's subjects in its length-sorted order (db/database.hpp), across
 // chunks: a process of a distributed search covers a few of them.
 struct SubjectRange {
@@ -39,18 +61,25 @@ struct SubjectRange {
 
 // What orders the candidate hits of a query: higher score first, then lower E-value (0 without
 // statistics), then lower subject position in the source FASTA, then the plus strand first.
+// Translated searches: then the query frame, then the subject frame, each in BLAST's order
+// +1 +2 +3 -1 -2 -3 (0 when untranslated).
 struct CandidateKey {
   int score = 0;
   double evalue = 0.0;
   std::uint64_t subject = 0;
   Strand strand = Strand::plus;
+  std::int8_t query_frame = 0, subject_frame = 0;
 };
 // true when a ranks before b in that order.
 inline bool ranks_before(const CandidateKey& a, const CandidateKey& b) {
   if (a.score != b.score) return a.score > b.score;
   if (a.evalue != b.evalue) return a.evalue < b.evalue;
   if (a.subject != b.subject) return a.subject < b.subject;
-  return a.strand < b.strand;
+  if (a.strand != b.strand) return a.strand < b.strand;
+  // +1 +2 +3 -1 -2 -3 ascending: a positive frame is its own rank, a negative one 3 - frame.
+  const auto rank = [](std::int8_t frame) { return frame >= 0 ? frame : 3 - frame; };
+  if (a.query_frame != b.query_frame) return rank(a.query_frame) < rank(b.query_frame);
+  return rank(a.subject_frame) < rank(b.subject_frame);
 }
 
 // Called once per query batch, between the scan and the alignment of the hits, with each query's
@@ -78,12 +107,17 @@ struct SearchOptions {
   // size), and the selection of the candidates to align (empty: all are aligned).
   std::vector<SubjectRange> subjects;
   CandidateSelector select_candidates;
+  // What is searched (Program), and the NCBI genetic codes that translate nucleotide queries (blastx,
+  // tblastx) and nucleotide subjects (tblastn, tblastx).
+  Program program = Program::automatic;
+  int query_genetic_code = 1;
+  int database_genetic_code = 1;
 };
 
 struct Query {
   std::string id;
   std::string description;
-  std::string codes;  // residue codes (db/alphabet.hpp)
+  std::string codes;  // residue codes (db/alphabet.hpp), of the program's query alphabet
 };
 
 struct Hit {
@@ -99,6 +133,15 @@ struct Hit {
   std::string operations;  // per column: 'M' aligned pair, 'I' query residue vs gap, 'D' subject residue vs gap
   std::uint32_t identities = 0, mismatches = 0, gap_opens = 0, gaps = 0;
   std::string subject_aligned_codes;  // the subject residues subject_begin..subject_end (for qseq/sseq)
+  // Translated searches: the frames searched (+1..+3, -1..-3; 0 untranslated). In a translated query
+  // (blastx, tblastx) query_begin/query_end count amino acids of the query frame's translation, whose
+  // residues query_begin..query_end are query_aligned_codes; in a translated subject (tblastn, tblastx)
+  // subject_begin/subject_end count amino acids of the subject frame, subject_aligned_codes are amino
+  // acids, and subject_length is the subject's length in nucleotides. nucleotide_span()
+  // (db/genetic_code.hpp) gives the nucleotide coordinates BLAST prints. A minus query frame has
+  // strand minus.
+  int query_frame = 0, subject_frame = 0;
+  std::string query_aligned_codes;
 };
 
 struct QueryResult {

@@ -4,11 +4,13 @@
 #include <boost/program_options.hpp>
 #include <chrono>
 #include <cstdio>
+#include <optional>
 #include <sstream>
 
 #include "db/atomic_file.hpp"
 #include "db/database.hpp"
 #include "db/fasta.hpp"
+#include "db/genetic_code.hpp"
 #include "db/interrupt.hpp"
 #include "db/text.hpp"
 #include "search/output.hpp"
@@ -79,7 +81,8 @@ std::vector<int> parse_gpu_list(const std::string& text) {
 
 int run_search(int argc, char** argv) {
   std::string query_path, database_path, output_path = "-", outfmt = "6", strand = "both", gpus, gpu_memory;
-  Number<int> min_score = 1;
+  std::string program_text;
+  Number<int> min_score = 1, query_gencode = 1, db_gencode = 1;
   Number<std::size_t> max_target_seqs = 500, max_hsps = 0, query_batch = SearchOptions{}.query_batch;
   Number<double> evalue = 10.0;
   ScoringOptions scoring_options;
@@ -90,7 +93,15 @@ int run_search(int argc, char** argv) {
       ("query,q", po::value(&query_path)->value_name("FILE"),
        "query FASTA (plain, gzip, bzip2, xz or zstd; '-' for stdin)")
       ("db,d", po::value(&database_path)->value_name("DB"), "database directory made by 'warpsearch makedb'")
-      ("out,o", po::value(&output_path)->value_name("FILE"), "output file, written atomically (default: stdout)");
+      ("out,o", po::value(&output_path)->value_name("FILE"), "output file, written atomically (default: stdout)")
+      ("program", po::value(&program_text)->value_name("NAME"),
+       "blastp, blastn, blastx (translated nucleotide queries vs proteins), tblastn (proteins vs a translated "
+       "nucleotide database) or tblastx (translated vs translated); default: blastp or blastn when the queries' "
+       "letters and the database agree")
+      ("query-gencode", po::value(&query_gencode)->value_name("N"),
+       "NCBI genetic code translating the queries (blastx, tblastx; default 1)")
+      ("db-gencode", po::value(&db_gencode)->value_name("N"),
+       "NCBI genetic code translating the database (tblastn, tblastx; default 1)");
   scoring_options.add_to(options);
   options.add_options()
       ("max-target-seqs", po::value(&max_target_seqs)->value_name("N"),
@@ -161,34 +172,94 @@ int run_search(int argc, char** argv) {
 
   const auto started = std::chrono::steady_clock::now();
   const Database database = Database::open(database_path);
-  const bool nucleotide = database.info().type == SequenceType::nucleotide;
-  ScoringScheme scoring = scoring_options.scheme(nucleotide, vm, "databases");
-  if (format.kind() == OutputFormat::Kind::sam && !nucleotide)
-    throw UsageError{"--outfmt 17 (SAM) is for nucleotide databases"};
+  const SequenceType stored = database.info().type;
+
+  // The program: given, or (automatic) the one the queries' letters and the database agree on, which
+  // is checked once the queries are read (the reader guesses their alphabet from their first 256 KiB
+  // of letters, guess_sequence_type): blastp or blastn, the database's.
+  Program program = Program::automatic;
+  if (!program_text.empty()) {
+    try {
+      program = program_named(program_text);
+    } catch (const std::invalid_argument& e) {
+      throw UsageError{std::string("--program: ") + e.what()};
+    }
+    if (database_type(program, stored) != stored)
+      throw UsageError{"--program " + program_text + " searches " +
+                       Alphabet::of(database_type(program, stored)).name() + " databases; " + database_path +
+                       " holds " + database.alphabet().name() + " sequences"};
+  }
+  const std::pair<const char*, int> gencodes[] = {{"--query-gencode", query_gencode}, {"--db-gencode", db_gencode}};
+  for (const auto& [name, value] : gencodes) {
+    try {
+      GeneticCode::ncbi(value);
+    } catch (const std::invalid_argument& e) {
+      throw UsageError{std::string(name) + ": " + e.what()};
+    }
+  }
+  if (vm.count("query-gencode") && !translates_query(program))
+    throw UsageError{"--query-gencode is for programs that translate the queries (--program blastx, tblastx)"};
+  if (vm.count("db-gencode") && !translates_subjects(program))
+    throw UsageError{"--db-gencode is for programs that translate the database (--program tblastn, tblastx)"};
+  const bool nucleotide =
+      program == Program::blastn || (program == Program::automatic && stored == SequenceType::nucleotide);
+
+  ScoringScheme scoring = scoring_options.scheme(
+      nucleotide, vm,
+      translates_subjects(program) ? std::string("searches; ") + program_name(program) + " scores proteins" : "databases");
+  search_options.program = program;
+  search_options.query_genetic_code = query_gencode;
+  search_options.database_genetic_code = db_gencode;
+  if (format.kind() == OutputFormat::Kind::sam && (!nucleotide || program == Program::tblastx))
+    throw UsageError{"--outfmt 17 (SAM) is for nucleotide searches (blastn)"};
   OutputContext context;
-  context.program = nucleotide ? "blastn" : "blastp";
+  context.program = program == Program::automatic ? (nucleotide ? "blastn" : "blastp") : program_name(program);
   context.database_name = database_path;
   context.command_line = command_line_text(argc, argv);
   context.scoring = &scoring;
   context.max_evalue = evalue;
 #ifdef WARPSEARCH_HAVE_MPI
   // Under mpirun / srun this process is one rank of a distributed search (search/distributed.hpp).
-  if (distributed::launched_by_mpi())
+  if (distributed::launched_by_mpi()) {
+    if (program != Program::blastp && program != Program::blastn)
+      throw UsageError{std::string("cluster mode runs blastp and blastn; run ") + program_name(program) +
+                       " without mpirun"};
     return distributed::run_search({query_path, output_path, vm.count("skip-invalid") > 0, quiet, context}, database,
                                    scoring, search_options, format);
+  }
 #endif
 
   std::vector<Query> queries;
-  FastaReader reader(query_path, database.info().type, vm.count("skip-invalid") > 0);
-  std::uint64_t query_residues = 0;
-  for (SequenceRecord record; reader.next(record);) {
-    query_residues += record.codes.size();
+  // stdin is read once: the reader reads the program's alphabet, or guesses it (automatic).
+  std::optional<FastaReader> reader;
+  if (program == Program::automatic) reader.emplace(query_path, std::nullopt, vm.count("skip-invalid") > 0);
+  else reader.emplace(query_path, query_type(program, stored), vm.count("skip-invalid") > 0);
+  std::string sample;  // the first letters read, to tell a program given for the wrong alphabet
+  for (SequenceRecord record; reader->next(record);) {
+    if (sample.size() < (1u << 16)) sample += reader->alphabet().decode_string(record.codes.substr(0, 1u << 16));
     queries.push_back({std::move(record.id), std::move(record.description), std::move(record.codes)});
   }
+  if (program == Program::automatic) {
+    try {
+      program_for(reader->type(), stored);
+    } catch (const std::invalid_argument& e) {
+      throw UsageError{query_path + ": " + e.what()};
+    }
+  }
+  // Letters of a protein are mostly valid nucleotide codes only by chance; the reverse is a protein
+  // search of DNA letters that the user asked for by name: said, not refused.
+  if (!quiet && !program_text.empty() && guess_sequence_type(sample) != query_type(program, stored))
+    std::fprintf(stderr, "warpsearch search: %s looks like %s sequences, searched as %s by --program %s\n",
+                 query_path.c_str(), Alphabet::of(guess_sequence_type(sample)).name(),
+                 Alphabet::of(query_type(program, stored)).name(), program_text.c_str());
 
   AtomicFile output(output_path);
   SearchEngine engine(database, scoring, search_options);
-  notice_cpu_fallback("search", search_options.device, engine.backend_description(), quiet);
+  if (!translates_subjects(program))
+    notice_cpu_fallback("search", search_options.device, engine.backend_description(), quiet);
+  else if (!quiet && search_options.device != Device::cpu)
+    std::fprintf(stderr, "warpsearch search: %s runs on the CPU (translated subjects are not scanned on GPUs)\n",
+                 program_name(program));
   ProgressBar bar(!quiet);
   SearchProgress done;
   const auto results = engine.search(queries, [&](const SearchProgress& p) {
@@ -206,11 +277,10 @@ int run_search(int argc, char** argv) {
 
   if (!quiet) {
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    const double cells = static_cast<double>(query_residues) * static_cast<double>(database.info().residues) *
-                         (nucleotide && search_options.strand == Strand::both ? 2.0 : 1.0);
-    if (reader.skipped() > 0)
+    const double cells = done.cells_total;
+    if (reader->skipped() > 0)
       std::fprintf(stderr, "warpsearch search: skipped %llu invalid queries\n",
-                   static_cast<unsigned long long>(reader.skipped()));
+                   static_cast<unsigned long long>(reader->skipped()));
     std::fprintf(stderr, "warpsearch search: %zu queries, %zu hits, %.2f s, %.1f GCUPS on %s\n", queries.size(), hits,
                  seconds, cells / seconds / 1e9, engine.backend_description().c_str());
     // Where the time went: the scan, the hits' alignments (start, end, traceback) after it, and the rest
