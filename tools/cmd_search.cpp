@@ -221,7 +221,7 @@ int run_search(int argc, char** argv) {
 #ifdef WARPSEARCH_HAVE_MPI
   // Under mpirun / srun this process is one rank of a distributed search (search/distributed.hpp).
   if (distributed::launched_by_mpi()) {
-    if (program != Program::blastp && program != Program::blastn)
+    if (translates_query(program) || translates_subjects(program))
       throw UsageError{std::string("cluster mode runs blastp and blastn; run ") + program_name(program) +
                        " without mpirun"};
     return distributed::run_search({query_path, output_path, vm.count("skip-invalid") > 0, quiet, context}, database,
