@@ -668,14 +668,22 @@ class RankSearch {
       if (!in.done()) throw std::runtime_error("internal error: " + mpi_.name_of(static_cast<int>(r)) + " sent more hits than queries");
       std::string().swap(bodies[r]);
     }
+    // A subject lives on one rank, which lists its hits together, best first (the engine's order): the
+    // merge orders those runs by their first hit, as the engine orders subjects.
     std::vector<QueryResult> merged(batch_.size());
     for (std::size_t q = 0; q < batch_.size(); ++q) {
       merged[q].query = q;
+      std::vector<std::vector<Hit>> runs;
       for (auto& rank_hits : hits)
-        for (Hit& hit : rank_hits[q]) merged[q].hits.push_back(std::move(hit));
-      // Each rank's hits are sorted already; a stable sort of their concatenation is the k-way merge.
-      std::stable_sort(merged[q].hits.begin(), merged[q].hits.end(),
-                       [](const Hit& a, const Hit& b) { return ranks_before(key_of(a), key_of(b)); });
+        for (Hit& hit : rank_hits[q]) {
+          if (runs.empty() || runs.back().front().subject != hit.subject) runs.emplace_back();
+          runs.back().push_back(std::move(hit));
+        }
+      std::stable_sort(runs.begin(), runs.end(), [](const std::vector<Hit>& a, const std::vector<Hit>& b) {
+        return ranks_before(key_of(a.front()), key_of(b.front()));
+      });
+      for (auto& run : runs)
+        for (Hit& hit : run) merged[q].hits.push_back(std::move(hit));
     }
     timings_.merge += seconds_since(started);
     const auto writing = Clock::now();

@@ -106,7 +106,7 @@ TEST_CASE("mpi: 1, 2 and 3 ranks give the single-process output on real proteins
   }
   SECTION("3 hits per query: the global top is not any rank's own top") {
     const std::string out = check_ranks_match_single_process(
-        dir, queries, db, "--max-target-seqs 3 --outfmt '6 qseqid sseqid score evalue bitscore qstart qend sstart send cigar'");
+        dir, queries, db, "--max-target-seqs 3 --max-hsps 1 --outfmt '6 qseqid sseqid score evalue bitscore qstart qend sstart send cigar'");
     CHECK(lines(out) == 30);  // 10 queries, each with at least 3 hits in the sample
   }
   SECTION("batches of 3 queries, raw scores, JSON") {
@@ -125,7 +125,8 @@ TEST_CASE("mpi: 1, 2 and 3 ranks give the single-process output on real DNA, bot
     CHECK(contains(out, "\tplus\t"));
   }
   SECTION("the best 4 per query, in batches of 5 queries") {
-    const std::string out = check_ranks_match_single_process(dir, queries, db, "--max-target-seqs 4 --query-batch 5");
+    const std::string out =
+        check_ranks_match_single_process(dir, queries, db, "--max-target-seqs 4 --max-hsps 1 --query-batch 5");
     CHECK(lines(out) == 32);  // 8 queries, each with at least 4 repeat hits
   }
 }
@@ -208,6 +209,7 @@ TEST_CASE("mpi: subject ranges and candidate selection add up to the whole searc
     options.device = Device::cpu;
     options.threads = 1;
     options.max_target_seqs = 4;
+    options.max_hsps = 1;  // one hit per kept candidate: the counts below are of candidates
     const std::vector<QueryResult> expected = SearchEngine(db, scoring, options).search(queries);
 
     // Nine runs of subjects, dealt to three parts in turn; the runs cross chunk boundaries.
