@@ -87,7 +87,7 @@ for optional in warpsearch.1:man1/warpsearch.1 warpsearch.bash-completion:comple
 done
 root=$scratch/root
 dpkg -x "$deb" "$root"
-[ "$("$root/usr/bin/warpsearch" --version)" = "warpsearch $version" ]
+[ "$("$root/usr/bin/warpsearch" --version | head -n 1)" = "warpsearch $version" ]
 (cd "$scratch" && PYTHONPATH=$root/usr/lib/python3/dist-packages "$python" -c \
   "import warpsearch; assert warpsearch.__version__ == '$version', warpsearch.__version__; print('python:', warpsearch.__file__)")
 # The unpacked package serves find_package too.

@@ -4,9 +4,11 @@
 //
 // The runs use Open MPI on loopback, as root where needed (--allow-run-as-root), with more ranks than
 // cores (--oversubscribe). WARPSEARCH_TEST_MPIEXEC overrides the mpirun found at configure time.
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <initializer_list>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -35,13 +37,15 @@ std::string environment_or(const char* name, const char* fallback) {
 }
 
 // Runs 'warpsearch ARGUMENTS' as `ranks` MPI ranks; fault (empty: none) goes to WARPSEARCH_MPI_FAULT.
-warpsearch::test::CommandResult run_ranks(int ranks, const std::string& arguments, const std::string& fault = "") {
+// launcher: a command before mpirun (e.g. `timeout -s INT 3`), or empty.
+warpsearch::test::CommandResult run_ranks(int ranks, const std::string& arguments, const std::string& fault = "",
+                                          const std::string& launcher = "") {
   TempDir scratch;
   const std::string out = scratch.file("stdout"), err = scratch.file("stderr");
   // Containers often forbid the cross-memory attach of Open MPI's shared-memory transport.
   std::string command = "OMPI_MCA_btl_vader_single_copy_mechanism=none ";
   command += "WARPSEARCH_MPI_FAULT=" + quoted(fault) + " ";
-  command += quoted(environment_or("WARPSEARCH_TEST_MPIEXEC", WARPSEARCH_MPIEXEC)) +
+  command += launcher + " " + quoted(environment_or("WARPSEARCH_TEST_MPIEXEC", WARPSEARCH_MPIEXEC)) +
              " --allow-run-as-root --oversubscribe -x WARPSEARCH_MPI_FAULT -x OMPI_MCA_btl_vader_single_copy_mechanism -np " +
              std::to_string(ranks) + " " + quoted(environment_or("WARPSEARCH_TEST_BINARY", WARPSEARCH_BINARY)) + " " +
              arguments + " >" + quoted(out) + " 2>" + quoted(err) + " </dev/null";
@@ -128,6 +132,41 @@ TEST_CASE("mpi: 1, 2 and 3 ranks give the single-process output on real DNA, bot
     const std::string out =
         check_ranks_match_single_process(dir, queries, db, "--max-target-seqs 4 --max-hsps 1 --query-batch 5");
     CHECK(lines(out) == 32);  // 8 queries, each with at least 4 repeat hits
+  }
+}
+
+TEST_CASE("mpi: SIGINT or SIGTERM to mpirun ends every rank at once and leaves no output", "[mpi][cli][signal]") {
+  // No output appears; a temporary file of a rank that mpirun killed outright is removed by the next run.
+  TempDir dir;
+  const std::string db = dir.file("sample.wsdb");
+  REQUIRE(run_warpsearch("makedb --quiet " + quoted(source_path("data/uniprot_sample.fa")) + " " + quoted(db)).exit_code == 0);
+  // A 100,000-residue query: minutes of work for two ranks.
+  std::mt19937_64 rng(3);
+  std::string query = ">long\n";
+  for (int i = 0; i < 100000; ++i) query += "ACDEFGHIKLMNPQRSTVWY"[rng() % 20];
+  warpsearch::test::write_file(dir.file("long.fa"), query + "\n");
+  for (const char* signal_name : {"INT", "TERM"}) {
+    INFO("SIG" << signal_name);
+    const auto started = std::chrono::steady_clock::now();
+    const auto run = run_ranks(2,
+                               "search --quiet --device cpu -q " + quoted(dir.file("long.fa")) + " -d " + quoted(db) +
+                                   " -o " + quoted(dir.file("hits.tsv")),
+                               "", std::string("timeout --preserve-status -s ") + signal_name + " 3");
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    INFO(run.err);
+    CHECK(run.exit_code != 0);
+    // The signal comes after 3 s; mpirun forwards it and waits for the ranks, which end within a second.
+    CHECK(seconds < 3.0 + 2.5);
+    CHECK(!warpsearch::test::path_exists(dir.file("hits.tsv")));
+    // mpirun may kill a rank before it removes its temporary file: the next run on the path removes it.
+    const auto next = run_ranks(2, "search --quiet --device cpu --max-target-seqs 2 -q " +
+                                       quoted(source_path("data/queries.fa")) + " -d " + quoted(db) + " -o " +
+                                       quoted(dir.file("hits.tsv")));
+    REQUIRE(next.exit_code == 0);
+    const auto left = unexpected_files(dir.path(), {"sample.wsdb", "long.fa", "hits.tsv"});
+    for (const auto& name : left) UNSCOPED_INFO("left: " << name);
+    CHECK(left.empty());
+    std::filesystem::remove(dir.file("hits.tsv"));
   }
 }
 
