@@ -15,6 +15,7 @@
 #include <thread>
 #include <vector>
 
+#include "search/scan_backend.hpp"
 #include "tests/catch.hpp"
 #include "tests/robustness_support.hpp"
 #include "tests/test_support.hpp"
@@ -275,4 +276,44 @@ TEST_CASE("robustness: temporaries of a killed run are removed by the next run, 
                 .exit_code == 0);
     CHECK(entries(scratch.path()) == std::vector<std::string>{"hits.tsv", "killed.stderr", "killed.stdout"});
   }
+}
+
+TEST_CASE("robustness: GPU search and align end within 1 s of a signal while computing, leaving nothing",
+          "[robustness][cli][signal][gpu]") {
+#ifdef WARPSEARCH_HAVE_CUDA
+  if (ws::usable_gpu_count() == 0) {
+    WARN("no usable GPU: the GPU twin of the signal tests is skipped");
+    return;
+  }
+  Inputs inputs;
+  const std::vector<std::pair<const char*, std::function<std::vector<std::string>(const std::string&)>>> runs = {
+      {"search", [&](const std::string& out) {
+         return std::vector<std::string>{"search", "--quiet", "--device", "gpu", "-q", inputs.long_query, "-d",
+                                         inputs.db, "-o", out};
+       }},
+      {"align", [&](const std::string& out) {
+         return std::vector<std::string>{"align", "--quiet", "--device", "gpu", "--mode", "global", "--cigar", "-q",
+                                         inputs.long_query, "-t", inputs.long_target, "-o", out};
+       }}};
+  for (const auto& [command, arguments] : runs)
+    for (const int signal_number : {SIGINT, SIGTERM}) {
+      DYNAMIC_SECTION(command << ", " << signal_name(signal_number)) {
+        TempDir scratch;
+        Process process(arguments(scratch.file("out")), scratch.file("run"));
+        const bool reached = computing(process, scratch.path());
+        INFO(process.err());
+        REQUIRE(reached);
+        const auto signalled = std::chrono::steady_clock::now();
+        ::kill(process.pid(), signal_number);
+        process.wait();
+        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - signalled).count();
+        INFO(process.err());
+        CHECK(process.exit_status() == 128 + signal_number);
+        CHECK(seconds < 1.0);
+        CHECK(entries(scratch.path()) == std::vector<std::string>{"run.stderr", "run.stdout"});
+      }
+    }
+#else
+  WARN("built without CUDA: the GPU twin of the signal tests is skipped");
+#endif
 }
