@@ -22,10 +22,10 @@ mkdir -p "$build"
 
 flags=(-std=c++17 -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined
        -fno-sanitize-recover=undefined -I. -DWARPSEARCH_VERSION='"fuzz"')
-db_sources=(db/alphabet.cpp db/atomic_file.cpp db/database.cpp db/fasta.cpp db/interrupt.cpp db/makedb.cpp
-            db/manifest.cpp db/mapped_file.cpp db/text.cpp)
+db_sources=(db/alphabet.cpp db/atomic_file.cpp db/database.cpp db/decompress.cpp db/fasta.cpp db/interrupt.cpp
+            db/makedb.cpp db/manifest.cpp db/mapped_file.cpp db/text.cpp db/usable_cpus.cpp)
 declare -A sources=(
-  [fasta]="tests/fuzz/fuzz_fasta.cpp db/alphabet.cpp db/fasta.cpp db/interrupt.cpp db/text.cpp"
+  [fasta]="tests/fuzz/fuzz_fasta.cpp db/alphabet.cpp db/decompress.cpp db/fasta.cpp db/interrupt.cpp db/text.cpp"
   [database]="tests/fuzz/fuzz_database.cpp ${db_sources[*]}"
   [matrix]="tests/fuzz/fuzz_matrix.cpp db/alphabet.cpp db/text.cpp profile/scoring.cpp profile/builtin_matrices.cpp"
 )
@@ -35,7 +35,7 @@ for target in "${targets[@]}"; do
   [ -n "${sources[$target]:-}" ] || { echo "unknown target '$target' (fasta, database, matrix)" >&2; exit 2; }
   binary="$build/fuzz_$target"
   # shellcheck disable=SC2086
-  nice -n 19 "$clangxx" "${flags[@]}" ${sources[$target]} -lz -o "$binary"
+  nice -n 19 "$clangxx" "${flags[@]}" ${sources[$target]} -lz -lbz2 -llzma -lzstd -o "$binary"
   mkdir -p "$build/corpus/$target"
   echo "== $target: ${seconds} s" >&2
   log="$build/fuzz_$target.log"
