@@ -17,20 +17,9 @@ using warpsearch::test::write_file;
 
 namespace {
 
-struct ShellResult {
-  int exit_code = -1;
-  std::string out;
-};
-
-// Runs a shell command, stdout captured, stderr appended to it.
-ShellResult shell(const std::string& command) {
-  TempDir scratch;
-  const std::string out = scratch.file("out");
-  const int status = std::system(("(" + command + ") >'" + out + "' 2>&1").c_str());
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), read_file(out)};
-}
-
-bool have(const std::string& tool) { return shell("command -v " + tool).exit_code == 0; }
+using Shell = warpsearch::test::CommandResult;
+Shell shell(const std::string& command) { return warpsearch::test::run_shell(command); }
+bool have(const std::string& tool) { return warpsearch::test::have_tool(tool); }
 
 std::string quoted(const std::string& path) { return "'" + path + "'"; }
 

@@ -48,6 +48,18 @@ static std::string from_environment(const char* name, const char* fallback) {
 
 CommandResult run_warpsearch(const std::string& arguments) { return run_warpsearch_piped("", arguments); }
 
+CommandResult run_shell(const std::string& command) {
+  TempDir scratch;
+  const std::string out = scratch.file("out");
+  const int status = std::system(("(" + command + ") >'" + out + "' 2>&1").c_str());
+  CommandResult result;
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  result.out = read_file(out);
+  return result;
+}
+
+bool have_tool(const std::string& tool) { return run_shell("command -v " + tool).exit_code == 0; }
+
 CommandResult run_warpsearch_piped(const std::string& producer, const std::string& arguments) {
   TempDir scratch;
   const std::string out = scratch.file("stdout"), err = scratch.file("stderr");

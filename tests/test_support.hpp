@@ -37,6 +37,11 @@ struct CommandResult {
 CommandResult run_warpsearch(const std::string& arguments);
 // The same with its stdin a pipe from producer (a shell command, e.g. "cat 'in.fa'").
 CommandResult run_warpsearch_piped(const std::string& producer, const std::string& arguments);
+// Runs a shell command (another tool: BLAST+, samtools, xmllint, python3); out holds its stdout and then
+// its stderr.
+CommandResult run_shell(const std::string& command);
+// Whether a command of that name is on the PATH.
+bool have_tool(const std::string& tool);
 
 
 // Source tree paths (the bundled data, ...).
