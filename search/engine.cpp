@@ -107,9 +107,9 @@ struct SearchEngine::Impl {
     threads = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
     if (backend) return;
 #ifdef WARPSEARCH_HAVE_CUDA
-    // Translated subjects are scanned on the CPU: the GPU backend's resident sets are not tested with the
-    // in-memory chunks of translated frames.
-    if (gpu_wanted(options) && !translates_subjects(program))
+    // Translated subjects reach the GPU as in-memory chunks of frames, whose first positions (six times the
+    // nucleotide chunk's) keep their resident sets apart from every other chunk's.
+    if (gpu_wanted(options))
       backend = make_gpu_backend(scoring, options.gpus, options.gpu_memory_limit, threads);
 #else
     (void)gpu_wanted(options);
@@ -206,7 +206,7 @@ struct SearchEngine::Impl {
 
   // Time spent aligning hits: locating them on the backend, and all of it (locate and traceback).
   struct HitTimes {
-    double locate_seconds = 0, seconds = 0;
+    double locate_seconds = 0, seconds = 0, hot_columns_seconds = 0;
   };
 
   // The lowest score an HSP of this query length and subject length may have: min_score, and (with
@@ -259,17 +259,30 @@ struct SearchEngine::Impl {
                                std::min(region.end, first + segment_length)}});
     }
     if (tasks.empty()) return hot;
-    std::map<std::size_t, cpu::StripedScorer> scorers;
-    for (const Task& task : tasks)
-      if (!scorers.count(round[task.job].prepared))
-        scorers.emplace(round[task.job].prepared, cpu::StripedScorer(prepared[round[task.job].prepared].codes, scoring));
     std::vector<cpu::ColumnScan> scans(tasks.size());
-    parallel_for(tasks.size(), threads, [&](std::size_t t, unsigned) {
-      throw_if_interrupted();
-      const HitJob& job = round[tasks[t].job];
-      scans[t] = cpu::scan_segment(scorers.at(job.prepared), subject_of(tasks[t].job), tasks[t].segment,
-                                   prepared[job.prepared].threshold);
-    });
+    // On the backend where it can (a GPU), else on the CPU threads.
+    std::vector<HotColumnRequest> requests;
+    requests.reserve(tasks.size());
+    for (const Task& task : tasks) {
+      const PreparedQuery& query = prepared[round[task.job].prepared];
+      requests.push_back({query.codes, subject_of(task.job), task.segment, query.threshold, reach[task.job]});
+    }
+    std::vector<std::vector<cpu::ColumnRange>> backend_hot;
+    if (backend->hot_columns(requests, backend_hot)) {
+      for (std::size_t t = 0; t < tasks.size(); ++t) scans[t].hot = std::move(backend_hot[t]);
+    } else {
+      std::map<std::size_t, cpu::StripedScorer> scorers;
+      for (const Task& task : tasks)
+        if (!scorers.count(round[task.job].prepared))
+          scorers.emplace(round[task.job].prepared,
+                          cpu::StripedScorer(prepared[round[task.job].prepared].codes, scoring));
+      parallel_for(tasks.size(), threads, [&](std::size_t t, unsigned) {
+        throw_if_interrupted();
+        const HitJob& job = round[tasks[t].job];
+        scans[t] = cpu::scan_segment(scorers.at(job.prepared), subject_of(tasks[t].job), tasks[t].segment,
+                                     prepared[job.prepared].threshold);
+      });
+    }
     for (std::size_t t = 0; t < tasks.size();) {
       std::size_t end = t;
       while (end < tasks.size() && tasks[end].job == tasks[t].job) ++end;
@@ -308,7 +321,9 @@ struct SearchEngine::Impl {
     };
     std::deque<std::vector<cpu::ColumnRange>> computed_hot;
     std::vector<std::uint64_t> reach;
+    const auto hot_started = std::chrono::steady_clock::now();
     const auto hot = hot_columns(prepared, round, searched_subject, !frames.empty(), computed_hot, reach);
+    times.hot_columns_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - hot_started).count();
     std::vector<HspRequest> requests;
     requests.reserve(round.size());
     for (std::size_t j = 0; j < round.size(); ++j) {
@@ -636,6 +651,7 @@ struct SearchEngine::Impl {
     progress.align_seconds += seconds_since(align_started);
     progress.hits_seconds += worker_times.seconds;
     progress.locate_seconds += worker_times.locate_seconds;
+    progress.hot_columns_seconds += worker_times.hot_columns_seconds;
     progress.queries_done += last - first;
     if (report) report(progress);
   }

@@ -30,6 +30,7 @@
 #include "kernels/cpu/alignment.hpp"
 #include "kernels/cpu/long_subject.hpp"
 #include "kernels/gpu/gpu_scorer.hpp"
+#include "kernels/gpu/hot_columns.hpp"
 #include "kernels/gpu/pair_aligner.hpp"
 #include "search/locate_split.hpp"
 #include "search/parallel.hpp"
@@ -473,6 +474,52 @@ class GpuBackend final : public ScanBackend {
     });
   }
 
+  // On the GPUs (kernels/gpu/hot_columns.hpp), the requests split in contiguous shares of about equal cells.
+  bool hot_columns(const std::vector<HotColumnRequest>& requests,
+                   std::vector<std::vector<cpu::ColumnRange>>& hot) override {
+    hot.assign(requests.size(), {});
+    std::vector<double> cells(requests.size());
+    double total = 0;
+    for (std::size_t k = 0; k < requests.size(); ++k) {
+      const HotColumnRequest& request = requests[k];
+      if (request.query.size() > gpu::HotColumnScanner::kMaxQueryLength) return false;
+      cells[k] = static_cast<double>(request.query.size()) * static_cast<double>(request.segment.end - request.segment.begin);
+      total += cells[k];
+    }
+    std::vector<std::size_t> bounds{0};
+    double running = 0;
+    for (std::size_t k = 0; k < requests.size() && bounds.size() < gpus_.size(); ++k) {
+      running += cells[k];
+      if (running >= total / static_cast<double>(gpus_.size()) * static_cast<double>(bounds.size()))
+        bounds.push_back(k + 1);
+    }
+    while (bounds.size() <= gpus_.size()) bounds.push_back(requests.size());
+    if (hot_scanners_.size() != gpus_.size()) hot_scanners_.resize(gpus_.size());
+    parallel_for(gpus_.size(), static_cast<unsigned>(gpus_.size()), [&](std::size_t g, unsigned) {
+      if (bounds[g] == bounds[g + 1]) return;
+      std::vector<gpu::HotColumnTask> tasks;
+      for (std::size_t k = bounds[g]; k < bounds[g + 1]; ++k) {
+        const HotColumnRequest& request = requests[k];
+        const cpu::SubjectSegment& segment = request.segment;
+        tasks.push_back({request.query, request.subject.substr(segment.begin, segment.end - segment.begin),
+                         segment.first - segment.begin, request.reach, request.threshold});
+      }
+      if (!hot_scanners_[g]) hot_scanners_[g].emplace(gpus_[g].device, scoring_);
+      std::vector<std::vector<std::uint8_t>> flags;
+      hot_scanners_[g]->scan(tasks, flags);
+      for (std::size_t k = bounds[g]; k < bounds[g + 1]; ++k) {
+        const std::vector<std::uint8_t>& hot_flags = flags[k - bounds[g]];
+        const std::uint64_t first = requests[k].segment.first;
+        for (std::size_t c = 0; c < hot_flags.size(); ++c) {
+          if (!hot_flags[c]) continue;
+          if (!hot[k].empty() && hot[k].back().end == first + c) ++hot[k].back().end;
+          else hot[k].push_back({first + c, first + c + 1});
+        }
+      }
+    });
+    return true;
+  }
+
   bool locates_while_scanning() const override { return true; }
 
   std::string description() const override {
@@ -486,6 +533,7 @@ class GpuBackend final : public ScanBackend {
   std::deque<Gpu> gpus_;          // never moves: loads in flight refer to their Gpu and set
   std::optional<Chunk> upcoming_;  // the part the next scan() gets (ScanBackend::upcoming)
   std::vector<std::optional<gpu::GpuPairAligner>> aligners_;  // one per GPU, created by locate()
+  std::vector<std::optional<gpu::HotColumnScanner>> hot_scanners_;  // one per GPU, created by hot_columns()
   const std::vector<PreparedQuery>* queries_ = nullptr;
   std::map<std::uint64_t, SubjectSegments> segments_;  // by the sorted position of their first subject
   std::uint64_t segments_reach_ = 0;

@@ -15,6 +15,7 @@
 #include "db/database.hpp"
 #include "kernels/cpu/alignment.hpp"
 #include "kernels/cpu/column_range.hpp"
+#include "kernels/cpu/long_subject.hpp"
 #include "profile/scoring.hpp"
 #include "search/warpsearch.hpp"
 
@@ -41,6 +42,17 @@ using QueryDone = std::function<void(std::size_t)>;
 struct HitPair {
   std::string_view query;
   std::string_view subject;
+};
+
+// A segment of a long subject whose hot columns the HSP search needs (cpu::scan_segment's): the columns
+// of segment [first, end) holding a cell >= threshold of the query's local alignment against the subject
+// from segment.begin on. reach: cpu::alignment_reach for the query and threshold.
+struct HotColumnRequest {
+  std::string_view query;
+  std::string_view subject;  // the whole subject
+  cpu::SubjectSegment segment;
+  std::int64_t threshold = 1;
+  std::uint64_t reach = 1;
 };
 
 // Score and rectangle of a hit's local alignment (0-based, end exclusive; score 0: every coordinate 0),
@@ -73,6 +85,16 @@ class ScanBackend {
     (void)prepared;
     (void)subject;
     return nullptr;
+  }
+  // hot[k] (hot is resized) = the hot columns of requests[k], in whole-subject positions, ascending and
+  // disjoint: exactly the columns holding a cell >= threshold, or a superset of them as
+  // cpu::scan_segment gives (the HSPs found are the same). false: this backend leaves them to the
+  // engine's CPU threads. Same calling rules as locate().
+  virtual bool hot_columns(const std::vector<HotColumnRequest>& requests,
+                           std::vector<std::vector<cpu::ColumnRange>>& hot) {
+    (void)requests;
+    (void)hot;
+    return false;
   }
   // Whether locate() may run on another thread while scan() runs (and gains from it: the scan leaves
   // the CPU cores free).

@@ -159,6 +159,8 @@ struct SearchProgress {
   // its scan is done, during the rest of the scan: hits_seconds is the time spent aligning hits, during
   // the scan or after it, and locate_seconds the part of it locating them (start and end).
   double scan_seconds = 0.0, align_seconds = 0.0, hits_seconds = 0.0, locate_seconds = 0.0;
+  // Of locate_seconds: finding the hot columns of long subjects' hits (docs/long_sequences.md).
+  double hot_columns_seconds = 0.0;
 };
 
 class ScanBackend;

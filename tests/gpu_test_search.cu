@@ -252,3 +252,68 @@ TEST_CASE("gpu search: long DNA subjects (segments, several HSPs) give the CPU's
                               warpsearch::gpu::GpuScorer::bytes_for_subjects(3000000, 100, 5000);
   CHECK(search("--device gpu --gpu-memory " + std::to_string(limit) + " " + common) == cpu);
 }
+
+TEST_CASE("gpu search: tblastn and tblastx give the CPU's output byte for byte, long subjects included",
+          "[gpu][search][translate]") {
+  if (!gpu_usable()) return;
+  TempDir dir;
+  std::mt19937_64 rng(505);
+  // One codon per amino acid (standard code), enough to hide proteins in DNA.
+  const std::string amino_acids = "ARNDCQEGHILKMFPSTWYV";
+  const char* codons[] = {"GCT", "CGT", "AAT", "GAT", "TGT", "CAA", "GAA", "GGT", "CAT", "ATT",
+                          "CTG", "AAA", "ATG", "TTT", "CCG", "TCT", "ACT", "TGG", "TAT", "GTT"};
+  const auto random_dna = [&](std::size_t length) {
+    std::string dna(length, 'A');
+    for (auto& c : dna) c = "ACGT"[rng() % 4];
+    return dna;
+  };
+  const auto reverse_complement = [](const std::string& dna) {
+    std::string result(dna.rbegin(), dna.rend());
+    for (auto& c : result) c = c == 'A' ? 'T' : c == 'C' ? 'G' : c == 'G' ? 'C' : 'A';
+    return result;
+  };
+  std::vector<std::string> proteins, coding;
+  std::string protein_fasta, dna_query_fasta;
+  for (int q = 0; q < 3; ++q) {
+    std::string protein, dna;
+    for (std::size_t k = 0; k < 80 + 120 * static_cast<std::size_t>(q); ++k) {
+      const std::size_t a = rng() % amino_acids.size();
+      protein += amino_acids[a];
+      dna += codons[a];
+    }
+    proteins.push_back(protein);
+    coding.push_back(dna);
+    protein_fasta += ">p" + std::to_string(q) + "\n" + protein + "\n";
+    std::string dna_query = dna;
+    for (auto& c : dna_query)
+      if (rng() % 20 == 0) c = "ACGT"[rng() % 4];
+    dna_query_fasta += ">n" + std::to_string(q) + "\n" + dna_query + "\n";
+  }
+  // Two subjects above the long-subject length in every frame (scored in segments), and short ones;
+  // each holds copies of the coding sequences on both strands, with 5% of the bases changed.
+  std::string db_fasta;
+  for (int s = 0; s < 6; ++s) {
+    std::string subject = random_dna(s < 2 ? 250000 + 150000 * static_cast<std::size_t>(s) : 3000);
+    for (int copy = 0; copy < 2 + s % 3; ++copy) {
+      std::string piece = coding[static_cast<std::size_t>(copy + s) % coding.size()];
+      for (auto& c : piece)
+        if (rng() % 20 == 0) c = "ACGT"[rng() % 4];
+      if (copy % 2) piece = reverse_complement(piece);
+      const std::size_t at = rng() % (subject.size() - piece.size());
+      subject.replace(at, piece.size(), piece);
+    }
+    db_fasta += ">chr" + std::to_string(s) + "\n" + subject + "\n";
+  }
+  warpsearch::test::write_file(dir.file("db.fa"), db_fasta);
+  warpsearch::test::write_file(dir.file("p.fa"), protein_fasta);
+  warpsearch::test::write_file(dir.file("n.fa"), dna_query_fasta);
+  REQUIRE(run_warpsearch("makedb --quiet " + dir.file("db.fa") + " " + dir.file("db.wsdb")).exit_code == 0);
+  for (const std::string program : {"tblastn", "tblastx"}) {
+    INFO(program);
+    const std::string common = "--program " + program + " -q " + dir.file(program == "tblastn" ? "p.fa" : "n.fa") +
+                               " -d " + dir.file("db.wsdb") + " --evalue 1e-5";
+    const std::string cpu = search("--device cpu " + common);
+    CHECK(std::count(cpu.begin(), cpu.end(), '\n') >= 10);
+    CHECK(search("--device gpu " + common) == cpu);
+  }
+}

@@ -255,11 +255,7 @@ int run_search(int argc, char** argv) {
 
   AtomicFile output(output_path);
   SearchEngine engine(database, scoring, search_options);
-  if (!translates_subjects(program))
-    notice_cpu_fallback("search", search_options.device, engine.backend_description(), quiet);
-  else if (!quiet && search_options.device != Device::cpu)
-    std::fprintf(stderr, "warpsearch search: %s runs on the CPU (translated subjects are not scanned on GPUs)\n",
-                 program_name(program));
+  notice_cpu_fallback("search", search_options.device, engine.backend_description(), quiet);
   ProgressBar bar(!quiet);
   SearchProgress done;
   const auto results = engine.search(queries, [&](const SearchProgress& p) {
@@ -289,10 +285,11 @@ int run_search(int argc, char** argv) {
     const double searched = done.scan_seconds + done.align_seconds;
     std::fprintf(stderr,
                  "warpsearch search: scan %.2f s (%.1f GCUPS), aligning hits after the scan %.2f s, scan and hits "
-                 "%.2f s (%.1f GCUPS), other %.2f s; aligning hits in all %.2f s (start and end %.2f s)\n",
+                 "%.2f s (%.1f GCUPS), other %.2f s; aligning hits in all %.2f s (start and end %.2f s, of which hot "
+                 "columns %.2f s)\n",
                  done.scan_seconds, done.scan_seconds > 0 ? cells / done.scan_seconds / 1e9 : 0.0, done.align_seconds,
                  searched, searched > 0 ? cells / searched / 1e9 : 0.0, seconds - searched, done.hits_seconds,
-                 done.locate_seconds);
+                 done.locate_seconds, done.hot_columns_seconds);
   }
   return 0;
 }

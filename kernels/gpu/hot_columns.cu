@@ -1,0 +1,262 @@
+// The GPU hot-column kernel (kernels/gpu/hot_columns.hpp).
+//
+// One warp per piece. The query is cut into stripes of 32 * kRows rows; lane t holds rows
+// [t * kRows, (t + 1) * kRows) of the stripe and sweeps the piece's columns one step behind lane t - 1,
+// which hands it, through a shuffle, the H and vertical-gap values of the row above for the column it
+// has just finished. Lane 31 writes its last row's values to a boundary array that lane 0 reads on the
+// next stripe (two arrays used in turn). A lane whose rows hold a cell >= threshold in an owned column
+// writes 1 to that column's flag; several lanes may write the same 1. 32-bit values: scores are below
+// 2^7 per pair and queries below 2^22 residues (HotColumnScanner::kMaxQueryLength), so no value comes
+// near overflow.
+//
+// A piece costs one warp about (query rows) x (columns scanned) cells; pieces are a few times more than
+// the device's warp slots can run at once, largest first, so that the long ones start early.
+#include "kernels/gpu/hot_columns.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+#include "db/alphabet.hpp"
+#include "kernels/gpu/cuda_support.cuh"
+
+namespace warpsearch::gpu {
+namespace {
+
+constexpr int kWarpsPerBlock = 4;
+// Query rows per lane: 32 ran the genome benchmark's hot columns at 0.83 T cells/s on an H100, against 0.70
+// for 16 and 0.53 for 8 (fewer steps and shuffles per cell; no register spills).
+constexpr int kRowsPerLane = 32;
+constexpr int kNegative = -(1 << 29);  // "no gap open yet": far below any score, far from overflow
+
+struct Piece {
+  std::uint64_t query_offset = 0;    // into the codes buffer
+  std::uint64_t subject_offset = 0;  // into the codes buffer: the first column scanned
+  std::uint64_t flags_offset = 0;    // into the flags buffer: the flag of the first owned column
+  std::uint64_t boundary_offset = 0; // into the boundary buffer: 2 * columns entries
+  std::uint32_t query_length = 0;
+  std::uint32_t columns = 0;         // columns scanned
+  std::uint32_t owned_from = 0;      // the first owned column, relative to the first scanned
+  std::int32_t threshold = 1;
+};
+
+template <int kRows>
+__global__ void __launch_bounds__(32 * kWarpsPerBlock)
+hot_columns_kernel(const Piece* pieces, std::uint32_t piece_count, const std::uint8_t* codes,
+                   const std::int32_t* matrix, std::int32_t gap_open_extend, std::int32_t gap_extend,
+                   std::uint8_t* flags, int2* boundary) {
+  __shared__ std::int32_t scores[kMaxCodes * kMaxCodes];
+  for (int k = threadIdx.x; k < kMaxCodes * kMaxCodes; k += blockDim.x) scores[k] = matrix[k];
+  __syncthreads();
+  const std::uint32_t warp = blockIdx.x * kWarpsPerBlock + threadIdx.x / 32;
+  if (warp >= piece_count) return;
+  const int lane = static_cast<int>(threadIdx.x & 31);
+  const Piece piece = pieces[warp];
+  const std::uint8_t* query = codes + piece.query_offset;
+  const std::uint8_t* subject = codes + piece.subject_offset;
+  std::uint8_t* piece_flags = flags + piece.flags_offset;
+  const int columns = static_cast<int>(piece.columns);
+  const int owned_from = static_cast<int>(piece.owned_from);
+  int2* boundary_in = boundary + piece.boundary_offset;
+  int2* boundary_out = boundary_in + columns;
+  const int m = static_cast<int>(piece.query_length);
+  for (int stripe = 0; stripe < m; stripe += 32 * kRows) {
+    const int first_row = stripe + lane * kRows;
+    const int valid_rows = min(kRows, max(0, m - first_row));  // rows of this lane inside the query
+    int row_scores[kRows];  // offset of each row's query code in the score table
+    int left[kRows];        // H(i, j - 1)
+    int gap_left[kRows];    // E(i, j): gap in the query, along the subject
+#pragma unroll
+    for (int r = 0; r < kRows; ++r) {
+      row_scores[r] = (r < valid_rows ? query[first_row + r] & (kMaxCodes - 1) : 0) * kMaxCodes;
+      left[r] = 0;
+      gap_left[r] = kNegative;
+    }
+    // Subject codes and lane 0's boundary values come in tiles of 32 columns, one per lane, loaded a
+    // tile ahead of use (so no step waits for memory) and handed round by shuffles: at step s the lanes
+    // work on the 32 consecutive columns s - 31 .. s, so each lane's tile entry has exactly one reader.
+    const auto load_code = [&](int j) { return j < columns ? static_cast<int>(subject[j] & (kMaxCodes - 1)) : 0; };
+    const auto load_boundary = [&](int j) {
+      return stripe > 0 && j < columns ? boundary_in[j] : make_int2(0, kNegative);
+    };
+    int code_previous = 0, code_current = load_code(lane), code_next = load_code(32 + lane);
+    int2 boundary_current = load_boundary(lane), boundary_next = load_boundary(32 + lane);
+    int diagonal = 0;                        // H(first_row - 1, j - 1)
+    int handed_h = 0, handed_f = kNegative;  // this lane's last row, for lane + 1
+    for (int step = 0; step < columns + 31; ++step) {
+      if (step > 0 && (step & 31) == 0) {
+        code_previous = code_current;
+        code_current = code_next;
+        code_next = load_code(step + 32 + lane);
+        boundary_current = boundary_next;
+        boundary_next = load_boundary(step + 32 + lane);
+      }
+      // The column this lane's tile entry serves at this step: in [step - 31, step], congruent to lane.
+      const int tile_base = step & ~31;
+      const int served = tile_base + lane <= step ? tile_base + lane : tile_base + lane - 32;
+      const int column_code = __shfl_sync(0xffffffffu, served >= tile_base ? code_current : code_previous,
+                                          (step - lane) & 31);
+      const int boundary_h = __shfl_sync(0xffffffffu, boundary_current.x, step & 31);
+      const int boundary_f = __shfl_sync(0xffffffffu, boundary_current.y, step & 31);
+      int above_h = __shfl_up_sync(0xffffffffu, handed_h, 1);
+      int above_f = __shfl_up_sync(0xffffffffu, handed_f, 1);
+      const int j = step - lane;
+      if (j < 0 || j >= columns) continue;
+      if (lane == 0) {
+        above_h = boundary_h;
+        above_f = boundary_f;
+      }
+      int h_diagonal = diagonal;
+      int h = above_h, f = above_f;
+      int column_max = 0;
+#pragma unroll
+      for (int r = 0; r < kRows; ++r) {
+        // DPX on Hopper: max(a + b, c) and max(a, b, c) in one instruction each.
+        f = __viaddmax_s32(h, -gap_open_extend, f - gap_extend);
+        gap_left[r] = __viaddmax_s32(left[r], -gap_open_extend, gap_left[r] - gap_extend);
+        const int cell = __vimax3_s32(__viaddmax_s32(h_diagonal, scores[row_scores[r] + column_code], 0), gap_left[r], f);
+        h_diagonal = left[r];
+        left[r] = cell;
+        h = cell;
+        if (r < valid_rows) column_max = max(column_max, cell);
+      }
+      diagonal = above_h;
+      handed_h = h;
+      handed_f = f;
+      if (lane == 31) boundary_out[j] = make_int2(h, f);
+      if (column_max >= piece.threshold && j >= owned_from) piece_flags[j - owned_from] = 1;
+    }
+    __syncwarp();
+    int2* swap = boundary_in;
+    boundary_in = boundary_out;
+    boundary_out = swap;
+  }
+}
+
+}  // namespace
+
+struct HotColumnScanner::Impl {
+  int device = 0;
+  int multiprocessors = 1;
+  std::int32_t gap_open_extend = 0, gap_extend = 0;
+  detail::DeviceBuffer<std::int32_t> matrix;
+  detail::Stream stream;
+};
+
+HotColumnScanner::HotColumnScanner(int device, const ScoringScheme& scoring) {
+  const cudaDeviceProp properties = detail::device_properties(device);
+  detail::ScopedDevice scope(device);
+  impl_ = std::make_unique<Impl>();  // its stream belongs to this device
+  impl_->device = device;
+  impl_->multiprocessors = properties.multiProcessorCount;
+  impl_->gap_open_extend = scoring.gap_open() + scoring.gap_extend();
+  impl_->gap_extend = scoring.gap_extend();
+  std::vector<std::int32_t> table(kMaxCodes * kMaxCodes);
+  for (int a = 0; a < kMaxCodes; ++a)
+    for (int b = 0; b < kMaxCodes; ++b)
+      table[static_cast<std::size_t>(a * kMaxCodes + b)] =
+          scoring.score(static_cast<std::uint8_t>(a), static_cast<std::uint8_t>(b));
+  impl_->matrix = detail::DeviceBuffer<std::int32_t>(table.size(), device);
+  WARPSEARCH_CUDA_CHECK(cudaMemcpy(impl_->matrix.get(), table.data(), table.size() * sizeof(std::int32_t),
+                                   cudaMemcpyHostToDevice));
+}
+
+HotColumnScanner::~HotColumnScanner() = default;
+HotColumnScanner::HotColumnScanner(HotColumnScanner&&) noexcept = default;
+HotColumnScanner& HotColumnScanner::operator=(HotColumnScanner&&) noexcept = default;
+
+void HotColumnScanner::scan(const std::vector<HotColumnTask>& tasks, std::vector<std::vector<std::uint8_t>>& hot) {
+  hot.assign(tasks.size(), {});
+  std::uint64_t owned_total = 0, code_bytes = 0;
+  for (std::size_t k = 0; k < tasks.size(); ++k) {
+    const HotColumnTask& task = tasks[k];
+    if (task.query.size() > kMaxQueryLength)
+      throw std::invalid_argument("hot columns: task " + std::to_string(k) + " has a query of " +
+                                  std::to_string(task.query.size()) + " residues (at most " +
+                                  std::to_string(kMaxQueryLength) + ")");
+    if (task.owned_from > task.subject.size() || task.subject.size() > 0xffffffffu)
+      throw std::invalid_argument("hot columns: task " + std::to_string(k) + " owns no valid range");
+    hot[k].assign(task.subject.size() - task.owned_from, 0);
+    owned_total += task.subject.size() - task.owned_from;
+    code_bytes += task.query.size() + task.subject.size();
+  }
+  if (owned_total == 0) return;
+  // Pieces: enough for several per warp slot of the device, each owning at least its reach (so that its
+  // context at most doubles its cells) and 4,096 columns.
+  const std::uint64_t wanted = std::uint64_t{8} * 32 * static_cast<std::uint64_t>(impl_->multiprocessors);
+  const std::uint64_t piece_length = std::max<std::uint64_t>(4096, (owned_total + wanted - 1) / wanted);
+  std::vector<std::uint8_t> codes;
+  codes.reserve(code_bytes);
+  std::vector<Piece> pieces;
+  std::vector<std::uint64_t> flags_base(tasks.size());
+  std::uint64_t flags_total = 0;
+  for (std::size_t k = 0; k < tasks.size(); ++k) {
+    const HotColumnTask& task = tasks[k];
+    const std::uint64_t query_offset = codes.size();
+    codes.insert(codes.end(), task.query.begin(), task.query.end());
+    const std::uint64_t subject_offset = codes.size();
+    codes.insert(codes.end(), task.subject.begin(), task.subject.end());
+    flags_base[k] = flags_total;
+    const std::uint64_t owned = task.subject.size() - task.owned_from;
+    flags_total += owned;
+    if (task.query.empty()) continue;  // no cell: no hot column
+    const std::uint64_t length = std::max<std::uint64_t>(piece_length, task.reach);
+    for (std::uint64_t first = task.owned_from; first < task.subject.size(); first += length) {
+      const std::uint64_t begin = first > task.reach - 1 ? first - (task.reach - 1) : 0;
+      const std::uint64_t end = std::min<std::uint64_t>(task.subject.size(), first + length);
+      Piece piece;
+      piece.query_offset = query_offset;
+      piece.subject_offset = subject_offset + begin;
+      piece.flags_offset = flags_base[k] + (first - task.owned_from);
+      piece.query_length = static_cast<std::uint32_t>(task.query.size());
+      piece.columns = static_cast<std::uint32_t>(end - begin);
+      piece.owned_from = static_cast<std::uint32_t>(first - begin);
+      piece.threshold = static_cast<std::int32_t>(std::min<std::int64_t>(task.threshold, 1 << 30));
+      pieces.push_back(piece);
+    }
+  }
+  // Largest first: the longest pieces start in the first wave.
+  std::stable_sort(pieces.begin(), pieces.end(), [](const Piece& a, const Piece& b) {
+    return static_cast<double>(a.query_length) * a.columns > static_cast<double>(b.query_length) * b.columns;
+  });
+  detail::ScopedDevice scope(impl_->device);
+  const cudaStream_t stream = impl_->stream.get();
+  detail::DeviceBuffer<std::uint8_t> device_codes(std::max<std::size_t>(1, codes.size()), impl_->device);
+  detail::DeviceBuffer<std::uint8_t> device_flags(flags_total, impl_->device);
+  WARPSEARCH_CUDA_CHECK(
+      cudaMemcpyAsync(device_codes.get(), codes.data(), codes.size(), cudaMemcpyHostToDevice, stream));
+  WARPSEARCH_CUDA_CHECK(cudaMemsetAsync(device_flags.get(), 0, flags_total, stream));
+  // Launches of at most 512 MiB of boundary arrays each (two per piece, one int2 per column).
+  constexpr std::uint64_t kBoundaryBudget = std::uint64_t{512} << 20;
+  for (std::size_t from = 0; from < pieces.size();) {
+    std::size_t to = from;
+    std::uint64_t entries = 0;
+    while (to < pieces.size() && (to == from || (entries + 2 * std::uint64_t{pieces[to].columns}) * sizeof(int2) <=
+                                                    kBoundaryBudget)) {
+      pieces[to].boundary_offset = entries;
+      entries += 2 * std::uint64_t{pieces[to].columns};
+      ++to;
+    }
+    const std::size_t count = to - from;
+    detail::DeviceBuffer<Piece> device_pieces(count, impl_->device);
+    detail::DeviceBuffer<int2> device_boundary(entries, impl_->device);
+    WARPSEARCH_CUDA_CHECK(cudaMemcpyAsync(device_pieces.get(), pieces.data() + from, count * sizeof(Piece),
+                                          cudaMemcpyHostToDevice, stream));
+    const unsigned blocks = static_cast<unsigned>((count + kWarpsPerBlock - 1) / kWarpsPerBlock);
+    hot_columns_kernel<kRowsPerLane><<<blocks, 32 * kWarpsPerBlock, 0, stream>>>(
+        device_pieces.get(), static_cast<std::uint32_t>(count), device_codes.get(), impl_->matrix.get(),
+        impl_->gap_open_extend, impl_->gap_extend, device_flags.get(), device_boundary.get());
+    WARPSEARCH_CUDA_CHECK_LAUNCH();
+    // The buffers are freed at the end of this iteration: the launch must be done with them.
+    impl_->stream.synchronize();
+    from = to;
+  }
+  std::vector<std::uint8_t> flags(flags_total);
+  WARPSEARCH_CUDA_CHECK(cudaMemcpyAsync(flags.data(), device_flags.get(), flags_total, cudaMemcpyDeviceToHost, stream));
+  impl_->stream.synchronize();
+  for (std::size_t k = 0; k < tasks.size(); ++k)
+    std::memcpy(hot[k].data(), flags.data() + flags_base[k], hot[k].size());
+}
+
+}  // namespace warpsearch::gpu
