@@ -217,3 +217,17 @@ def test_the_gil_is_released_during_a_search(protein_db, data):
     # Held, the GIL would stop this loop for the whole search.
     assert seconds[0] > 0.2
     assert longest_pause < seconds[0] / 2
+
+
+def test_gpu_search_equals_cpu_search(protein_db, data):
+    """The GPU twin: on a machine with a usable GPU, device='gpu' gives the CPU's hits exactly."""
+    db = warpsearch.Database(str(protein_db))
+    try:
+        searcher = db.searcher(device="gpu", max_target_seqs=20)
+    except Exception as error:  # no GPU, or a build without CUDA
+        pytest.skip(f"no usable GPU: {error}")
+    assert searcher.backend.startswith("gpu (")
+    gpu = searcher.search(data / "queries.fa")
+    cpu = db.search(data / "queries.fa", device="cpu", max_target_seqs=20)
+    assert len(cpu) >= 20
+    assert gpu == cpu
