@@ -202,7 +202,8 @@ def test_the_gil_is_released_during_a_search(protein_db, data):
 
     def search():
         start = time.perf_counter()
-        db.search(queries, max_target_seqs=1, threads=1)
+        # On the CPU with one thread: long enough to see the GIL, on any machine (a GPU is too quick).
+        db.search(queries, max_target_seqs=1, threads=1, device="cpu")
         seconds.append(time.perf_counter() - start)
         done.set()
 
