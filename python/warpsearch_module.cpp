@@ -15,7 +15,6 @@
 // output="columns", one dict of columns instead, numeric columns as numpy arrays where numpy imports.
 // The GIL is released while the engine works. C++ errors arrive as ValueError (bad options or letters),
 // IndexError (positions) and RuntimeError (files), with the command line's messages.
-#include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
@@ -191,25 +190,31 @@ bool columns_wanted(const Options& options) {
 
 py::object number_or_none(double value) { return std::isnan(value) ? py::object(py::none()) : py::float_(value); }
 
-// Columns: numeric ones as numpy arrays where numpy imports, else lists.
+// Columns: numeric ones as numpy arrays where numpy imports, else lists. The arrays are made by numpy
+// itself (frombuffer on the raw values, then a copy the caller owns), not through pybind11's numpy
+// structures: a pybind11 older than 2.12 built against numpy 2 reads numpy's descriptors with the old
+// layout and makes arrays with the wrong strides.
 class ColumnBuilder {
  public:
   ColumnBuilder() {
     try {
-      py::module_::import("numpy");
-      numpy_ = true;
+      numpy_ = py::module_::import("numpy");
     } catch (const py::error_already_set&) {
-      numpy_ = false;
+      numpy_ = py::none();
     }
   }
   template <typename T>
   void add(py::dict& out, const char* name, const std::vector<T>& values) const {
-    if (numpy_) out[name] = py::array_t<T>(static_cast<py::ssize_t>(values.size()), values.data());
-    else out[name] = py::cast(values);
+    if (numpy_.is_none()) {
+      out[name] = py::cast(values);
+      return;
+    }
+    const py::bytes raw(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(T));
+    out[name] = numpy_.attr("frombuffer")(raw, py::str(py::format_descriptor<T>::format())).attr("copy")();
   }
 
  private:
-  bool numpy_ = false;
+  py::object numpy_;
 };
 
 py::object hits_to_python(const std::vector<warpsearch::QueryResult>& results, bool aligned, bool columns) {
