@@ -1,0 +1,232 @@
+// GpuScorer's private state, shared by its two source files: kernels/gpu/gpu_scorer.cu (the device, the
+// substitution tables, the resident subjects and their length bins) and kernels/gpu/gpu_scorer_queries.cu
+// (the launch sequence of one query, score and score_above). Private to kernels/gpu.
+#pragma once
+
+#include "kernels/gpu/gpu_scorer.hpp"
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cstring>
+#include <numeric>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "kernels/gpu/cuda_support.cuh"
+#include "kernels/gpu/length_bins.hpp"
+#include "kernels/gpu/sw_dispatch.hpp"
+#include "kernels/gpu/table_copies.hpp"
+
+namespace warpsearch::gpu {
+namespace scorer_detail {
+
+using detail::DeviceBuffer;
+using detail::Event;
+using detail::kBinCount;
+using detail::copies_block_threads;
+using detail::kBlockThreads;
+using detail::may_use_table_copies;
+using detail::kLengthBins;
+using detail::kHugeBin;
+using detail::kFirstTiledBin;
+using detail::kRescoreBin;
+using detail::PinnedBuffer;
+using detail::ScopedDevice;
+using detail::Stream;
+
+// Tile edges of the tiled kernels: at most this many bytes per slot (fewer concurrent groups for long
+// queries).
+constexpr std::size_t kEdgeBudgetBytes = std::size_t{256} << 20;
+// Host staging of scores: at most this many bytes per batch of queries.
+constexpr std::size_t kScoreStagingBytes = std::size_t{64} << 20;
+constexpr int kWorkers = 4;  // streams for the single-tile bins of one query
+
+constexpr int kSlots = 2;    // queries in flight
+// Entries of the device list of scores at or above the threshold (score_above), by default.
+constexpr std::size_t kDefaultHitCapacity = std::size_t{1} << 20;
+
+inline int ceil_div(long long a, long long b) { return static_cast<int>((a + b - 1) / b); }
+
+// Database residue codes -> the table's compact codes (letters beyond the alphabet: the padding code).
+struct CodeMap {
+  std::uint8_t compact[256];
+};
+
+// One block of 32 lanes of a bin's kernel to plan (table_copies.hpp): `jobs` consecutive jobs from
+// `first_job` (32 / group of them, fewer at the end of a bin), at tile `tile`.
+struct PlanTask {
+  std::int32_t first_job;
+  std::uint16_t tile;
+  std::uint8_t group;
+  std::uint8_t regs;
+  std::uint8_t jobs;
+};
+
+// Streams, events and work space of one query in flight.
+struct QuerySlot {
+  Stream main;
+  Stream long_stream;
+  std::array<Stream, kWorkers> workers;
+  Event forked;
+  Event long_done;
+  std::array<Event, kWorkers> worker_done;
+  DeviceBuffer<std::uint32_t> query;
+  DeviceBuffer<std::uint64_t> edges;
+  DeviceBuffer<std::int32_t> scores;
+  DeviceBuffer<int> overflow_count;
+  DeviceBuffer<std::int32_t> overflow_list;
+  // score_above: the query's scores at or above its threshold, how many there were (may exceed the
+  // capacity), and that count copied back.
+  DeviceBuffer<ScoreHit> hits;
+  DeviceBuffer<unsigned long long> hit_count;
+  PinnedBuffer<unsigned long long> hit_count_back;
+  int edge_slots = 0;  // group slots the edge buffer holds for the current query length
+
+  void synchronize() const {
+    main.synchronize();
+    long_stream.synchronize();
+    for (const auto& w : workers) w.synchronize();
+  }
+};
+
+}  // namespace scorer_detail
+
+using namespace scorer_detail;  // NOLINT: the scorer's own names, in its own files
+
+struct GpuScorer::Impl {
+  int device = 0;
+  std::string name;
+  int sm_count = 0;
+  // Compact codes: the scoring alphabet's distinct scored letters, then the padding code.
+  std::array<std::uint8_t, kMaxCodes> compact{};
+  int alphabet_size = 0;  // codes of the alphabet (below: letters; at or above: padding)
+  int n = 0;              // compact codes, padding included
+  int gap_first = 0;
+  int gap_extend = 0;
+  // The substitution table with one copy per row (the bins that do not use copies read it) and, with
+  // table_copies > 1, the one with copies (kernels/gpu/table_copies.hpp), each with its own row stride.
+  int table_copies = 1;
+  int copy_words = 0;
+  // A bin runs the table with copies when its jobs fill the device with that shape this many times over:
+  // one block per multiprocessor cannot share it with other bins' blocks, so a smaller launch would
+  // leave multiprocessors idle (docs/gpu_kernels.md, "Substitution-table copies").
+  double copies_min_waves = GpuScorer::kDefaultCopiesMinWaves;
+  struct Table {
+    DeviceBuffer<std::uint32_t> words;
+    int row_words = 0;
+    int shared_bytes() const { return static_cast<int>(words.bytes()); }
+  };
+  Table compact_table;
+  Table copies_table;
+  // How each bin is launched for the resident subjects (set_subjects): with which table, blocks of how
+  // many threads, and how many of them fit a multiprocessor.
+  struct LaunchShape {
+    bool copies = false;
+    int threads = kBlockThreads;
+    int blocks_per_sm = 1;
+  };
+  std::array<LaunchShape, kBinCount> shapes{};
+  std::array<LaunchShape, kBinCount> compact_shapes{};  // the candidates, from the constructor
+  std::array<LaunchShape, kBinCount> copies_shapes{};
+  const Table& table_of(int bin) const { return shapes[bin].copies ? copies_table : compact_table; }
+  // Group slots of the tile-edge buffer a block uses: one per group, one per cooperative block.
+  int edge_slots_per_block(int bin) const {
+    return kLengthBins[bin].mode == detail::TileMode::cooperative ? 1 : shapes[bin].threads / kLengthBins[bin].group;
+  }
+  // The row strides of a query's layouts, one per table: [compact_table's][copies_table's, with copies].
+  std::vector<int> row_strides() const {
+    std::vector<int> strides{compact_table.row_words};
+    if (table_copies > 1) strides.push_back(copies_table.row_words);
+    return strides;
+  }
+  std::array<QuerySlot, kSlots> slots;
+  std::size_t hit_capacity = kDefaultHitCapacity;  // of each slot's hit list
+
+  // Resident subjects.
+  std::size_t count = 0;
+  std::uint64_t residues = 0;
+  DeviceBuffer<std::uint8_t> d_residues;
+  DeviceBuffer<std::uint64_t> d_offsets;
+  DeviceBuffer<std::uint32_t> d_lengths;
+  DeviceBuffer<std::int32_t> d_jobs;
+  std::array<int, kBinCount> job_begin{};  // in jobs (two subject indices each)
+  std::array<int, kBinCount> job_count{};
+  SetupTimings setup;  // of the last set_subjects
+  // With copies: the plan (KernelParams::plan) and each job's first plan block.
+  DeviceBuffer<std::uint64_t> d_plan;
+  DeviceBuffer<std::uint32_t> d_plan_blocks;
+  DeviceBuffer<PlanTask> d_plan_tasks;
+  // set_subjects' own stream and pinned staging buffers: loading a batch waits for nothing else on the
+  // device, so another scorer's queries run on meanwhile (the search streams a database through two).
+  Stream setup_stream;
+  std::array<PinnedBuffer<std::uint8_t>, 2> staging;
+  std::array<Event, 2> staged;
+
+  // Host -> device on the setup stream through the two staging buffers: the host copies one piece while
+  // the previous one crosses the bus.
+  void upload_staged(void* device, const void* host, std::size_t bytes) {
+    constexpr std::size_t kPiece = std::size_t{16} << 20;
+    for (auto& buffer : staging)
+      if (buffer.size() == 0) buffer = PinnedBuffer<std::uint8_t>(kPiece);
+    for (std::size_t at = 0, k = 0; at < bytes; at += kPiece, ++k) {
+      const std::size_t piece = std::min(kPiece, bytes - at);
+      if (k >= 2) WARPSEARCH_CUDA_CHECK(cudaEventSynchronize(staged[k % 2].get()));
+      std::memcpy(staging[k % 2].get(), static_cast<const std::uint8_t*>(host) + at, piece);
+      WARPSEARCH_CUDA_CHECK(cudaMemcpyAsync(static_cast<std::uint8_t*>(device) + at, staging[k % 2].get(), piece,
+                                            cudaMemcpyHostToDevice, setup_stream.get()));
+      WARPSEARCH_CUDA_CHECK(cudaEventRecord(staged[k % 2].get(), setup_stream.get()));
+    }
+  }
+
+  explicit Impl(int device_index) : device(device_index) {}
+
+  void synchronize() const {
+    for (const auto& slot : slots) slot.synchronize();
+  }
+
+  // Grid of a grid-stride launch: enough blocks for the jobs, no more than fit the device at once.
+  int grid_for(int bin, long long jobs) const {
+    const int jobs_per_block = edge_slots_per_block(bin);
+    const int resident = std::max(1, shapes[bin].blocks_per_sm) * sm_count;
+    return std::max(1, std::min(ceil_div(jobs, jobs_per_block), resident));
+  }
+
+  // Sizes a slot's edge buffer for a query of length m: as many group slots as the bins with tile edges
+  // can use at once (each a device-full of blocks; the rescoring runs after them) within the byte
+  // budget, at least one block's of any bin.
+  void reserve_edges(QuerySlot& slot, int m) const {
+    const auto resident_slots = [&](int bin) {
+      return static_cast<long long>(std::max(1, shapes[bin].blocks_per_sm)) * sm_count * edge_slots_per_block(bin);
+    };
+    long long wanted = 0;
+    long long one_block = 1;
+    for (int bin = kFirstTiledBin; bin <= kHugeBin; ++bin) wanted += resident_slots(bin);
+    wanted = std::max(wanted, resident_slots(kRescoreBin));
+    for (int bin = kFirstTiledBin; bin < kBinCount; ++bin)
+      one_block = std::max<long long>(one_block, edge_slots_per_block(bin));
+    const long long affordable = static_cast<long long>(kEdgeBudgetBytes / (static_cast<std::size_t>(m) * sizeof(std::uint64_t)));
+    slot.edge_slots = static_cast<int>(std::max(one_block, std::min(wanted, affordable)));
+    const std::size_t words = static_cast<std::size_t>(slot.edge_slots) * m;
+    if (slot.edges.size() < words) slot.edges = DeviceBuffer<std::uint64_t>(words, device);
+  }
+
+  // Where a query's scores go: all of them into `staged` (pinned host memory), or, with `staged` null,
+  // those at or above `threshold` into the slot's hit list, tagged with `query`, and their count into
+  // the slot's hit_count_back.
+  struct Destination {
+    std::int32_t* staged = nullptr;
+    int threshold = 0;
+    std::uint32_t query = 0;
+  };
+
+  // Enqueues the scoring of one query (codes premultiplied and padded as KernelParams::query says, in
+  // pinned memory) into a slot; the scores reach their destination once the slot's main stream is done.
+  // (kernels/gpu/gpu_scorer_queries.cu)
+  void enqueue_query(QuerySlot& slot, const std::uint32_t* query, int m, const Destination& to);
+};
+
+}  // namespace warpsearch::gpu
