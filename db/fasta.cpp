@@ -15,8 +15,8 @@
 #include <vector>
 
 #include "db/decompress.hpp"
-#include "db/interrupt.hpp"
-#include "db/text.hpp"
+#include "base/interrupt.hpp"
+#include "base/text.hpp"
 
 namespace warpsearch {
 namespace {

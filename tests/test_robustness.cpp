@@ -27,8 +27,8 @@
 #include <thread>
 #include <vector>
 
-#include "db/alphabet.hpp"
-#include "kernels/reference.hpp"
+#include "core/alphabet.hpp"
+#include "kernels/reference/reference.hpp"
 #include "profile/scoring.hpp"
 #include "tests/catch.hpp"
 #include "tests/test_support.hpp"

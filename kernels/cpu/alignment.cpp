@@ -24,7 +24,7 @@ namespace {
 
 constexpr std::int32_t kMinusInfinity = std::numeric_limits<std::int32_t>::min() / 4;
 
-// A residue code as a matrix index. Codes are below kMaxCodes (db/alphabet.hpp); the mask keeps a
+// A residue code as a matrix index. Codes are below kMaxCodes (core/alphabet.hpp); the mask keeps a
 // stray byte inside the matrix.
 static_assert((kMaxCodes & (kMaxCodes - 1)) == 0, "kMaxCodes must be a power of two");
 std::uint8_t matrix_code(char residue) { return static_cast<std::uint8_t>(residue) & (kMaxCodes - 1); }

@@ -1096,7 +1096,7 @@ void GpuPairAligner::align(const std::vector<PairTask>& pairs, AlignmentMode mod
   // Codes are checked while packing (the first bad pair is then checked again alone, for its message);
   // lengths here. A too long sequence is rare: then every pair is checked in order, so that the first
   // bad pair is named whatever is wrong with it. Empty sequences are settled here
-  // (kernels/reference.hpp): local 0; semi-global with an empty query 0, with an empty target the query
+  // (kernels/reference/reference.hpp): local 0; semi-global with an empty query 0, with an empty target the query
   // against one gap; global one gap of the other's length. One pass over the pairs.
   out.resize(pairs.size());
   // In chunks on the pool's threads (one thread took 0.4-0.5 ms for 100,000 pairs, before the first

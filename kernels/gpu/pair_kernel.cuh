@@ -31,7 +31,7 @@
 // floor = 0 (local) or minus infinity. Boundaries (1-based r, c): H(0,c) = 0 unless global, then
 // -(open + c * e); H(r,0) = 0 for local, else -(open + r * e); E'(r,0) = F'(0,c) = minus infinity.
 //
-// Ends and tie-break (kernels/reference.hpp). Local: rows are the target; each lane keeps its best
+// Ends and tie-break (kernels/reference/reference.hpp). Local: rows are the target; each lane keeps its best
 // (H, row, column), replacing it when a row's maximum is larger, or equal at a smaller row (a later
 // tile); the column is the lane's first one holding the maximum. The group reduces by (score desc,
 // row asc, column asc): the smallest target end, then the smallest query end. Semiglobal: rows are the

@@ -1,4 +1,4 @@
-#include "kernels/reference.hpp"
+#include "kernels/reference/reference.hpp"
 
 #include <algorithm>
 #include <limits>

@@ -1,4 +1,4 @@
-#include "db/atomic_file.hpp"
+#include "base/atomic_file.hpp"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -18,8 +18,8 @@
 #include <streambuf>
 #include <utility>
 
-#include "db/interrupt.hpp"
-#include "db/text.hpp"
+#include "base/interrupt.hpp"
+#include "base/text.hpp"
 
 namespace warpsearch {
 namespace {

@@ -1,4 +1,4 @@
-#include "search/output.hpp"
+#include "output/output.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -9,9 +9,9 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "db/genetic_code.hpp"
+#include "core/genetic_code.hpp"
 #include "kernels/cpu/alignment.hpp"
-#include "search/statistics.hpp"
+#include "statistics/statistics.hpp"
 
 namespace warpsearch {
 namespace {

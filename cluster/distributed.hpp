@@ -1,5 +1,5 @@
 // Cluster mode: one search spread over the processes of an MPI job (mpirun, srun), built with
-// -DWARPSEARCH_MPI=ON. No MPI type appears here; search/distributed.cpp holds the protocol.
+// -DWARPSEARCH_MPI=ON. No MPI type appears here; cluster/distributed.cpp holds the protocol.
 //
 // Every rank opens the same database (on shared storage) and searches its share of the length-sorted
 // subjects: 8 stripes per rank of equal residues, dealt out in turn, so that every rank gets subjects of
@@ -20,7 +20,7 @@
 
 #include "db/database.hpp"
 #include "profile/scoring.hpp"
-#include "search/output.hpp"
+#include "output/output.hpp"
 #include "search/warpsearch.hpp"
 
 namespace warpsearch::distributed {
@@ -34,7 +34,7 @@ struct SearchJob {
   std::string output_path;  // written by rank 0 only ('-' for its stdout)
   bool skip_invalid_queries = false;
   bool quiet = false;       // no summary on stderr
-  OutputContext output;     // what the report formats state (search/output.hpp)
+  OutputContext output;     // what the report formats state (output/output.hpp)
 };
 
 // Runs this rank's part of the search, MPI_Init to MPI_Finalize. Returns the process exit status: 0; 1

@@ -2,7 +2,7 @@
 // written to be obviously right rather than fast. Every kernel (CPU and GPU) and the hit alignment
 // are tested against them.
 //
-// Sequences are strings of residue codes (db/alphabet.hpp); scores come from a ScoringScheme, whose gap
+// Sequences are strings of residue codes (core/alphabet.hpp); scores come from a ScoringScheme, whose gap
 // convention is: a gap of length k costs open + k * extend. A gap in the query next to a gap in the
 // subject is allowed (they are two gaps, each paying its own open).
 //
@@ -15,7 +15,7 @@
 // least one point), so the end cell pairs query residue i with subject residue j.
 // When no cell scores above zero there is no alignment: score 0 and every coordinate 0.
 //
-// Global and semi-global (span() with AlignmentMode, kernels/alignment_mode.hpp):
+// Global and semi-global (span() with AlignmentMode, core/alignment_mode.hpp):
 //   global     = both sequences end to end: begins (0, 0), ends (m, n). An empty sequence against one
 //                of length n > 0 is one gap: -(open + n * extend); both empty score 0.
 //   semiglobal = the whole query against a substring of the subject (the subject's leading and
@@ -34,7 +34,7 @@
 #include <string_view>
 #include <vector>
 
-#include "kernels/alignment_mode.hpp"
+#include "core/alignment_mode.hpp"
 #include "profile/scoring.hpp"
 
 namespace warpsearch::reference {

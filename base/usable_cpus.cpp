@@ -1,4 +1,4 @@
-#include "db/usable_cpus.hpp"
+#include "base/usable_cpus.hpp"
 
 #include <sched.h>
 

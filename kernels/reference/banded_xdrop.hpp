@@ -1,4 +1,4 @@
-// X-drop seed extension on the CPU: the definition of kernels/reference_xdrop.hpp computed over a band.
+// X-drop seed extension on the CPU: the definition of kernels/reference/reference_xdrop.hpp computed over a band.
 //
 // Each extension walks the anti-diagonals d = 0, 1, ... keeping three of them (H for d-2, d-1, d; E and F
 // for d-1, d) indexed by the query position, and computes only the band of cells that have a live
@@ -23,10 +23,10 @@
 #include <string_view>
 #include <vector>
 
-#include "kernels/reference_xdrop.hpp"
+#include "kernels/reference/reference_xdrop.hpp"
 #include "profile/scoring.hpp"
 
-namespace warpsearch::cpu {
+namespace warpsearch {
 
 struct XdropAlignment {
   XdropSpan span;
@@ -76,4 +76,4 @@ class XdropAligner {
   std::string prefix_query_, prefix_target_;
 };
 
-}  // namespace warpsearch::cpu
+}  // namespace warpsearch

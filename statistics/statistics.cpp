@@ -1,4 +1,4 @@
-#include "search/statistics.hpp"
+#include "statistics/statistics.hpp"
 
 #include <algorithm>
 #include <cmath>

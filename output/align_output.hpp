@@ -21,7 +21,7 @@
 #include <utility>
 #include <vector>
 
-#include "db/alphabet.hpp"
+#include "core/alphabet.hpp"
 #include "search/align_engine.hpp"
 
 namespace warpsearch {

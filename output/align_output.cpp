@@ -1,4 +1,4 @@
-#include "search/align_output.hpp"
+#include "output/align_output.hpp"
 
 #include <stdexcept>
 

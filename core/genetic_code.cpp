@@ -1,9 +1,9 @@
-#include "db/genetic_code.hpp"
+#include "core/genetic_code.hpp"
 
 #include <algorithm>
 #include <stdexcept>
 
-#include "db/alphabet.hpp"
+#include "core/alphabet.hpp"
 
 namespace warpsearch {
 namespace {

@@ -1,4 +1,4 @@
-// Cluster mode over MPI (see search/distributed.hpp for what it does).
+// Cluster mode over MPI (see cluster/distributed.hpp for what it does).
 //
 // The protocol is a sequence of rounds that every rank enters at the same point: each rank sends rank 0
 // a message (ok + data, or failed + why), rank 0 decides a reply from all of them and broadcasts it.
@@ -12,7 +12,7 @@
 // ranks leave the cores to working ones, and SIGINT / SIGTERM are noticed there. A watchdog thread covers
 // the waits that do not poll (a long GPU scan, a bulk transfer from a rank that died): after a signal it
 // gives the main thread a moment to unwind, then removes the temporary output and leaves.
-#include "search/distributed.hpp"
+#include "cluster/distributed.hpp"
 
 #include <mpi.h>
 #include <unistd.h>
@@ -37,9 +37,9 @@
 #include <type_traits>
 #include <vector>
 
-#include "db/atomic_file.hpp"
+#include "base/atomic_file.hpp"
 #include "db/fasta.hpp"
-#include "db/interrupt.hpp"
+#include "base/interrupt.hpp"
 #include "search/scan_backend.hpp"
 
 namespace warpsearch::distributed {

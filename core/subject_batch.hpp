@@ -1,6 +1,6 @@
 // The input every scoring kernel reads, CPU or GPU: a run of subjects packed as in a database chunk.
 //
-// Residue codes (db/alphabet.hpp) are packed four to a 32-bit word: residue i of a subject sits in
+// Residue codes (core/alphabet.hpp) are packed four to a 32-bit word: residue i of a subject sits in
 // byte (i % 4) of word word_offsets[s] + i / 4 (little-endian, CUDA's uchar4 layout). Every subject
 // starts on a word boundary; the bytes after its last residue up to the word boundary hold the padding
 // code. Subjects are usually sorted by length (ascending), as a database chunk is, which is what lets

@@ -1,4 +1,4 @@
-#include "db/interrupt.hpp"
+#include "base/interrupt.hpp"
 
 #include <fcntl.h>
 #include <poll.h>

@@ -1,4 +1,4 @@
-// Genetic codes and reading frames: nucleotide codes to protein codes (db/alphabet.hpp), as BLAST+
+// Genetic codes and reading frames: nucleotide codes to protein codes (core/alphabet.hpp), as BLAST+
 // translates them for blastx, tblastn and tblastx.
 //
 // Codes: NCBI's genetic codes by number, 1-6, 9-16 and 21-33 (7 and 8 were merged into 4 and 1, 17-20

@@ -1,11 +1,11 @@
-#include "kernels/cpu/xdrop.hpp"
+#include "kernels/reference/banded_xdrop.hpp"
 
 #include <algorithm>
 #include <array>
 #include <limits>
 #include <stdexcept>
 
-namespace warpsearch::cpu {
+namespace warpsearch {
 namespace {
 
 // Traceback byte: bits 0-1 where H came from; bit 2: F here extends the F above (query residue against a
@@ -279,4 +279,4 @@ XdropAlignment XdropAligner::align(std::string_view query, std::string_view targ
   return alignment;
 }
 
-}  // namespace warpsearch::cpu
+}  // namespace warpsearch

@@ -1,4 +1,4 @@
-#include "kernels/reference_xdrop.hpp"
+#include "kernels/reference/reference_xdrop.hpp"
 
 #include <algorithm>
 #include <limits>

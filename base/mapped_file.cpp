@@ -1,4 +1,4 @@
-#include "db/mapped_file.hpp"
+#include "base/mapped_file.hpp"
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -10,7 +10,7 @@
 #include <stdexcept>
 #include <utility>
 
-#include "db/text.hpp"
+#include "base/text.hpp"
 
 namespace warpsearch {
 

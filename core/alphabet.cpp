@@ -1,4 +1,4 @@
-#include "db/alphabet.hpp"
+#include "core/alphabet.hpp"
 
 #include <cctype>
 #include <stdexcept>

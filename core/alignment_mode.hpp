@@ -1,5 +1,5 @@
 // The alignment modes of `warpsearch align` (and, for local, of every search): which ends are free.
-// Shared by the references (kernels/reference.hpp), the CPU and GPU kernels and the align engine.
+// Shared by the references (kernels/reference/reference.hpp), the CPU and GPU kernels and the align engine.
 #pragma once
 
 #include <cstdint>
