@@ -1,4 +1,4 @@
-// The pair kernels' parameters, their one table of shapes, the entry points that pair_bins_*.cu
+// The pair kernels' parameters, their one table of shapes, the entry points that pair_shapes*.cu
 // instantiate (kernels/gpu/pair_kernel.cuh defines them), and the plain functions of the host's plan
 // (job order, sub-batches) and of the pass-to-pass bookkeeping that host and device share (reverse job
 // of a forward end, span from the ends). Private to kernels/gpu. Without nvcc (a CPU test) only the

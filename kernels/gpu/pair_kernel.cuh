@@ -1,5 +1,5 @@
 // The GPU pair kernel template: one alignment pass (score and end cell) of many independent pairs, a
-// group of G lanes per pair. Included by pair_bins_*.cu, which instantiate it per shape; private to
+// group of G lanes per pair. Included by pair_shapes*.cu, which instantiate it per shape; private to
 // kernels/gpu. The same kernel gives the start of an alignment: run on the reversed prefixes that end
 // at the end cell (PairKernelParams::reverse), its end cell is the start (docs/gpu_pair_kernels.md).
 //
@@ -596,14 +596,14 @@ void launch_pair_kernel(const PairKernelParams& params, int grid, cudaStream_t s
 
 }  // namespace warpsearch::gpu::detail
 
-// Explicit instantiation of one shape's entry points (pair_bins_*.cu).
+// Explicit instantiation of one shape's entry points (pair_shapes*.cu).
 #define WARPSEARCH_INSTANTIATE_PAIR_SHAPE(G, R, Element, Packed, Stop)                                        \
   template void warpsearch::gpu::detail::prepare_pair_kernel<G, R, Element, Packed, Stop>(int, int*);         \
   template void warpsearch::gpu::detail::launch_pair_kernel<G, R, Element, Packed, Stop>(                     \
       const warpsearch::gpu::detail::PairKernelParams&, int, cudaStream_t)
 
 // Every 32-bit shape (kPairShapes[0 .. kFirstPackedShape)) of one element type, with or without the
-// early exit (pair_bins_{a,b,d,e}.cu).
+// early exit (pair_shapes32_*.cu).
 #define WARPSEARCH_PAIR_SHAPE_32(S, Element, Stop)                                 \
   WARPSEARCH_INSTANTIATE_PAIR_SHAPE(warpsearch::gpu::detail::kPairShapes[S].group, \
                                     warpsearch::gpu::detail::kPairShapes[S].regs, Element, false, Stop)

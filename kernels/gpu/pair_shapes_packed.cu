@@ -1,6 +1,6 @@
 // Explicit instantiations of the pair kernel's packed shapes (two 16-bit columns per register, local
 // passes whose scores fit 16 bits; int8 profiles only), without and with the early exit. A file of its
-// own, so that it compiles in parallel with the 32-bit shapes (pair_bins_{a,b,d,e}.cu).
+// own, so that it compiles in parallel with the 32-bit shapes (pair_shapes32_*.cu).
 #include "kernels/gpu/pair_kernel.cuh"
 
 #define WARPSEARCH_PAIR_PACKED_SHAPE(S, Stop)                                      \
