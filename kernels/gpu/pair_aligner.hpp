@@ -1,6 +1,6 @@
 // GPU batched pairwise alignment: the score, start and end of many independent (query, target) pairs
 // in local, global or semi-global mode, on one CUDA device. This header holds no CUDA types; the
-// kernels and the CUDA runtime calls live behind the pimpl (kernels/gpu/pair_aligner.cu).
+// kernels and the CUDA runtime calls live behind the pimpl (kernels/gpu/pair_aligner.cu, pair_pipeline.cu).
 //
 // Semantics are those of kernels/reference/reference.hpp's span(): a gap of length k costs open + k * extend;
 // end = the optimal cell with the smallest target end, then the smallest query end; start = among the
