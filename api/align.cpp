@@ -1,5 +1,5 @@
 // Aligner, align: over search/align_engine.hpp, with the columns `warpsearch align` prints
-// (search/align_output.cpp).
+// (output/align_output.cpp).
 #include "api/engine.hpp"  // first: see there
 
 #include <optional>

@@ -12,12 +12,12 @@
 #include <string>
 #include <string_view>
 
-#include "db/alphabet.hpp"
+#include "core/alphabet.hpp"
 #include "db/database.hpp"
 #include "db/fasta.hpp"
 #include "db/makedb.hpp"
 #include "kernels/cpu/alignment.hpp"
-#include "kernels/reference_xdrop.hpp"
+#include "kernels/reference/reference_xdrop.hpp"
 #include "profile/scoring.hpp"
 #include "search/align_engine.hpp"
 #include "search/warpsearch.hpp"

@@ -1,4 +1,4 @@
-// Searcher, search: over search/warpsearch.hpp's SearchEngine, with the hit fields search/output.cpp
+// Searcher, search: over search/warpsearch.hpp's SearchEngine, with the hit fields output/output.cpp
 // prints.
 #include "api/engine.hpp"  // first: see there
 
@@ -43,7 +43,7 @@ engine::SearchOptions to_engine(const SearchOptions& options) {
   return out;
 }
 
-// A hit as BLAST's tabular output shows it (search/output.cpp): query coordinates on the query's plus
+// A hit as BLAST's tabular output shows it (output/output.cpp): query coordinates on the query's plus
 // strand; a minus-strand hit shows the subject reversed, and its operations and aligned strings reversed
 // and complemented.
 Hit present(const engine::Query& query, const engine::Hit& hit, const engine::Database& database,
@@ -83,7 +83,7 @@ Hit present(const engine::Query& query, const engine::Hit& hit, const engine::Da
     out.send = hit.subject_begin + 1;
     out.cigar = engine::cigar(std::string(hit.operations.rbegin(), hit.operations.rend()));
   }
-  // As BLAST prints it (search/output.cpp): rounded, but 100 only for the whole query.
+  // As BLAST prints it (output/output.cpp): rounded, but 100 only for the whole query.
   const std::uint64_t covered = out.qend - out.qstart + 1;
   out.qcovhsp = m == 0 ? 0 : std::lround(100.0 * static_cast<double>(covered) / static_cast<double>(m));
   if (out.qcovhsp == 100 && covered < m) out.qcovhsp = 99;

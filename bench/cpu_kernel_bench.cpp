@@ -4,7 +4,7 @@
 //                    [--threads N] [--repeat N] [--max-queries N] [--matrix NAME] [--gap-open N] [--gap-extend N]
 //
 // The database FASTA is read by a small local parser, encoded as protein, sorted by length and packed
-// as a database chunk is (kernels/subject_batch.hpp). Each query is scored against the whole set
+// as a database chunk is (core/subject_batch.hpp). Each query is scored against the whole set
 // (threads split it into contiguous parts of equal residue counts); the best of --repeat runs counts.
 // Prints one TSV row per query and a summary row per instruction set and width:
 // GCUPS = query length x database residues / seconds / 1e9, from wall time (all threads) and from

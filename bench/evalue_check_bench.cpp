@@ -2,7 +2,7 @@
 //
 // Reads BLAST+ JSON output (-outfmt 15, which prints E-values to 6 significant digits; the tabular
 // formats round them to 2 or 3) on stdin and recomputes every HSP's E-value and bit score from its raw
-// score, query length and subject length with search/statistics.hpp. Prints one summary line:
+// score, query length and subject length with statistics/statistics.hpp. Prints one summary line:
 //   hits  max_rel_evalue_diff  max_abs_bitscore_diff  worst(qlen,slen,score,blast_e,our_e)
 // and exits 1 when the E-values differ by more than --max-rel or the bit scores by more than
 // --max-bits.
@@ -21,7 +21,7 @@
 #include <string>
 
 #include "profile/scoring.hpp"
-#include "search/statistics.hpp"
+#include "statistics/statistics.hpp"
 
 namespace {
 

@@ -32,9 +32,9 @@
 
 #include "bench/bench_support.hpp"
 #include "db/fasta.hpp"
-#include "kernels/alignment_mode.hpp"
+#include "core/alignment_mode.hpp"
 #include "kernels/gpu/pair_aligner.hpp"
-#include "kernels/reference.hpp"
+#include "kernels/reference/reference.hpp"
 #include "profile/scoring.hpp"
 
 namespace {

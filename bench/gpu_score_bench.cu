@@ -29,9 +29,9 @@
 #include <vector>
 
 #include "bench/bench_support.hpp"
-#include "db/alphabet.hpp"
+#include "core/alphabet.hpp"
 #include "kernels/gpu/gpu_scorer.hpp"
-#include "kernels/subject_batch.hpp"
+#include "core/subject_batch.hpp"
 #include "profile/scoring.hpp"
 
 namespace {

@@ -8,7 +8,7 @@
 // packing, upload, the shared-memory and global-memory runs, results back): one warm-up, then the median
 // of --repeat runs. GCUPS = the computed cells (the band, as the CPU engine counts them) / seconds / 1e9;
 // "kernels" = the device time of the extension kernels alone. --check K compares K evenly spread pairs
-// with cpu::XdropAligner and exits 1 on any difference.
+// with XdropAligner and exits 1 on any difference.
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -24,7 +24,7 @@
 
 #include "bench/bench_support.hpp"
 #include "db/fasta.hpp"
-#include "kernels/cpu/xdrop.hpp"
+#include "kernels/reference/banded_xdrop.hpp"
 #include "kernels/gpu/gpu_xdrop.hpp"
 #include "profile/scoring.hpp"
 
@@ -115,7 +115,7 @@ int main(int argc, char** argv) {
 
     int mismatches = 0;
     if (check > 0 && !tasks.empty()) {
-      warpsearch::cpu::XdropAligner cpu(scoring, x);
+      warpsearch::XdropAligner cpu(scoring, x);
       const std::size_t step = std::max<std::size_t>(1, tasks.size() / static_cast<std::size_t>(check));
       int checked = 0;
       for (std::size_t k = 0; k < tasks.size() && checked < check; k += step, ++checked) {
@@ -129,7 +129,7 @@ int main(int argc, char** argv) {
                         static_cast<long long>(e.score), e.query_begin, e.query_end, e.target_begin, e.target_end);
         }
       }
-      std::printf("check: %d pairs against cpu::XdropAligner, %d mismatches\n", checked, mismatches);
+      std::printf("check: %d pairs against XdropAligner, %d mismatches\n", checked, mismatches);
     }
 
     if (!tsv_path.empty()) {

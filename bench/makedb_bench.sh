@@ -14,7 +14,7 @@
 # Scratch files go to $WORK (default /tmp/warpsearch-makedb-bench) and are deleted at the end.
 #
 # usage: bench/makedb_bench.sh [path/to/warpsearch]      (default: build-db/tools/warpsearch)
-#   COMMIT=... labels the rows (default: the checkout's commit, "+dirty" if db/ has local changes)
+#   COMMIT=... labels the rows (default: the checkout's commit, "+dirty" if base/, core/ or db/ have local changes)
 set -euo pipefail
 
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -34,7 +34,7 @@ trap 'rm -rf "$work"' EXIT
 
 if [[ -z "${COMMIT:-}" ]]; then
   COMMIT="$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)"
-  git -C "$root" diff --quiet HEAD -- db tools/cmd_makedb.cpp 2>/dev/null || COMMIT+="+dirty"
+  git -C "$root" diff --quiet HEAD -- base core db tools/cmd_makedb.cpp 2>/dev/null || COMMIT+="+dirty"
 fi
 machine="$(lscpu | sed -n 's/^Model name: *//p' | head -1), $(nproc) cores, $(free -g | awk '/^Mem:/ {print $2}') GiB"
 pin=()

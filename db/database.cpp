@@ -10,8 +10,8 @@
 #include <utility>
 
 #include "db/manifest.hpp"
-#include "db/mapped_file.hpp"
-#include "db/text.hpp"
+#include "base/mapped_file.hpp"
+#include "base/text.hpp"
 
 namespace warpsearch {
 

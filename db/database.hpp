@@ -2,7 +2,7 @@
 //
 // A database is a directory written by make_database() (db/makedb.hpp). Subjects are sorted by length
 // (ascending; equal lengths keep their FASTA order) and split into chunks of bounded residue count; a
-// subject never straddles two chunks. Within a chunk, residue codes (db/alphabet.hpp) are packed four
+// subject never straddles two chunks. Within a chunk, residue codes (core/alphabet.hpp) are packed four
 // to a 32-bit word, residue i of a subject in byte (i % 4) of word offset + i / 4 (little-endian, the
 // layout of CUDA's uchar4), each subject starting on a word boundary and padded with the alphabet's
 // padding code.
@@ -17,8 +17,8 @@
 #include <string_view>
 #include <vector>
 
-#include "db/alphabet.hpp"
-#include "kernels/subject_batch.hpp"
+#include "core/alphabet.hpp"
+#include "core/subject_batch.hpp"
 
 namespace warpsearch {
 

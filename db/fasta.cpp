@@ -1,10 +1,5 @@
 #include "db/fasta.hpp"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-#include <zlib.h>
-
 #include <algorithm>
 #include <array>
 #include <cctype>
@@ -14,14 +9,14 @@
 #include <stdexcept>
 #include <vector>
 
-#include "db/decompress.hpp"
-#include "db/interrupt.hpp"
-#include "db/text.hpp"
+#include "db/byte_source.hpp"
+#include "base/interrupt.hpp"
+#include "base/text.hpp"
 
 namespace warpsearch {
 namespace {
 
-constexpr std::size_t kBlockSize = 1 << 20;          // bytes read (or inflated) at a time
+constexpr std::size_t kBlockSize = ByteSource::kBlockSize;  // bytes read (or inflated) at a time
 constexpr std::size_t kTypeSampleLetters = 256 << 10;  // residue letters the type guess looks at
 constexpr std::size_t kTypeScanLimit = 16 << 20;       // input bytes buffered for that guess, at most
 constexpr std::size_t kMaxHeaderBytes = 16 << 20;      // longer "headers" are binary data
@@ -32,10 +27,6 @@ constexpr std::uint8_t kBlankByte = 0x80;  // space, tab, CR: ignored
 constexpr std::uint8_t kBadByte = 0xFF;    // anything else that is not a residue
 constexpr std::uint8_t kBadBit = 0x40;     // set in kBadByte only
 static_assert(kMaxCodes <= kBadBit, "residue codes and byte classes must not overlap");
-
-std::string display_name(const std::string& path) {
-  return path == "-" ? std::string("standard input") : printable_excerpt(path);
-}
 
 std::string describe_byte(unsigned char c) {
   char text[32];
@@ -79,171 +70,6 @@ std::uint8_t translate_run(const ByteTable& table, const unsigned char* in, std:
   return static_cast<std::uint8_t>(a | b | c | d);
 }
 
-// Raw input bytes from a file or stdin, inflated when they start with gzip's magic bytes.
-// Not movable: zlib's state points back at its z_stream.
-class ByteSource {
- public:
-  explicit ByteSource(const std::string& path) : path_(path), raw_(kBlockSize) {
-    if (path == "-") {
-      fd_ = STDIN_FILENO;
-    } else {
-      fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-      if (fd_ < 0) throw std::runtime_error("cannot open " + quoted_excerpt(path) + ": " + std::strerror(errno));
-      owns_fd_ = true;
-      ::posix_fadvise(fd_, 0, 0, POSIX_FADV_SEQUENTIAL);
-      regular_ = ::fstat(fd_, &opened_) == 0 && S_ISREG(opened_.st_mode);
-    }
-    while (raw_end_ < 6 && !raw_eof_) read_raw_more();
-    const Compression compression = detect_compression(raw_.data(), raw_end_);
-    gzip_ = compression == Compression::gzip;
-    if (compression != Compression::none && !gzip_) decoder_ = make_decoder(compression, display_name(path_));
-    if (gzip_) {
-      if (inflateInit2(&stream_, 15 + 16) != Z_OK)
-        throw std::runtime_error(display_name(path_) + ": cannot initialise zlib");
-      stream_.next_in = raw_.data();
-      stream_.avail_in = static_cast<uInt>(raw_end_);
-    }
-  }
-  ByteSource(const ByteSource&) = delete;
-  ByteSource& operator=(const ByteSource&) = delete;
-  ~ByteSource() {
-    if (gzip_) inflateEnd(&stream_);
-    if (owns_fd_) ::close(fd_);
-  }
-
-  // Up to capacity bytes of (uncompressed) input; 0 at the end.
-  std::size_t read(char* out, std::size_t capacity) {
-    if (decoder_) return decode_some(reinterpret_cast<unsigned char*>(out), capacity);
-    return gzip_ ? inflate_some(reinterpret_cast<unsigned char*>(out), capacity)
-                 : read_plain(out, capacity);
-  }
-
-  bool rereadable() const { return regular_ && !gzip_ && !decoder_; }
-
-  // Up to capacity bytes at a file offset (rereadable sources); 0 at the end of the file.
-  std::size_t read_at(std::uint64_t offset, char* out, std::size_t capacity) const {
-    for (;;) {
-      const ssize_t n = ::pread(fd_, out, capacity, static_cast<off_t>(offset));
-      if (n >= 0) return static_cast<std::size_t>(n);
-      if (errno != EINTR)
-        throw std::runtime_error("cannot read " + quoted_excerpt(path_) + ": " + std::strerror(errno));
-      throw_if_interrupted();
-    }
-  }
-
-  bool unchanged() const {
-    struct stat now;
-    return ::fstat(fd_, &now) == 0 && now.st_size == opened_.st_size &&
-           now.st_mtim.tv_sec == opened_.st_mtim.tv_sec &&
-           now.st_mtim.tv_nsec == opened_.st_mtim.tv_nsec;
-  }
-
- private:
-  std::size_t read_plain(char* out, std::size_t capacity) {
-    if (raw_pos_ < raw_end_) {
-      const std::size_t n = std::min(capacity, raw_end_ - raw_pos_);
-      std::memcpy(out, raw_.data() + raw_pos_, n);
-      raw_pos_ += n;
-      return n;
-    }
-    return read_fd(out, capacity);
-  }
-
-  std::size_t read_fd(void* out, std::size_t capacity) {
-    for (;;) {
-      const ssize_t n = ::read(fd_, out, capacity);
-      if (n >= 0) return static_cast<std::size_t>(n);
-      if (errno != EINTR)
-        throw std::runtime_error("cannot read '" + display_name(path_) + "': " +
-                                 std::strerror(errno));
-      throw_if_interrupted();
-    }
-  }
-
-  void read_raw_more() {
-    const std::size_t n = read_fd(raw_.data() + raw_end_, raw_.size() - raw_end_);
-    if (n == 0) raw_eof_ = true;
-    raw_end_ += n;
-  }
-
-  std::uint64_t compressed_offset() const {
-    return raw_offset_ + static_cast<std::uint64_t>(stream_.next_in - raw_.data());
-  }
-
-  std::size_t inflate_some(unsigned char* out, std::size_t capacity) {
-    stream_.next_out = out;
-    stream_.avail_out = static_cast<uInt>(std::min<std::size_t>(capacity, 1u << 30));
-    const uInt wanted = stream_.avail_out;
-    while (stream_.avail_out == wanted) {
-      if (stream_.avail_in == 0) {
-        raw_offset_ += raw_end_;
-        raw_end_ = 0;
-        if (!raw_eof_) read_raw_more();
-        stream_.next_in = raw_.data();
-        stream_.avail_in = static_cast<uInt>(raw_end_);
-        if (raw_end_ == 0) {
-          if (in_member_)
-            throw std::runtime_error(display_name(path_) +
-                                     ": truncated gzip stream: the compressed data ends at byte " +
-                                     std::to_string(compressed_offset()) +
-                                     " in the middle of a member; expected more compressed data");
-          break;
-        }
-      }
-      if (!in_member_) {
-        // Another member follows the one that ended (concatenated gzip files).
-        if (member_ended_) inflateReset(&stream_);
-        in_member_ = true;
-      }
-      const int status = inflate(&stream_, Z_NO_FLUSH);
-      if (status == Z_STREAM_END) {
-        in_member_ = false;
-        member_ended_ = true;
-        continue;
-      }
-      if (status != Z_OK && status != Z_BUF_ERROR)
-        throw std::runtime_error(display_name(path_) + ": corrupt gzip data near compressed byte " +
-                                 std::to_string(compressed_offset()) + ": " +
-                                 (stream_.msg != nullptr ? stream_.msg : "inflate failed") +
-                                 "; expected a valid gzip stream");
-    }
-    return wanted - stream_.avail_out;
-  }
-
-  // bzip2, xz, zstd: raw_[raw_pos_, raw_end_) is the compressed input not yet decoded.
-  std::size_t decode_some(unsigned char* out, std::size_t capacity) {
-    for (;;) {
-      if (raw_pos_ == raw_end_ && !raw_eof_) {
-        raw_pos_ = raw_end_ = 0;
-        read_raw_more();
-      }
-      const unsigned char* in = raw_.data() + raw_pos_;
-      std::size_t left = raw_end_ - raw_pos_;
-      const std::size_t n = decoder_->decode(in, &left, out, capacity, raw_eof_);
-      const bool progress = raw_pos_ != raw_end_ - left;
-      raw_pos_ = raw_end_ - left;
-      if (n > 0 || (raw_eof_ && left == 0)) return n;
-      if (!progress && left > 0)
-        throw std::runtime_error(display_name(path_) + ": data after the end of the compressed stream");
-    }
-  }
-
-  std::string path_;
-  std::unique_ptr<StreamDecoder> decoder_;
-  int fd_ = -1;
-  bool owns_fd_ = false;
-  bool regular_ = false;  // a regular file opened by path
-  struct stat opened_ {};  // its size and modification time when opened
-  std::vector<unsigned char> raw_;
-  std::size_t raw_pos_ = 0;
-  std::size_t raw_end_ = 0;
-  bool raw_eof_ = false;
-  std::uint64_t raw_offset_ = 0;  // compressed offset of raw_[0]
-  bool gzip_ = false;
-  bool in_member_ = false;
-  bool member_ended_ = false;
-  z_stream stream_{};
-};
 
 }  // namespace
 
@@ -329,7 +155,7 @@ struct FastaReader::Impl {
 
   [[noreturn]] void fail(const std::string& what, std::uint64_t at_line, std::uint64_t at_byte,
                          bool in_record) const {
-    std::string message = display_name(path) + ": line " + std::to_string(at_line) + ", byte " +
+    std::string message = input_display_name(path) + ": line " + std::to_string(at_line) + ", byte " +
                           std::to_string(at_byte);
     if (in_record)
       message += ", record " + std::to_string(records_started) +
@@ -535,10 +361,10 @@ struct FastaReader::Impl {
   // Reads the codes again (read_residues_again), through reread_buffer.
   void read_residues_again(std::uint64_t* offset_in_input, char* out, std::size_t count) {
     if (!source->rereadable())
-      throw std::logic_error(display_name(path) + " cannot be read again (compressed or not a file)");
+      throw std::logic_error(input_display_name(path) + " cannot be read again (compressed or not a file)");
     if (reread_buffer.empty()) reread_buffer.resize(kBlockSize);
     const auto changed = [&](const std::string& what) {
-      return std::runtime_error(display_name(path) + ": " + what + " near byte " +
+      return std::runtime_error(input_display_name(path) + ": " + what + " near byte " +
                                 std::to_string(*offset_in_input) +
                                 " when reading the residues again; the file changed while it was "
                                 "being read: run the command again");
@@ -622,7 +448,7 @@ void FastaReader::read_residues_again(std::uint64_t* offset, char* out, std::siz
 }
 void FastaReader::check_unchanged() const {
   if (impl_->source->rereadable() && !impl_->source->unchanged())
-    throw std::runtime_error(display_name(impl_->path) +
+    throw std::runtime_error(input_display_name(impl_->path) +
                              " changed (size or modification time) while it was being read; run "
                              "the command again");
 }

@@ -28,14 +28,14 @@
 #include <optional>
 #include <string>
 
-#include "db/alphabet.hpp"
+#include "core/alphabet.hpp"
 
 namespace warpsearch {
 
 struct SequenceRecord {
   std::string id;
   std::string description;
-  std::string codes;        // residue codes of the reader's alphabet (db/alphabet.hpp); left empty
+  std::string codes;        // residue codes of the reader's alphabet (core/alphabet.hpp); left empty
                             // by a reader that does not keep codes (FastaReader::keep_codes)
   std::uint64_t length = 0;  // residues (codes.size() when codes are kept)
   std::uint64_t index = 0;   // 0-based number among the records delivered (skipped ones not counted)

@@ -16,10 +16,10 @@
 #include <stdexcept>
 #include <vector>
 
-#include "db/atomic_file.hpp"
+#include "base/atomic_file.hpp"
 #include "db/fasta.hpp"
-#include "db/interrupt.hpp"
-#include "db/text.hpp"
+#include "base/interrupt.hpp"
+#include "base/text.hpp"
 #include "db/manifest.hpp"
 
 namespace warpsearch {

@@ -6,7 +6,7 @@
 #include <optional>
 #include <string>
 
-#include "db/alphabet.hpp"
+#include "core/alphabet.hpp"
 
 namespace warpsearch {
 
@@ -39,7 +39,7 @@ struct MakeDbReport {
 // the details. Memory: about 16 bytes per sequence plus fixed buffers (and, for a gzip file or a
 // stream, the longest sequence), whatever the input size or chunk size. The input must not change
 // while makedb runs (a changed size or modification time is an error). The database appears complete
-// at options.output or not at all: on any error, or on Interrupted (db/interrupt.hpp), the temporary
+// at options.output or not at all: on any error, or on Interrupted (base/interrupt.hpp), the temporary
 // directory is removed.
 // Throws std::invalid_argument for bad options, std::runtime_error for input or output errors.
 MakeDbReport make_database(const MakeDbOptions& options);

@@ -16,8 +16,8 @@
 #include <stdexcept>
 #include <thread>
 
-#include "db/text.hpp"
-#include "search/parallel.hpp"  // parallel_for (header only)
+#include "base/text.hpp"
+#include "base/parallel.hpp"  // parallel_for (header only)
 
 namespace warpsearch::detail {
 namespace {

@@ -1,5 +1,5 @@
 // NCBI's substitution matrices, as distributed in BLAST's data directory (Debian package ncbi-data,
-// /usr/share/ncbi/data), in the letter order ARNDCQEGHILKMFPSTWYVBJZX* (db/alphabet.hpp's codes 0..24).
+// /usr/share/ncbi/data), in the letter order ARNDCQEGHILKMFPSTWYVBJZX* (core/alphabet.hpp's codes 0..24).
 // Generated once from those files; the values are NCBI's, public domain.
 #include "profile/builtin_matrices.hpp"
 

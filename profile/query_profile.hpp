@@ -2,7 +2,7 @@
 // Built once per query (and scoring scheme), read by every kernel that scans subjects against it.
 //
 // Both profiles have kMaxCodes (32) rows, one per possible residue code, not alphabet size + 1: a
-// packed subject byte is always below kMaxCodes (db/alphabet.hpp), so a kernel may index a row with
+// packed subject byte is always below kMaxCodes (core/alphabet.hpp), so a kernel may index a row with
 // any code it reads, padding included, without a clamp or a bounds check. Rows of codes the alphabet
 // does not use score as the padding code does (the matrix minimum). The cost is a few rows
 // (protein 28 used of 32, nucleotide 6 of 32), which is small next to the query length.
@@ -44,7 +44,7 @@
 #include <type_traits>
 #include <utility>
 
-#include "db/alphabet.hpp"
+#include "core/alphabet.hpp"
 #include "profile/scoring.hpp"
 
 namespace warpsearch {
@@ -99,7 +99,7 @@ class SequentialProfile {
  public:
   static constexpr int kRows = kMaxCodes;
 
-  // query_codes: residue codes (db/alphabet.hpp) of the matrix's alphabet. Throws
+  // query_codes: residue codes (core/alphabet.hpp) of the matrix's alphabet. Throws
   // std::invalid_argument for an empty query or a code >= kMaxCodes.
   SequentialProfile(const SubstitutionMatrix& matrix, std::string_view query_codes);
 

@@ -8,7 +8,7 @@
 #include <stdexcept>
 #include <utility>
 
-#include "db/text.hpp"
+#include "base/text.hpp"
 #include "profile/builtin_matrices.hpp"
 
 namespace warpsearch {

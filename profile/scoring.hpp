@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "db/alphabet.hpp"
+#include "core/alphabet.hpp"
 
 namespace warpsearch {
 

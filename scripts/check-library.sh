@@ -41,7 +41,7 @@ if nm -DC --defined-only "$libdir"/libwarpsearch.so | grep -v ' warpsearch::v0::
   exit 1
 fi
 # The public headers stand alone: no internal header, no CUDA.
-if grep -En '#include "(db|search|profile|kernels|tools)/|cuda' "$prefix"/include/warpsearch/*.hpp; then
+if grep -En '#include "(base|core|db|profile|kernels|statistics|search|output|cluster|api|tools)/|cuda' "$prefix"/include/warpsearch/*.hpp; then
   echo "check-library: an installed header includes an internal or CUDA header" >&2
   exit 1
 fi

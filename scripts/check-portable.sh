@@ -12,4 +12,4 @@ if ! command -v nvcc >/dev/null; then
 fi
 cmake -S . -B build-portable -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCHITECTURES:-80}" \
   -DWARPSEARCH_CUDA=ON -DWARPSEARCH_TESTS=OFF -DWARPSEARCH_BENCH=OFF -DWARPSEARCH_MPI=OFF >/dev/null
-cmake --build build-portable --target warpsearch_core warpsearch_shared --parallel "$(nproc)"
+cmake --build build-portable --target warpsearch_shared --parallel "$(nproc)"

@@ -6,12 +6,12 @@
 #include <stdexcept>
 #include <thread>
 
-#include "db/interrupt.hpp"
-#include "db/text.hpp"
+#include "base/interrupt.hpp"
+#include "base/text.hpp"
 #include "kernels/cpu/alignment.hpp"
-#include "kernels/cpu/xdrop.hpp"
+#include "kernels/reference/banded_xdrop.hpp"
 #include "search/align_backend.hpp"
-#include "search/parallel.hpp"
+#include "base/parallel.hpp"
 
 namespace warpsearch {
 
@@ -97,7 +97,7 @@ class CpuPairBackend final : public PairBackend {
     // Fewer pairs than threads (a few long pairs): each pair's linear-memory traceback shares the rest.
     cpu::AlignmentLimits limits;
     limits.threads = std::max(1u, threads_ / workers);
-    std::vector<cpu::XdropAligner> xdrop_aligners;
+    std::vector<XdropAligner> xdrop_aligners;
     if (options_.mode == PairMode::xdrop)
       for (unsigned w = 0; w < workers; ++w) xdrop_aligners.emplace_back(scoring_, options_.xdrop);
     std::vector<double> cells(workers, 0.0);
@@ -108,9 +108,9 @@ class CpuPairBackend final : public PairBackend {
       const SequencePair& pair = pairs[p];
       PairAlignment& result = results[p];
       if (options_.mode == PairMode::xdrop) {
-        cpu::XdropAligner& aligner = xdrop_aligners[worker];
+        XdropAligner& aligner = xdrop_aligners[worker];
         const std::uint64_t before = aligner.cells();
-        cpu::XdropAlignment alignment;
+        XdropAlignment alignment;
         try {
           alignment = aligner.align(pair.query, pair.target, pair.seed, options_.operations);
         } catch (const std::out_of_range& e) {

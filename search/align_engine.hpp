@@ -5,10 +5,10 @@
 //   warpsearch::AlignEngine engine(scoring, options);
 //   std::vector<warpsearch::PairAlignment> results = engine.align(pairs);   // one result per pair, in order
 //
-// Modes (kernels/alignment_mode.hpp, kernels/reference_xdrop.hpp): local (Smith-Waterman), global
+// Modes (core/alignment_mode.hpp, kernels/reference/reference_xdrop.hpp): local (Smith-Waterman), global
 // (Needleman-Wunsch), semiglobal (the query end to end, the target's ends free), and xdrop (extension left
 // and right from a seed given per pair, stopping when the score falls more than X below the best).
-// Scores are exact and equal the 64-bit references of kernels/reference.hpp and kernels/reference_xdrop.hpp;
+// Scores are exact and equal the 64-bit references of kernels/reference/reference.hpp and kernels/reference/reference_xdrop.hpp;
 // spans and operations follow their tie-breaks. A result depends only on its pair, the scoring and the
 // options: not on the backend, the number of threads or the batch.
 //
@@ -24,8 +24,8 @@
 #include <string_view>
 #include <vector>
 
-#include "kernels/alignment_mode.hpp"
-#include "kernels/reference_xdrop.hpp"
+#include "core/alignment_mode.hpp"
+#include "kernels/reference/reference_xdrop.hpp"
 #include "profile/scoring.hpp"
 #include "search/warpsearch.hpp"
 
@@ -52,7 +52,7 @@ struct AlignOptions {
 
 // One pair. The views must stay valid during align(); the engine copies nothing it does not need.
 struct SequencePair {
-  std::string_view query;   // residue codes (db/alphabet.hpp)
+  std::string_view query;   // residue codes (core/alphabet.hpp)
   std::string_view target;
   Seed seed;                // xdrop mode only: where the extensions start
 };

@@ -3,7 +3,7 @@
 // work, one host thread per GPU; then, only when operations are asked for, the operations on the CPU
 // threads, so that the output is byte-identical to the CPU backend's:
 //   local, global, semiglobal: the traceback inside each span (cpu::align_in_rectangle);
-//   xdrop: cpu::XdropAligner with operations, the whole seeded alignment again (its span must equal the
+//   xdrop: XdropAligner with operations, the whole seeded alignment again (its span must equal the
 //   GPU's). A traceback confined to the rectangle from the seed to the GPU's best cell would not do: which
 //   cells live depends on `best`, the best score of the anti-diagonals before, and that may come from cells
 //   outside the rectangle; without them more cells would live, and a path through them could score more
@@ -13,14 +13,14 @@
 #include <numeric>
 #include <stdexcept>
 
-#include "db/interrupt.hpp"
+#include "base/interrupt.hpp"
 #include "kernels/cpu/alignment.hpp"
-#include "kernels/cpu/xdrop.hpp"
+#include "kernels/reference/banded_xdrop.hpp"
 #include "kernels/gpu/gpu_scorer.hpp"
 #include "kernels/gpu/gpu_xdrop.hpp"
 #include "kernels/gpu/pair_aligner.hpp"
 #include "search/align_backend.hpp"
-#include "search/parallel.hpp"
+#include "base/parallel.hpp"
 
 namespace warpsearch {
 namespace {
@@ -152,13 +152,13 @@ class GpuPairBackend final : public PairBackend {
       std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return residues(a) > residues(b); });
       const unsigned workers =
           static_cast<unsigned>(std::max<std::size_t>(1, std::min<std::size_t>(threads_, pairs.size())));
-      std::vector<cpu::XdropAligner> aligners;
+      std::vector<XdropAligner> aligners;
       for (unsigned w = 0; w < workers; ++w) aligners.emplace_back(scoring_, options_.xdrop);
       parallel_for(pairs.size(), workers, [&](std::size_t k, unsigned worker) {
         throw_if_interrupted();
         const std::size_t p = order[k];
         PairAlignment& result = results[p];
-        cpu::XdropAlignment alignment = aligners[worker].align(pairs[p].query, pairs[p].target, pairs[p].seed, true);
+        XdropAlignment alignment = aligners[worker].align(pairs[p].query, pairs[p].target, pairs[p].seed, true);
         const XdropSpan& span = alignment.span;
         if (span.score != result.score || span.query_begin != result.query_begin || span.query_end != result.query_end ||
             span.target_begin != result.target_begin || span.target_end != result.target_end)

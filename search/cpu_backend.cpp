@@ -13,11 +13,11 @@
 #include <optional>
 #include <thread>
 
-#include "db/interrupt.hpp"
+#include "base/interrupt.hpp"
 #include "kernels/cpu/alignment.hpp"
 #include "kernels/cpu/long_subject.hpp"
 #include "kernels/cpu/query_scorer.hpp"
-#include "search/parallel.hpp"
+#include "base/parallel.hpp"
 #include "search/scan_backend.hpp"
 #include "search/subject_segments.hpp"
 

@@ -17,14 +17,14 @@
 #include <stdexcept>
 #include <thread>
 
-#include "db/genetic_code.hpp"
-#include "db/interrupt.hpp"
+#include "core/genetic_code.hpp"
+#include "base/interrupt.hpp"
 #include "kernels/cpu/alignment.hpp"
 #include "kernels/cpu/long_subject.hpp"
 #include "search/hsps.hpp"
-#include "search/parallel.hpp"
+#include "base/parallel.hpp"
 #include "search/scan_backend.hpp"
-#include "search/statistics.hpp"
+#include "statistics/statistics.hpp"
 #include "search/top_hits.hpp"
 #include "search/translation.hpp"
 #include "search/warpsearch.hpp"

@@ -26,14 +26,14 @@
 #include <stdexcept>
 #include <thread>
 
-#include "db/interrupt.hpp"
+#include "base/interrupt.hpp"
 #include "kernels/cpu/alignment.hpp"
 #include "kernels/cpu/long_subject.hpp"
 #include "kernels/gpu/gpu_scorer.hpp"
 #include "kernels/gpu/hot_columns.hpp"
 #include "kernels/gpu/pair_aligner.hpp"
 #include "search/locate_split.hpp"
-#include "search/parallel.hpp"
+#include "base/parallel.hpp"
 #include "search/scan_backend.hpp"
 #include "search/subject_segments.hpp"
 

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "db/interrupt.hpp"
+#include "base/interrupt.hpp"
 
 namespace warpsearch {
 namespace {

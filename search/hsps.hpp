@@ -1,7 +1,7 @@
 // Several HSPs (high-scoring local alignments) per subject, as BLAST reports them, exactly.
 //
 // Which alignments count as distinct: the region partition of reference::local_hsps
-// (kernels/reference.hpp). The best local alignment of the whole subject is the first HSP; the subject
+// (kernels/reference/reference.hpp). The best local alignment of the whole subject is the first HSP; the subject
 // regions left and right of it are searched the same way, recursively, and every alignment found that
 // scores at least the cutoff is an HSP. HSPs never share a subject position; each is the best alignment
 // (the project's tie-break) of the region it was found in. docs/long_sequences.md says more.

@@ -69,7 +69,7 @@ class ScanBackend {
   // load it while it scans this one. Optional.
   virtual void upcoming(std::optional<Chunk> next) { (void)next; }
   // spans[k] (spans is resized) = the local span of pairs[k] exactly as reference::span gives it
-  // (kernels/reference.hpp, tie-break included): end = the maximal cell with the smallest subject
+  // (kernels/reference/reference.hpp, tie-break included): end = the maximal cell with the smallest subject
   // position, then the smallest query position; start = the largest subject start, then the largest
   // query start among the optimal alignments ending there. Independent of set_queries(); not to be
   // called while scan() runs unless locates_while_scanning(). Throws std::invalid_argument for a code

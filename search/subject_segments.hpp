@@ -1,4 +1,4 @@
-// Long subjects cut into overlapping segments, packed as a database chunk is (kernels/subject_batch.hpp),
+// Long subjects cut into overlapping segments, packed as a database chunk is (core/subject_batch.hpp),
 // so that the inter-sequence kernels (CPU SIMD lanes, GPU thread groups) score them as ordinary subjects
 // instead of keeping one lane or one block busy with a whole chromosome.
 //
@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "kernels/cpu/column_range.hpp"
-#include "kernels/subject_batch.hpp"
+#include "core/subject_batch.hpp"
 
 namespace warpsearch {
 

@@ -5,7 +5,7 @@
 #include <stdexcept>
 #include <thread>
 
-#include "search/parallel.hpp"
+#include "base/parallel.hpp"
 #include "search/warpsearch.hpp"
 
 namespace warpsearch {

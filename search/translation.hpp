@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "db/database.hpp"
-#include "db/genetic_code.hpp"
+#include "core/genetic_code.hpp"
 
 namespace warpsearch {
 

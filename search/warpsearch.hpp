@@ -31,7 +31,7 @@ enum class Device { automatic, cpu, gpu };
 enum class Strand : std::uint8_t { plus, minus, both };
 
 // BLAST's programs, by what the queries and the database hold and what is translated (in six frames
-// with an NCBI genetic code, db/genetic_code.hpp): blastp protein queries against proteins, blastn
+// with an NCBI genetic code, core/genetic_code.hpp): blastp protein queries against proteins, blastn
 // nucleotides against nucleotides, blastx translated nucleotide queries against proteins, tblastn
 // protein queries against a translated nucleotide database, tblastx translated against translated.
 // automatic: blastp or blastn by the database's alphabet, the queries being in the same alphabet.
@@ -117,7 +117,7 @@ struct SearchOptions {
 struct Query {
   std::string id;
   std::string description;
-  std::string codes;  // residue codes (db/alphabet.hpp), of the program's query alphabet
+  std::string codes;  // residue codes (core/alphabet.hpp), of the program's query alphabet
 };
 
 struct Hit {
@@ -138,7 +138,7 @@ struct Hit {
   // residues query_begin..query_end are query_aligned_codes; in a translated subject (tblastn, tblastx)
   // subject_begin/subject_end count amino acids of the subject frame, subject_aligned_codes are amino
   // acids, and subject_length is the subject's length in nucleotides. nucleotide_span()
-  // (db/genetic_code.hpp) gives the nucleotide coordinates BLAST prints. A minus query frame has
+  // (core/genetic_code.hpp) gives the nucleotide coordinates BLAST prints. A minus query frame has
   // strand minus.
   int query_frame = 0, subject_frame = 0;
   std::string query_aligned_codes;

@@ -1,4 +1,4 @@
-// GPU pair aligner vs the 64-bit references (kernels/reference.hpp span()): every mode, scores, ends
+// GPU pair aligner vs the 64-bit references (kernels/reference/reference.hpp span()): every mode, scores, ends
 // and starts with the project's tie-break, on random pairs with planted similarity, lengths around
 // every shape and tile boundary, all built-in matrices, DNA, 16-bit profile elements, scores far beyond
 // 16 bits, a 50,000 x 50,000 pair, empty batches and empty sequences. Tests skip (with a warning)
@@ -11,11 +11,11 @@
 #include <string>
 #include <vector>
 
-#include "kernels/alignment_mode.hpp"
+#include "core/alignment_mode.hpp"
 #include "kernels/gpu/gpu_scorer.hpp"
 #include "kernels/gpu/pair_aligner.hpp"
 #include "kernels/gpu/pair_dispatch.hpp"
-#include "kernels/reference.hpp"
+#include "kernels/reference/reference.hpp"
 #include "profile/scoring.hpp"
 #include "tests/catch.hpp"
 #include "tests/test_support.hpp"

@@ -10,7 +10,7 @@
 #include "kernels/gpu/gpu_scorer.hpp"
 #include "kernels/gpu/length_bins.hpp"
 #include "kernels/gpu/table_copies.hpp"
-#include "kernels/subject_batch.hpp"
+#include "core/subject_batch.hpp"
 #include "profile/scoring.hpp"
 #include "tests/catch.hpp"
 #include "tests/test_support.hpp"
@@ -53,7 +53,7 @@ long long reference_score(const std::string& query, const std::string& subject, 
   return best;
 }
 
-// Subjects packed as a database chunk packs them (kernels/subject_batch.hpp), padded with pad_code.
+// Subjects packed as a database chunk packs them (core/subject_batch.hpp), padded with pad_code.
 struct PackedSubjects {
   std::vector<std::uint32_t> words;
   std::vector<std::uint64_t> offsets;

@@ -12,8 +12,8 @@
 
 #include "kernels/gpu/gpu_scorer.hpp"
 #include "kernels/gpu/pair_aligner.hpp"
-#include "db/alphabet.hpp"
-#include "kernels/reference.hpp"
+#include "core/alphabet.hpp"
+#include "kernels/reference/reference.hpp"
 #include "search/scan_backend.hpp"
 #include "tests/catch.hpp"
 #include "tests/test_support.hpp"

@@ -1,4 +1,4 @@
-// GPU X-drop aligner vs the CPU engine (cpu::XdropAligner, itself checked against the reference in
+// GPU X-drop aligner vs the CPU engine (XdropAligner, itself checked against the reference in
 // tests/test_align_xdrop.cpp) and, for short pairs, reference::xdrop_reference: every field of every span
 // and the count of computed cells, over random and planted pairs of every scheme and X, ties, seeds at the
 // ends, empty sequences, bands that outgrow each shared-memory tier (global rings), reads of 5..10 kb at
@@ -13,10 +13,10 @@
 #include <string>
 #include <vector>
 
-#include "kernels/cpu/xdrop.hpp"
+#include "kernels/reference/banded_xdrop.hpp"
 #include "kernels/gpu/gpu_scorer.hpp"
 #include "kernels/gpu/gpu_xdrop.hpp"
-#include "kernels/reference_xdrop.hpp"
+#include "kernels/reference/reference_xdrop.hpp"
 #include "tests/catch.hpp"
 #include "tests/random_sequences.hpp"
 #include "tests/xdrop_cases.hpp"
@@ -44,7 +44,7 @@ GpuXdropAligner::Timings check_cases(const std::vector<Case>& cases, const Scori
   std::vector<XdropSpan> spans;
   aligner.align(tasks, spans);
   REQUIRE(spans.size() == cases.size());
-  cpu::XdropAligner cpu(scoring, x);
+  XdropAligner cpu(scoring, x);
   std::size_t mismatches = 0;
   for (std::size_t k = 0; k < cases.size(); ++k) {
     const Case& c = cases[k];

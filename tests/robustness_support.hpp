@@ -1,5 +1,6 @@
 // Helpers of the robustness tests of the command-line tool (tests/test_robustness_*.cpp): running the
-// tool as a child process the test can signal, shell quoting, directory listings, random FASTA.
+// tool as a child process the test can signal, or through a shell; shell quoting, directory listings,
+// random FASTA, gzip streams, the sample database, the failure checks, database checksums.
 #pragma once
 
 #include <fcntl.h>
@@ -7,12 +8,16 @@
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdint>
+#include <cstdio>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <initializer_list>
 #include <random>
 #include <string>
 #include <thread>
@@ -60,7 +65,8 @@ inline std::string binary_path() {
   return value != nullptr && *value != '\0' ? value : WARPSEARCH_BINARY;
 }
 
-// A warpsearch process started without a shell, so that the test can signal it and learn how it ended.
+// A warpsearch process started without a shell, so that the test can signal it and learn how it ended
+// (an exit status, or death by a signal) and how much memory and time it used.
 class Process {
  public:
   // stdin_fd / stdout_fd: the child's standard input and output (-1: /dev/null and a file beside the
@@ -103,32 +109,41 @@ class Process {
   bool running() {
     if (finished_) return false;
     int status = 0;
-    const pid_t done = ::waitpid(pid_, &status, WNOHANG);
-    if (done == pid_) record(status);
+    rusage usage{};
+    const pid_t done = ::wait4(pid_, &status, WNOHANG, &usage);
+    if (done == pid_) record(status, usage);
     return !finished_;
   }
   void wait() {
     int status = 0;
+    rusage usage{};
     while (!finished_) {
-      const pid_t done = ::waitpid(pid_, &status, 0);
-      if (done == pid_) record(status);
+      const pid_t done = ::wait4(pid_, &status, 0, &usage);
+      if (done == pid_) record(status, usage);
       if (done < 0 && errno != EINTR) break;
     }
   }
   bool exited() const { return WIFEXITED(status_); }
   int exit_status() const { return WIFEXITED(status_) ? WEXITSTATUS(status_) : -1; }
   int killed_by() const { return WIFSIGNALED(status_) ? WTERMSIG(status_) : 0; }
+  long max_rss_kib() const { return max_rss_kib_; }
+  double seconds() const { return seconds_; }
+  std::string out() const { return read_file(out_path_); }
   std::string err() const { return read_file(err_path_); }
 
  private:
-  void record(int status) {
+  void record(int status, const rusage& usage) {
     finished_ = true;
     status_ = status;
+    max_rss_kib_ = usage.ru_maxrss;
+    seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   }
   std::string out_path_, err_path_;
   pid_t pid_ = -1;
   bool finished_ = false;
   int status_ = 0;
+  long max_rss_kib_ = 0;
+  double seconds_ = 0;
   std::chrono::steady_clock::time_point start_;
 };
 
@@ -165,8 +180,10 @@ inline double cpu_seconds(pid_t pid) {
   return static_cast<double>(utime + stime) / static_cast<double>(::sysconf(_SC_CLK_TCK));
 }
 
-inline bool wait_for_cpu_time(Process& process, double seconds) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+// Waits (up to `timeout`) until the process has used `seconds` of CPU time.
+inline bool wait_for_cpu_time(Process& process, double seconds,
+                              std::chrono::seconds timeout = std::chrono::seconds(60)) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
   while (std::chrono::steady_clock::now() < deadline && process.running()) {
     if (cpu_seconds(process.pid()) >= seconds) return true;
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
@@ -180,6 +197,81 @@ inline void check_failure(const CommandResult& result, int status, std::initiali
   CHECK(result.exit_code == status);
   for (const std::string& part : parts) CHECK(contains(result.err, part));
   CHECK(result.out.empty());
+}
+
+// A failed run as docs/robustness.md defines it: status 1 (not a signal, not an abort), one error line on
+// stderr holding each of the parts (file, record or line, what was expected), nothing on stdout.
+inline void check_clean_failure(const CommandResult& result, std::initializer_list<std::string> parts) {
+  INFO("stderr: " << result.err);
+  CHECK(result.exit_code == 1);
+  CHECK(std::count(result.err.begin(), result.err.end(), '\n') == 1);
+  CHECK(contains(result.err, ": error: "));
+  for (const std::string& part : parts) CHECK(contains(result.err, part));
+  CHECK(result.out.empty());
+}
+
+// A shell command line (that runs the tool as "$WARPSEARCH", for wrappers such as setpriv or ulimit),
+// its standard output going to stdout_path (default: captured).
+inline CommandResult run_tool_shell(const std::string& command, const std::string& stdout_path = "") {
+  TempDir scratch;
+  const std::string out = stdout_path.empty() ? scratch.file("stdout") : stdout_path;
+  const std::string line = "WARPSEARCH=" + shell_quoted(binary_path()) + "; " + command + " >" + shell_quoted(out) +
+                           " 2>" + shell_quoted(scratch.file("stderr"));
+  const int status = std::system(("sh -c " + shell_quoted(line)).c_str());
+  CommandResult result;
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  result.out = stdout_path.empty() ? read_file(out) : std::string();
+  result.err = read_file(scratch.file("stderr"));
+  return result;
+}
+
+// A gzip stream of text (zlib, with the gzip wrapper).
+inline std::string gzip(const std::string& text) {
+  z_stream stream{};
+  REQUIRE(deflateInit2(&stream, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) == Z_OK);
+  std::string out(deflateBound(&stream, static_cast<uLong>(text.size())) + 64, '\0');
+  stream.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
+  stream.avail_in = static_cast<uInt>(text.size());
+  stream.next_out = reinterpret_cast<Bytef*>(out.data());
+  stream.avail_out = static_cast<uInt>(out.size());
+  REQUIRE(deflate(&stream, Z_FINISH) == Z_STREAM_END);
+  out.resize(stream.total_out);
+  deflateEnd(&stream);
+  return out;
+}
+
+// A small protein database of the bundled sample, made once per test that needs it.
+inline std::string make_sample_db(const TempDir& dir, const std::string& name = "sample.wsdb",
+                                  const std::string& options = "") {
+  const std::string db = dir.file(name);
+  const auto result = run_warpsearch("makedb --quiet " + options + " " +
+                                     shell_quoted(source_path("data/uniprot_sample.fa")) + " " + shell_quoted(db));
+  INFO(result.err);
+  REQUIRE(result.exit_code == 0);
+  return db;
+}
+
+inline std::string search_args(const std::string& queries, const std::string& db) {
+  return "search --quiet --device cpu -q " + shell_quoted(queries) + " -d " + shell_quoted(db);
+}
+
+// Database checksums: hex of a CRC-32, the CRC-32 of bytes (zlib's, as the manifest's).
+inline std::string hex32(std::uint32_t value) {
+  char text[16];
+  std::snprintf(text, sizeof text, "%08x", value);
+  return text;
+}
+
+inline std::uint32_t crc_of(const std::string& bytes) {
+  return static_cast<std::uint32_t>(
+      ::crc32(0, reinterpret_cast<const Bytef*>(bytes.data()), static_cast<uInt>(bytes.size())));
+}
+
+// text with the first `from` replaced by `to` (which must be there).
+inline std::string replace_once(std::string text, const std::string& from, const std::string& to) {
+  const auto at = text.find(from);
+  REQUIRE(at != std::string::npos);
+  return text.replace(at, from.size(), to);
 }
 
 }  // namespace warpsearch::test::robustness

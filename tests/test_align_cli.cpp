@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "db/alphabet.hpp"
-#include "kernels/reference.hpp"
-#include "kernels/reference_xdrop.hpp"
+#include "core/alphabet.hpp"
+#include "kernels/reference/reference.hpp"
+#include "kernels/reference/reference_xdrop.hpp"
 #include "tests/catch.hpp"
 #include "tests/test_support.hpp"
 

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "kernels/reference.hpp"
-#include "kernels/reference_xdrop.hpp"
+#include "kernels/reference/reference.hpp"
+#include "kernels/reference/reference_xdrop.hpp"
 #include "search/align_engine.hpp"
 #include "tests/catch.hpp"
 #include "tests/test_support.hpp"

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "kernels/cpu/xdrop.hpp"
-#include "kernels/reference_xdrop.hpp"
+#include "kernels/reference/banded_xdrop.hpp"
+#include "kernels/reference/reference_xdrop.hpp"
 #include "tests/catch.hpp"
 #include "tests/test_support.hpp"
 
@@ -60,7 +60,7 @@ Extension best_anchored(const std::string& query, const std::string& target, con
 
 // The operations consume exactly the span and score exactly the alignment's score.
 void check_operations(const std::string& query, const std::string& target, const ScoringScheme& scoring,
-                      const cpu::XdropAlignment& alignment) {
+                      const XdropAlignment& alignment) {
   const XdropSpan& span = alignment.span;
   std::int64_t score = 0;
   std::size_t i = span.query_begin, j = span.target_begin;
@@ -87,11 +87,11 @@ void check_operations(const std::string& query, const std::string& target, const
 void check_against_reference(const std::string& query, const std::string& target, const Seed& seed,
                              const ScoringScheme& scoring, XDrop x) {
   const XdropSpan expected = reference::xdrop_reference(query, target, seed, scoring, x);
-  for (const auto width : {cpu::XdropAligner::ScoreWidth::automatic, cpu::XdropAligner::ScoreWidth::bits64}) {
-    cpu::XdropAligner aligner(scoring, x, width);
-    const cpu::XdropAlignment got = aligner.align(query, target, seed, true);
+  for (const auto width : {XdropAligner::ScoreWidth::automatic, XdropAligner::ScoreWidth::bits64}) {
+    XdropAligner aligner(scoring, x, width);
+    const XdropAlignment got = aligner.align(query, target, seed, true);
     INFO("X " << x.value << ", seed " << seed.query_begin << "," << seed.target_begin << "+" << seed.length << ", "
-              << query.size() << " x " << target.size() << (width == cpu::XdropAligner::ScoreWidth::bits64 ? ", 64-bit" : ""));
+              << query.size() << " x " << target.size() << (width == XdropAligner::ScoreWidth::bits64 ? ", 64-bit" : ""));
     REQUIRE(got.span.score == expected.score);
     REQUIRE(got.span.seed_score == expected.seed_score);
     REQUIRE(got.span.left.score == expected.left.score);
@@ -102,7 +102,7 @@ void check_against_reference(const std::string& query, const std::string& target
     REQUIRE(got.span.target_end == expected.target_end);
     check_operations(query, target, scoring, got);
     // Without operations: the same span.
-    const cpu::XdropAlignment plain = aligner.align(query, target, seed, false);
+    const XdropAlignment plain = aligner.align(query, target, seed, false);
     REQUIRE(plain.operations.empty());
     REQUIRE(plain.span.score == expected.score);
     REQUIRE(plain.span.query_end == expected.query_end);
@@ -128,7 +128,7 @@ TEST_CASE("xdrop: hand-checked drop-off, strictly more than X below the best", "
   CHECK(long_one.score == 6);
   CHECK(long_one.query_length == 14);
   CHECK(long_one.target_length == 14);
-  cpu::XdropAligner three(scoring, XDrop{3}), four(scoring, XDrop{4});
+  XdropAligner three(scoring, XDrop{3}), four(scoring, XDrop{4});
   CHECK(three.extend(query, target).score == 5);
   std::string operations;
   const Extension got = four.extend(query, target, &operations);
@@ -151,7 +151,7 @@ TEST_CASE("xdrop: the gap convention and a gapped extension", "[xdrop]") {
   CHECK(expected.score == 33);
   CHECK(expected.query_length == 20);
   CHECK(expected.target_length == 21);
-  cpu::XdropAligner aligner(scoring, XDrop{20});
+  XdropAligner aligner(scoring, XDrop{20});
   std::string operations;
   CHECK(aligner.extend(query, target, &operations).score == 33);
   CHECK(operations == std::string(10, 'M') + "D" + std::string(10, 'M'));
@@ -177,9 +177,9 @@ TEST_CASE("xdrop: seeds, their score, and seeds at the sequence ends", "[xdrop]"
   // A seed past the end of either sequence is refused.
   CHECK_THROWS_AS(seed_score(query, target, Seed{18, 2, 4}, scoring), std::out_of_range);
   CHECK_THROWS_AS(reference::xdrop_reference(query, target, Seed{4, 13, 4}, scoring, XDrop{10}), std::out_of_range);
-  cpu::XdropAligner aligner(scoring, XDrop{10});
+  XdropAligner aligner(scoring, XDrop{10});
   CHECK_THROWS_AS(aligner.align(query, target, Seed{4, 13, 4}, false), std::out_of_range);
-  CHECK_THROWS_AS(cpu::XdropAligner(scoring, XDrop{-1}), std::invalid_argument);
+  CHECK_THROWS_AS(XdropAligner(scoring, XDrop{-1}), std::invalid_argument);
   CHECK_THROWS_AS(seed_score(query, target, Seed{4, 2, 0}, scoring), std::invalid_argument);  // empty, in the middle
   // Seeds touching the ends: nothing to extend on one side.
   for (const Seed& edge : {Seed{0, 0, 3}, Seed{17, 13, 3}, Seed{0, 13, 3}, Seed{17, 0, 3}, Seed{0, 0, 0}, Seed{20, 16, 0}})
@@ -207,7 +207,7 @@ TEST_CASE("xdrop: with X infinite an extension is the best prefix-anchored align
       REQUIRE(reference.score == expected.score);
       REQUIRE(reference.query_length == expected.query_length);
       REQUIRE(reference.target_length == expected.target_length);
-      cpu::XdropAligner aligner(scoring, XDrop::infinite());
+      XdropAligner aligner(scoring, XDrop::infinite());
       const Extension fast = aligner.extend(query, target);
       REQUIRE(fast.score == expected.score);
       REQUIRE(fast.query_length == expected.query_length);
@@ -261,8 +261,8 @@ TEST_CASE("xdrop: unrelated sequences, repeats and long identical pairs", "[xdro
   // A long identical pair: 2 * 3,000 = 6,000 from the seed outwards, a narrow band.
   const std::string genome = test::random_codes(rng, 3000, 4);
   check_against_reference(genome, genome, Seed{1500, 1500, 11}, scoring, XDrop{50});
-  cpu::XdropAligner aligner(scoring, XDrop{50});
-  const cpu::XdropAlignment whole = aligner.align(genome, genome, Seed{1500, 1500, 11}, true);
+  XdropAligner aligner(scoring, XDrop{50});
+  const XdropAlignment whole = aligner.align(genome, genome, Seed{1500, 1500, 11}, true);
   CHECK(whole.span.score == 6000);
   CHECK(whole.operations == std::string(3000, 'M'));
   CHECK(aligner.cells() < 3000u * 200u);  // banded: far fewer cells than the 9 M of the rectangle

@@ -12,7 +12,7 @@
 
 #include "kernels/cpu/alignment.hpp"
 #include "kernels/cpu/query_scorer.hpp"
-#include "kernels/reference.hpp"
+#include "kernels/reference/reference.hpp"
 #include "tests/catch.hpp"
 #include "tests/test_support.hpp"
 

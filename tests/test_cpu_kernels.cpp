@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "kernels/cpu/query_scorer.hpp"
-#include "kernels/reference.hpp"
+#include "kernels/reference/reference.hpp"
 #include "tests/catch.hpp"
 #include "tests/test_support.hpp"
 
@@ -24,7 +24,7 @@ using warpsearch::cpu::Width;
 
 namespace {
 
-// Subjects packed as in a database chunk (kernels/subject_batch.hpp), in the given order.
+// Subjects packed as in a database chunk (core/subject_batch.hpp), in the given order.
 class PackedBatch {
  public:
   PackedBatch(const std::vector<std::string>& subjects, std::uint8_t pad_code) {

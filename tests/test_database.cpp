@@ -16,12 +16,12 @@
 #include <string>
 #include <vector>
 
-#include "db/atomic_file.hpp"
+#include "base/atomic_file.hpp"
 #include "db/database.hpp"
-#include "db/interrupt.hpp"
+#include "base/interrupt.hpp"
 #include "db/makedb.hpp"
 #include "db/manifest.hpp"
-#include "db/mapped_file.hpp"
+#include "base/mapped_file.hpp"
 #include "tests/catch.hpp"
 #include "tests/test_support.hpp"
 

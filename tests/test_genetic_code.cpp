@@ -1,4 +1,4 @@
-// Genetic codes and frames (db/genetic_code.hpp): every codon of every code against NCBI's own table
+// Genetic codes and frames (core/genetic_code.hpp): every codon of every code against NCBI's own table
 // (gc.prt from Debian's ncbi-data) and against BLAST+'s translation (blastx), codons with N, stops, the
 // six frames and their coordinates.
 #include <cstdio>
@@ -9,8 +9,8 @@
 #include <sstream>
 #include <string>
 
-#include "db/alphabet.hpp"
-#include "db/genetic_code.hpp"
+#include "core/alphabet.hpp"
+#include "core/genetic_code.hpp"
 #include "profile/scoring.hpp"
 #include "tests/catch.hpp"
 #include "tests/test_support.hpp"

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "kernels/cpu/alignment.hpp"
-#include "kernels/reference.hpp"
+#include "kernels/reference/reference.hpp"
 #include "tests/catch.hpp"
 #include "tests/test_support.hpp"
 

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "db/alphabet.hpp"
+#include "core/alphabet.hpp"
 #include "db/database.hpp"
 #include "tests/catch.hpp"
 #include "tests/test_support.hpp"

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "db/makedb.hpp"
-#include "search/output.hpp"
+#include "output/output.hpp"
 #include "tests/catch.hpp"
 #include "tests/test_support.hpp"
 

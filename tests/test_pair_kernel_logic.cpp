@@ -21,9 +21,9 @@
 #include <string>
 #include <vector>
 
-#include "kernels/alignment_mode.hpp"
+#include "core/alignment_mode.hpp"
 #include "kernels/gpu/pair_dispatch.hpp"
-#include "kernels/reference.hpp"
+#include "kernels/reference/reference.hpp"
 #include "profile/scoring.hpp"
 #include "tests/catch.hpp"
 #include "tests/random_sequences.hpp"

@@ -8,7 +8,7 @@
 #include <random>
 #include <vector>
 
-#include "kernels/alignment_mode.hpp"
+#include "core/alignment_mode.hpp"
 #include "kernels/gpu/pair_dispatch.hpp"
 #include "tests/catch.hpp"
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "db/alphabet.hpp"
+#include "core/alphabet.hpp"
 #include "profile/query_profile.hpp"
 #include "profile/scoring.hpp"
 #include "tests/catch.hpp"

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "kernels/reference.hpp"
+#include "kernels/reference/reference.hpp"
 #include "tests/catch.hpp"
 #include "tests/test_support.hpp"
 

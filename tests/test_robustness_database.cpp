@@ -20,27 +20,10 @@ using ws::test::write_file;
 
 namespace {
 
-std::string hex32(std::uint32_t value) {
-  char text[16];
-  std::snprintf(text, sizeof text, "%08x", value);
-  return text;
-}
-
-std::uint32_t crc_of(const std::string& bytes) {
-  return static_cast<std::uint32_t>(
-      ::crc32(0, reinterpret_cast<const Bytef*>(bytes.data()), static_cast<uInt>(bytes.size())));
-}
-
 // A manifest rewritten with its own checksum line made to match.
 void write_manifest(const std::string& path, std::string text) {
   text.resize(text.rfind("manifest_crc32 "));
   write_file(path, text + "manifest_crc32 " + hex32(crc_of(text)) + "\n");
-}
-
-std::string replace_once(std::string text, const std::string& from, const std::string& to) {
-  const auto at = text.find(from);
-  REQUIRE(at != std::string::npos);
-  return text.replace(at, from.size(), to);
 }
 
 struct Forgery {

@@ -6,7 +6,7 @@
 #include <sstream>
 #include <string>
 
-#include "db/alphabet.hpp"
+#include "core/alphabet.hpp"
 #include "profile/scoring.hpp"
 #include "tests/catch.hpp"
 #include "tests/test_support.hpp"

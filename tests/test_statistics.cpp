@@ -5,7 +5,7 @@
 #include <string>
 
 #include "profile/scoring.hpp"
-#include "search/statistics.hpp"
+#include "statistics/statistics.hpp"
 #include "tests/catch.hpp"
 #include "tests/test_support.hpp"
 

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "kernels/cpu/striped.hpp"
-#include "kernels/reference.hpp"
+#include "kernels/reference/reference.hpp"
 #include "tests/catch.hpp"
 #include "tests/test_support.hpp"
 

@@ -1,7 +1,7 @@
-// printable_excerpt: user text as messages show it (db/text.hpp).
+// printable_excerpt: user text as messages show it (base/text.hpp).
 #include <string>
 
-#include "db/text.hpp"
+#include "base/text.hpp"
 #include "tests/catch.hpp"
 
 namespace ws = warpsearch;

@@ -4,7 +4,7 @@
 #include <string>
 #include <thread>
 
-#include "db/usable_cpus.hpp"
+#include "base/usable_cpus.hpp"
 #include "tests/catch.hpp"
 #include "tests/test_support.hpp"
 

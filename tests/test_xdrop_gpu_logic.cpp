@@ -3,7 +3,7 @@
 // 1, the warp reduction of xdrop_warp_summary, the rings of the scratch layout, left with garbage from
 // earlier jobs and never cleared), behind the host plan of the real engine (kernels/gpu/xdrop_plan.hpp:
 // seeds, residue layout, reversed left extensions, longest-first order, shared-memory pass, reruns in
-// global rings, the CPU fallback, batches). Every span is compared with cpu::XdropAligner and, for the
+// global rings, the CPU fallback, batches). Every span is compared with XdropAligner and, for the
 // shorter pairs, with reference::xdrop_reference; the computed cells must equal the CPU engine's.
 // Runs in CI without a GPU; tests/gpu_test_xdrop.cu runs the same comparisons on the device.
 #include <algorithm>
@@ -15,11 +15,11 @@
 #include <utility>
 #include <vector>
 
-#include "kernels/cpu/xdrop.hpp"
+#include "kernels/reference/banded_xdrop.hpp"
 #include "kernels/gpu/gpu_xdrop.hpp"
 #include "kernels/gpu/xdrop_lanes.hpp"
 #include "kernels/gpu/xdrop_plan.hpp"
-#include "kernels/reference_xdrop.hpp"
+#include "kernels/reference/reference_xdrop.hpp"
 #include "tests/catch.hpp"
 #include "tests/random_sequences.hpp"
 #include "tests/xdrop_cases.hpp"
@@ -139,14 +139,14 @@ XdropRunStats check_cases(const std::vector<Case>& cases, const ScoringScheme& s
                           const RunOptions& options = {}, EmulatedRunner* runner_out = nullptr) {
   EmulatedRunner local_runner(scoring, x, options.tiers, options.max_global_rows);
   EmulatedRunner& runner = runner_out ? *runner_out : local_runner;
-  cpu::XdropAligner host(scoring, x);
+  XdropAligner host(scoring, x);
   std::vector<XdropTask> tasks;
   for (const auto& c : cases) tasks.push_back({c.query, c.target, c.seed});
   std::vector<XdropSpan> spans;
   XdropRunStats stats;
   align_xdrop_tasks(tasks, scoring, runner, host, options.batch_residues, spans, stats);
   REQUIRE(spans.size() == cases.size());
-  cpu::XdropAligner cpu(scoring, x);
+  XdropAligner cpu(scoring, x);
   for (std::size_t k = 0; k < cases.size(); ++k) {
     const Case& c = cases[k];
     const XdropSpan expected = cpu.align(c.query, c.target, c.seed, false).span;
@@ -392,7 +392,7 @@ TEST_CASE("xdrop gpu logic: extensions too long for 32-bit scores run on the CPU
 TEST_CASE("xdrop gpu logic: bad seeds and codes name the task", "[xdrop][gpu-logic]") {
   const ScoringScheme scoring = dna(1, -1, 0, 1);
   EmulatedRunner runner(scoring, XDrop{10}, {128, 512});
-  cpu::XdropAligner host(scoring, XDrop{10});
+  XdropAligner host(scoring, XDrop{10});
   std::vector<XdropSpan> spans;
   XdropRunStats stats;
   const std::string a(20, '\1'), b(15, '\2');
@@ -440,7 +440,7 @@ TEST_CASE("xdrop gpu logic: a large batch is staged on several threads", "[xdrop
   bad[999'999] = static_cast<char>(kMaxCodes + 3);
   tasks[20].target = bad;
   EmulatedRunner runner(scoring, XDrop{8}, {128, 512});
-  cpu::XdropAligner host(scoring, XDrop{8});
+  XdropAligner host(scoring, XDrop{8});
   std::vector<XdropSpan> spans;
   XdropRunStats stats;
   try {

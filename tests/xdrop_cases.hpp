@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "kernels/reference_xdrop.hpp"
+#include "kernels/reference/reference_xdrop.hpp"
 #include "profile/scoring.hpp"
 #include "tests/random_sequences.hpp"
 

@@ -8,12 +8,12 @@
 #include <optional>
 #include <unordered_map>
 
-#include "db/atomic_file.hpp"
+#include "base/atomic_file.hpp"
 #include "db/fasta.hpp"
-#include "db/interrupt.hpp"
-#include "db/text.hpp"
+#include "base/interrupt.hpp"
+#include "base/text.hpp"
 #include "search/align_engine.hpp"
-#include "search/align_output.hpp"
+#include "output/align_output.hpp"
 #include "tools/commands.hpp"
 #include "tools/common_options.hpp"
 

@@ -7,8 +7,8 @@
 #include <stdexcept>
 
 #include "db/database.hpp"
-#include "db/interrupt.hpp"
-#include "db/text.hpp"
+#include "base/interrupt.hpp"
+#include "base/text.hpp"
 #include "tools/commands.hpp"
 #include "tools/common_options.hpp"
 

@@ -6,9 +6,9 @@
 #include <iostream>
 #include <limits>
 
-#include "db/interrupt.hpp"
+#include "base/interrupt.hpp"
 #include "db/makedb.hpp"
-#include "db/text.hpp"
+#include "base/text.hpp"
 #include "tools/commands.hpp"
 #include "tools/common_options.hpp"
 

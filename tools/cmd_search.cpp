@@ -1,4 +1,4 @@
-// warpsearch search: queries against a database, results in BLAST+'s formats (search/output.hpp) or JSON Lines.
+// warpsearch search: queries against a database, results in BLAST+'s formats (output/output.hpp) or JSON Lines.
 #include <unistd.h>
 
 #include <boost/program_options.hpp>
@@ -7,16 +7,16 @@
 #include <optional>
 #include <sstream>
 
-#include "db/atomic_file.hpp"
+#include "base/atomic_file.hpp"
 #include "db/database.hpp"
 #include "db/fasta.hpp"
-#include "db/genetic_code.hpp"
-#include "db/interrupt.hpp"
-#include "db/text.hpp"
-#include "search/output.hpp"
+#include "core/genetic_code.hpp"
+#include "base/interrupt.hpp"
+#include "base/text.hpp"
+#include "output/output.hpp"
 #include "search/warpsearch.hpp"
 #ifdef WARPSEARCH_HAVE_MPI
-#include "search/distributed.hpp"
+#include "cluster/distributed.hpp"
 #endif
 #include "tools/commands.hpp"
 #include "tools/common_options.hpp"
@@ -219,7 +219,7 @@ int run_search(int argc, char** argv) {
   context.scoring = &scoring;
   context.max_evalue = evalue;
 #ifdef WARPSEARCH_HAVE_MPI
-  // Under mpirun / srun this process is one rank of a distributed search (search/distributed.hpp).
+  // Under mpirun / srun this process is one rank of a distributed search (cluster/distributed.hpp).
   if (distributed::launched_by_mpi()) {
     if (translates_query(program) || translates_subjects(program))
       throw UsageError{std::string("cluster mode runs blastp and blastn; run ") + program_name(program) +

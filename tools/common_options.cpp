@@ -13,9 +13,9 @@
 #include <stdexcept>
 #include <utility>
 
-#include "db/atomic_file.hpp"
-#include "db/text.hpp"
-#include "db/usable_cpus.hpp"
+#include "base/atomic_file.hpp"
+#include "base/text.hpp"
+#include "base/usable_cpus.hpp"
 #include "tools/commands.hpp"
 
 namespace po = boost::program_options;

@@ -82,7 +82,7 @@ class ComputeOptions {
   // verb: what the command does there ("search", "align"), for --device's help.
   void add_to(boost::program_options::options_description& options, const std::string& verb);
 
-  // --threads, or without it (0) the CPUs this process may use (db/usable_cpus.hpp: affinity mask and
+  // --threads, or without it (0) the CPUs this process may use (base/usable_cpus.hpp: affinity mask and
   // cgroup quota).
   unsigned threads() const;
   // --device's value; another name than auto, cpu or gpu is a UsageError.

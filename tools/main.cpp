@@ -8,8 +8,8 @@
 #include <iostream>
 #include <string_view>
 
-#include "db/interrupt.hpp"
-#include "db/text.hpp"
+#include "base/interrupt.hpp"
+#include "base/text.hpp"
 #include "kernels/cpu/query_scorer.hpp"
 #include "tools/commands.hpp"
 #ifdef WARPSEARCH_HAVE_CUDA
@@ -96,7 +96,7 @@ int main(int argc, char** argv) {
     };
     try {
       // From the start, before any work: a signal ends the run within the grace period (plus the time
-      // to remove the temporaries) whatever it is doing; see db/interrupt.hpp.
+      // to remove the temporaries) whatever it is doing; see base/interrupt.hpp.
       warpsearch::arm_interrupt_deadline(program, kInterruptGrace);
       const int status = command.run(argc - 1, argv + 1);
       // A signal that came after the last point where the command polled (an output already renamed

@@ -10,216 +10,25 @@
 #include <utility>
 #include <vector>
 
+#include "kernels/cpu/alignment_rows.hpp"
 #include "kernels/cpu/striped.hpp"
-
-#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
-#include <immintrin.h>
-// The row loops also have AVX2 and AVX-512 variants (compiled by target attribute: this file is built
-// for the baseline instruction set), chosen at run time.
-#define WARPSEARCH_ALIGNMENT_AVX2 1
-#endif
 
 namespace warpsearch::cpu {
 namespace {
 
-constexpr std::int32_t kMinusInfinity = std::numeric_limits<std::int32_t>::min() / 4;
-
-// A residue code as a matrix index. Codes are below kMaxCodes (db/alphabet.hpp); the mask keeps a
-// stray byte inside the matrix.
-static_assert((kMaxCodes & (kMaxCodes - 1)) == 0, "kMaxCodes must be a power of two");
-std::uint8_t matrix_code(char residue) { return static_cast<std::uint8_t>(residue) & (kMaxCodes - 1); }
-
-// Traceback byte of a cell: bits 0-1 where H came from (kFromM, kFromI, kFromD); kIExtends: I here
-// extends I of the cell above; kDExtends: D here extends D of the cell to the left.
-constexpr std::uint8_t kFromM = 0, kFromI = 1, kFromD = 2, kSourceMask = 3;
-constexpr std::uint8_t kIExtends = 4, kDExtends = 8;
-
-// One row of the global DP (I vertical, D horizontal, a gap of length k costing open + k * extend):
-//   I(j) = max(I_above(j) - e, H_above(j) - (o + e)),   M(j) = H_above(j - 1) + s(a_i, b_j),
-//   D(j) = max(D(j - 1) - e, H(j - 1) - (o + e)), D(0) = minus infinity,   H(j) = max(M, I, D).
-// D chains along the row, which kept the direct loop scalar. It is a prefix maximum instead, exactly:
-// with MI(j) = max(I(j), M(j)) and MI(0) = H(0) (the column-0 gap), H(j - 1) = max(MI(j - 1), D(j - 1))
-// and, since open >= 0, D(j - 1) - (o + e) <= D(j - 1) - e, so for j >= 1 (at j = 1, H(0) = MI(0)
-// and D(0) is minus infinity)
-//   D(j) = max(D(j - 1) - e, MI(j - 1) - (o + e)),
-// which unrolls to
-//   D(j) = [max over 0 <= k < j of (MI(k) + k * e)] - (o + e) - (j - 1) * e.
-// Integers without rounding or overflow: the values are the direct recurrence's, bit for bit. So the
-// row is three loops: I and MI (independent columns, vectorised), the running maximum of MI(k) + k * e
-// (the one serial step: a max per cell, or a vector scan), then H and the traceback byte (independent
-// columns again).
-//
-// The traceback byte keeps the direct recurrence's tie-breaks: H comes from D only if D > MI, else from
-// I only if I > M, else from M; kIExtends if I_above(j) - e > H_above(j) - (o + e); kDExtends if
-// D(j - 1) - e > H(j - 1) - (o + e). With H(j - 1) = max(MI(j - 1), D(j - 1)) the last holds iff o > 0
-// and D(j - 1) - e > MI(j - 1) - (o + e), that is (D(j) being the max of those two) iff o > 0 and
-// D(j) > MI(j - 1) - (o + e). At j = 1, D(1) = H(0) - (o + e) = MI(0) - (o + e): false, as
-// D(0) = minus infinity made it.
-//
-// Ranges: H, I and D lie in striped_score_range's range for a global alignment (kernels/cpu/striped.hpp:
-// down to the two boundary gaps, up to min(rows, columns) best substitutions), and the scan adds
-// k * e <= columns * e; fits_traceback_rows keeps both inside int32 and above minus infinity, which
-// only ever loses one e (row 0's I); D needs none (the scan starts at MI(0) = H(0)).
-//
-// The arrays, indexed by column (column j >= 1 pairs with subject residue j - 1). The pointers are
-// __restrict and the job is passed by value so that the compiler knows the arrays apart and vectorises
-// the column loops without run-time overlap checks (too many for it to version the loops).
-struct RowJob {
-  std::size_t columns;
-  std::int32_t open, extend;
-  const std::int8_t* __restrict substitution;  // [j]: query residue i against subject residue j - 1
-  const std::int32_t* __restrict h_above;      // row i - 1
-  const std::int32_t* __restrict ins_above;
-  std::int32_t* __restrict h;  // row i; h[0] (= I(i, 0), the column-0 gap) set by the caller
-  std::int32_t* __restrict ins;
-  std::int32_t* __restrict m_or_i;  // scratch: MI
-  std::int32_t* __restrict del;     // scratch: D, columns 1..columns - 1
-  std::uint8_t* __restrict tb;      // row i's traceback bytes (columns >= 1), or nullptr
-};
-
-// D(k + 1) for the columns k >= first from MI: the running maximum of MI(k) + k * e, one max per cell,
-// continuing from running (the maximum over the columns before first).
-void horizontal_gaps_from(RowJob job, std::size_t first, std::int32_t running) {
-  const std::int32_t open_extend = job.open + job.extend;
-  std::int32_t column_extends = static_cast<std::int32_t>(first) * job.extend;  // k * e
-  for (std::size_t k = first; k + 1 < job.columns; ++k) {
-    running = std::max(running, job.m_or_i[k] + column_extends);
-    job.del[k + 1] = running - open_extend - column_extends;
-    column_extends += job.extend;
-  }
-}
-
-// D of every column.
-void horizontal_gaps_scalar(RowJob job) { horizontal_gaps_from(job, 0, kMinusInfinity); }
-
-#if defined(WARPSEARCH_ALIGNMENT_AVX2)
-// The same, 8 columns at a time. Inside a vector, a log-step scan: within each 128-bit half each lane
-// takes the max with the lane 1 below it, then 2 below (alignr against minus infinity), then the high
-// half takes the max with the low half's top lane. Then the max with the previous vectors' maximum,
-// which is updated from this vector's top lane off the scan's path: the only chain from vector to
-// vector is one max, so the loop runs at the shuffles' throughput rather than at a latency per cell.
-__attribute__((target("avx2"))) void horizontal_gaps_avx2(RowJob job) {
-  const __m256i minus_infinity = _mm256_set1_epi32(kMinusInfinity);
-  const __m256i open_extend = _mm256_set1_epi32(job.open + job.extend);
-  const __m256i last_lane = _mm256_set1_epi32(7);
-  const __m256i eight_extends = _mm256_set1_epi32(8 * job.extend);
-  __m256i column_extends =  // per lane, its column's k * e
-      _mm256_mullo_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32(job.extend));
-  __m256i running = minus_infinity;  // broadcast: the maximum of the vectors so far
-  std::size_t k = 0;
-  for (; k + 8 < job.columns; k += 8) {
-    const __m256i m_or_i = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(job.m_or_i + k));
-    __m256i x = _mm256_add_epi32(m_or_i, column_extends);
-    x = _mm256_max_epi32(x, _mm256_alignr_epi8(x, minus_infinity, 12));
-    x = _mm256_max_epi32(x, _mm256_alignr_epi8(x, minus_infinity, 8));
-    x = _mm256_max_epi32(x, _mm256_permute2x128_si256(_mm256_shuffle_epi32(x, 0xFF), minus_infinity, 0x02));
-    const __m256i before = running;
-    running = _mm256_max_epi32(running, _mm256_permutevar8x32_epi32(x, last_lane));
-    x = _mm256_max_epi32(x, before);
-    const __m256i del = _mm256_sub_epi32(_mm256_sub_epi32(x, open_extend), column_extends);
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(job.del + k + 1), del);
-    column_extends = _mm256_add_epi32(column_extends, eight_extends);
-  }
-  horizontal_gaps_from(job, k, _mm256_extract_epi32(running, 0));
-}
-#endif
-
-// The row's three loops. Always inlined, so that each instruction set's wrapper below compiles (and
-// vectorises) them for its own target.
-template <bool kTraceback, void (*HorizontalGaps)(RowJob)>
-[[gnu::always_inline]] inline void global_row(RowJob job) {
-  const std::int32_t extend = job.extend, open_extend = job.open + job.extend;
-  job.m_or_i[0] = job.h[0];
-  for (std::size_t j = 1; j < job.columns; ++j) {
-    const std::int32_t ins_extend = job.ins_above[j] - extend, ins_open = job.h_above[j] - open_extend;
-    const std::int32_t ins = std::max(ins_extend, ins_open);
-    const std::int32_t diagonal = job.h_above[j - 1] + job.substitution[j];
-    job.ins[j] = ins;
-    job.m_or_i[j] = std::max(ins, diagonal);
-    if constexpr (kTraceback)  // M or I, the source unless D wins below
-      job.tb[j] =
-          static_cast<std::uint8_t>((ins > diagonal ? kFromI : kFromM) | (ins_extend > ins_open ? kIExtends : 0));
-  }
-  HorizontalGaps(job);
-  const std::uint8_t d_extends_bit = job.open > 0 ? kDExtends : 0;
-  for (std::size_t j = 1; j < job.columns; ++j) {
-    const std::int32_t del = job.del[j];
-    job.h[j] = std::max(job.m_or_i[j], del);
-    if constexpr (kTraceback) {
-      const std::uint8_t m_or_i_byte = job.tb[j];
-      const std::uint8_t source_byte = del > job.m_or_i[j] ? (m_or_i_byte & kIExtends) | kFromD : m_or_i_byte;
-      job.tb[j] = source_byte | (del > job.m_or_i[j - 1] - open_extend ? d_extends_bit : 0);
-    }
-  }
-}
-
-using RowFunction = void (*)(RowJob);
-
-template <bool kTraceback>
-void global_row_portable(RowJob job) {
-  global_row<kTraceback, horizontal_gaps_scalar>(job);
-}
-
-#if defined(WARPSEARCH_ALIGNMENT_AVX2)
-// The same loops compiled for AVX2: 8 columns per vector instead of SSE2's 4.
-template <bool kTraceback>
-__attribute__((target("avx2"))) void global_row_avx2(RowJob job) {
-  global_row<kTraceback, horizontal_gaps_avx2>(job);
-}
-
-// And for AVX-512 on 8-column vectors: its narrowing moves and mask registers pack the compares into
-// traceback bytes in fewer instructions (about 20% faster than AVX2 on a Zen 5 EPYC; 16-column vectors
-// measured no faster there).
-template <bool kTraceback>
-__attribute__((target("avx2,avx512f,avx512bw,avx512vl"))) void global_row_avx512(RowJob job) {
-  global_row<kTraceback, horizontal_gaps_avx2>(job);
-}
-#endif
-
-struct RowFunctions {
-  RowFunction score;      // h and ins only (the checkpointed traceback's forward pass)
-  RowFunction traceback;  // and the traceback bytes
-};
-
-// The row functions of an instruction set (one the CPU runs); below AVX2, the portable loops (SSE2 on
-// x86-64, whatever the target's baseline vectorises elsewhere).
-RowFunctions row_functions([[maybe_unused]] Isa isa) {
-#if defined(WARPSEARCH_ALIGNMENT_AVX2)
-  if (isa == Isa::avx512bw && __builtin_cpu_supports("avx512vl"))
-    return {global_row_avx512<false>, global_row_avx512<true>};
-  if (isa == Isa::avx2 || isa == Isa::avx512bw) return {global_row_avx2<false>, global_row_avx2<true>};
-#endif
-  return {global_row_portable<false>, global_row_portable<true>};
-}
-
-// The subject profile, so that a row reads its substitutions contiguously instead of gathering them from
-// the matrix: one row of columns() scores for each code that occurs in a, starting at offset_[code];
-// entry j >= 1 scores the code against b[j - 1], entry 0 is unused. Sub-rectangles starting at column
-// c0 read row(code) + c0.
-class SubjectProfile {
- public:
-  SubjectProfile(std::string_view a, std::string_view b, const ScoringScheme& scoring) : columns_(b.size() + 1) {
-    std::array<bool, kMaxCodes> in_a{};
-    for (char residue : a) in_a[matrix_code(residue)] = true;
-    scores_.resize(static_cast<std::size_t>(std::count(in_a.begin(), in_a.end(), true)) * columns_);
-    std::size_t next = 0;
-    for (int code = 0; code < kMaxCodes; ++code) {
-      if (!in_a[code]) continue;
-      offset_[code] = next;
-      const auto& scores = scoring.matrix().row(static_cast<std::uint8_t>(code));
-      for (std::size_t j = 1; j < columns_; ++j) scores_[next + j] = scores[matrix_code(b[j - 1])];
-      next += columns_;
-    }
-  }
-
-  std::size_t columns() const { return columns_; }
-  const std::int8_t* row(char residue) const { return scores_.data() + offset_[matrix_code(residue)]; }
-
- private:
-  std::size_t columns_;
-  std::vector<std::int8_t> scores_;
-  std::array<std::size_t, kMaxCodes> offset_{};
-};
+using detail::kDExtends;
+using detail::kFromD;
+using detail::kFromI;
+using detail::kFromM;
+using detail::kIExtends;
+using detail::kMinusInfinity;
+using detail::kSourceMask;
+using detail::matrix_code;
+using detail::row_functions;
+using detail::RowFunction;
+using detail::RowFunctions;
+using detail::RowJob;
+using detail::SubjectProfile;
 
 // Global alignment of a (rows, the query substring) against b (columns, the subject substring), with
 // the references' gap rules: I = query residue against a gap (vertical), D = subject residue

@@ -1,5 +1,5 @@
 // Pair alignment: the full alignment of a query and one subject, local (for the hits a search reports),
-// global or semi-global (kernels/alignment_mode.hpp; the rules and tie-breaks of kernels/reference.hpp).
+// global or semi-global (core/alignment_mode.hpp; the rules and tie-breaks of kernels/reference/reference.hpp).
 //
 // 1. A forward pass of the striped kernel (kernels/cpu/striped.hpp) gives the score and the end: local =
 //    the maximal cell with the smallest subject end, then the smallest query end; global = (m, n);
@@ -53,7 +53,7 @@
 #include <string>
 #include <string_view>
 
-#include "kernels/alignment_mode.hpp"
+#include "core/alignment_mode.hpp"
 #include "kernels/cpu/query_scorer.hpp"
 #include "profile/scoring.hpp"
 

@@ -15,7 +15,7 @@
 #include <string>
 #include <string_view>
 
-#include "kernels/subject_batch.hpp"
+#include "core/subject_batch.hpp"
 #include "profile/scoring.hpp"
 
 namespace warpsearch::cpu {

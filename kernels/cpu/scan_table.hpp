@@ -6,7 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "kernels/subject_batch.hpp"
+#include "core/subject_batch.hpp"
 
 namespace warpsearch::cpu::detail {
 

@@ -1,6 +1,6 @@
 // Score and end cell of one pair, by a striped SIMD kernel (Farrar's layout; F across the stripes by a
 // prefix scan instead of the lazy-F loop: kernels/cpu/striped_kernel.hpp), for the alignment modes of
-// kernels/alignment_mode.hpp. The forward and reverse passes of the pair alignment
+// core/alignment_mode.hpp. The forward and reverse passes of the pair alignment
 // (kernels/cpu/alignment.hpp) run on it. Measurements: docs/cpu_kernels.md.
 //
 // The query's StripedProfile<int16_t> (profile/query_profile.hpp) is built once per StripedScorer with
@@ -14,7 +14,7 @@
 // 2^29 (query + subject above 5 x 10^8 residues at extend 1, 4 x 10^6 at extend 127). A score is never
 // wrong. Memory: the profiles, 64 bytes per query residue for each width used, and O(m / lanes) scratch.
 //
-// The end follows the project's tie-break (kernels/reference.hpp): local = the maximal cell with the
+// The end follows the project's tie-break (kernels/reference/reference.hpp): local = the maximal cell with the
 // smallest subject position, then the smallest query position (score 0: every coordinate 0); global =
 // (m, n); semiglobal = (m, the smallest subject end among the optimal alignments); an empty query in
 // semiglobal mode scores 0 with every coordinate 0.
@@ -32,7 +32,7 @@
 #include <string_view>
 #include <vector>
 
-#include "kernels/alignment_mode.hpp"
+#include "core/alignment_mode.hpp"
 #include "kernels/cpu/column_range.hpp"
 #include "kernels/cpu/query_scorer.hpp"
 #include "profile/query_profile.hpp"

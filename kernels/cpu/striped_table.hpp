@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "kernels/alignment_mode.hpp"
+#include "core/alignment_mode.hpp"
 #include "kernels/cpu/column_range.hpp"
 
 namespace warpsearch::cpu::detail {

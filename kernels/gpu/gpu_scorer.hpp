@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "kernels/subject_batch.hpp"
+#include "core/subject_batch.hpp"
 #include "profile/scoring.hpp"
 
 namespace warpsearch::gpu {

@@ -19,7 +19,7 @@
 #include <utility>
 #include <vector>
 
-#include "kernels/cpu/xdrop.hpp"
+#include "kernels/reference/banded_xdrop.hpp"
 #include "kernels/gpu/cuda_support.cuh"
 #include "kernels/gpu/xdrop_kernel.cuh"
 #include "kernels/gpu/xdrop_plan.hpp"
@@ -233,7 +233,7 @@ struct GpuXdropAligner::Impl {
   ScoringScheme scoring;  // before host: the CPU aligner keeps a reference to it
   XDrop x;
   DeviceRunner runner;
-  cpu::XdropAligner host;
+  XdropAligner host;
   std::uint64_t cells = 0;
   Timings timings;
 

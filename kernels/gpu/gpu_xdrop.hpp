@@ -1,10 +1,10 @@
-// GPU X-drop seed extension: many seeded X-drop alignments (kernels/reference_xdrop.hpp) on one CUDA
+// GPU X-drop seed extension: many seeded X-drop alignments (kernels/reference/reference_xdrop.hpp) on one CUDA
 // device, each extension on one warp. This header holds no CUDA types; the kernel and the CUDA runtime
 // calls live behind the pimpl (kernels/gpu/gpu_xdrop.cu, docs/gpu_pair_kernels.md "X-drop on the GPU").
 //
-// Results are those of reference::xdrop_reference and of cpu::XdropAligner (the same band and the same
+// Results are those of reference::xdrop_reference and of XdropAligner (the same band and the same
 // 32-bit arithmetic as the CPU engine): scores, both extensions, spans, tie-breaks, and the count of
-// computed cells. An extension whose lengths do not allow 32-bit scores (cpu::xdrop_fits_int32), or whose
+// computed cells. An extension whose lengths do not allow 32-bit scores (xdrop_fits_int32), or whose
 // band outgrows every scratch the device can hold, runs on the CPU inside the call. No operations: a
 // caller that needs them traces back on the CPU (search/align_gpu_backend.cpp).
 //
@@ -18,12 +18,12 @@
 #include <string_view>
 #include <vector>
 
-#include "kernels/reference_xdrop.hpp"
+#include "kernels/reference/reference_xdrop.hpp"
 #include "profile/scoring.hpp"
 
 namespace warpsearch::gpu {
 
-// One seeded alignment: residue codes (db/alphabet.hpp, below kMaxCodes) of the scoring scheme's
+// One seeded alignment: residue codes (core/alphabet.hpp, below kMaxCodes) of the scoring scheme's
 // alphabet and the seed. The views must stay valid during the align() call only.
 struct XdropTask {
   std::string_view query;
@@ -50,7 +50,7 @@ class GpuXdropAligner {
   // code >= kMaxCodes, found while a batch is staged (`out` is then unspecified).
   void align(const std::vector<XdropTask>& tasks, std::vector<XdropSpan>& out);
 
-  // Cells computed since construction, counted as cpu::XdropAligner counts them (the band of every
+  // Cells computed since construction, counted as XdropAligner counts them (the band of every
   // extension, origin included; work thrown away when a band outgrew shared memory is not counted).
   std::uint64_t cells() const;
 

@@ -18,7 +18,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "db/alphabet.hpp"
+#include "core/alphabet.hpp"
 #include "kernels/gpu/cuda_support.cuh"
 
 namespace warpsearch::gpu {

@@ -13,7 +13,7 @@
 // apart and four tile widths (a subject takes the width that pads it least) bring that to 3.8%
 // (docs/gpu_kernels.md, "Length bins and padding").
 // Dispatch is by index into this table (kernels/gpu/sw_dispatch.hpp); instantiations are split over
-// sw_bins_*.cu so that the build runs in parallel (a bin without one is a link error).
+// sw_onepass_*.cu and sw_tiled_cooperative_rescore.cu so that the build runs in parallel (a bin without one is a link error).
 #pragma once
 
 #include <cstddef>

@@ -1,8 +1,8 @@
 // GPU batched pairwise alignment: the score, start and end of many independent (query, target) pairs
 // in local, global or semi-global mode, on one CUDA device. This header holds no CUDA types; the
-// kernels and the CUDA runtime calls live behind the pimpl (kernels/gpu/pair_aligner.cu).
+// kernels and the CUDA runtime calls live behind the pimpl (kernels/gpu/pair_aligner.cu, pair_pipeline.cu).
 //
-// Semantics are those of kernels/reference.hpp's span(): a gap of length k costs open + k * extend;
+// Semantics are those of kernels/reference/reference.hpp's span(): a gap of length k costs open + k * extend;
 // end = the optimal cell with the smallest target end, then the smallest query end; start = among the
 // optimal alignments ending there, the largest target start, then the largest query start. Local
 // alignments of score 0 report every coordinate 0; global spans are the whole pair; semi-global spans
@@ -20,12 +20,12 @@
 #include <string_view>
 #include <vector>
 
-#include "kernels/alignment_mode.hpp"
+#include "core/alignment_mode.hpp"
 #include "profile/scoring.hpp"
 
 namespace warpsearch::gpu {
 
-// One pair: residue codes (db/alphabet.hpp) of the scoring scheme's alphabet. The views must stay
+// One pair: residue codes (core/alphabet.hpp) of the scoring scheme's alphabet. The views must stay
 // valid during the align() call only.
 struct PairTask {
   std::string_view query;
@@ -58,7 +58,7 @@ class GpuPairAligner {
   GpuPairAligner& operator=(const GpuPairAligner&) = delete;
 
   // out[k] = the span of pairs[k] (out is resized). Pairs may have any lengths up to
-  // kMaxSequenceLength (empty ones too: see kernels/reference.hpp); they are batched to fit device
+  // kMaxSequenceLength (empty ones too: see kernels/reference/reference.hpp); they are batched to fit device
   // memory. Blocks until done. Throws std::invalid_argument naming the first bad pair (0-based index)
   // and position for a residue code outside the alphabet or a sequence that is too long; `out` is then
   // unspecified (codes are checked while packing, after earlier pairs may have been aligned).

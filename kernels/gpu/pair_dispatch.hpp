@@ -1,4 +1,4 @@
-// The pair kernels' parameters, their one table of shapes, the entry points that pair_bins_*.cu
+// The pair kernels' parameters, their one table of shapes, the entry points that pair_shapes*.cu
 // instantiate (kernels/gpu/pair_kernel.cuh defines them), and the plain functions of the host's plan
 // (job order, sub-batches) and of the pass-to-pass bookkeeping that host and device share (reverse job
 // of a forward end, span from the ends). Private to kernels/gpu. Without nvcc (a CPU test) only the
@@ -12,7 +12,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "kernels/alignment_mode.hpp"
+#include "core/alignment_mode.hpp"
 #include "kernels/gpu/host_device.hpp"
 #include "kernels/gpu/pair_aligner.hpp"
 
@@ -177,7 +177,7 @@ constexpr std::uint32_t pair_pack_limit(int max_score, int max_profile, int exte
 
 // ---- Pass-to-pass bookkeeping (the device runs these between the passes; CPU tests check them).
 
-// The span known from the forward pass of a pair (kernels/reference.hpp's conventions): local rows =
+// The span known from the forward pass of a pair (kernels/reference/reference.hpp's conventions): local rows =
 // target, columns = query, score 0 -> all zero; semi-global and global rows = query, columns = target,
 // the span covers the whole query (semi-global: the target part ends at the end's column; global: the
 // whole pair). Starts not yet known stay at the ends (set by apply_reverse_end).

@@ -1,5 +1,5 @@
 // Launch interface of the GPU Smith-Waterman kernels: the parameters every bin's kernel takes, and the
-// per-bin entry points, one explicit instantiation each (sw_bins_*.cu). Private to kernels/gpu.
+// per-bin entry points, one explicit instantiation each (sw_onepass_*.cu, sw_tiled_cooperative_rescore.cu). Private to kernels/gpu.
 #pragma once
 
 #include <cuda_runtime.h>

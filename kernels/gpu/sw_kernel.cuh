@@ -1,5 +1,6 @@
 // The GPU Smith-Waterman kernel template (inter-task: a group of lanes per subject pair), included by
-// the sw_bins_*.cu files that instantiate it per length bin. Private to kernels/gpu.
+// the sw_onepass_*.cu and sw_tiled_cooperative_rescore.cu files that instantiate it per length bin.
+// Private to kernels/gpu.
 //
 // Layout. A group of G lanes scores two subjects at once (16-bit halves of 32-bit registers) or one
 // subject (32-bit). Lane t holds subject columns [t * R, t * R + R) of the current tile: per column the
@@ -349,7 +350,7 @@ void launch_bin(const KernelParams& params, int grid, int threads, int shared_by
 
 }  // namespace warpsearch::gpu::detail
 
-// Explicit instantiation of one bin's entry points (used by sw_bins_*.cu).
+// Explicit instantiation of one bin's entry points (used by sw_onepass_*.cu and sw_tiled_cooperative_rescore.cu).
 #define WARPSEARCH_INSTANTIATE_BIN(bin)                                                        \
   template void warpsearch::gpu::detail::prepare_bin<bin>(int);                                \
   template int warpsearch::gpu::detail::bin_occupancy<bin>(int, int);                          \

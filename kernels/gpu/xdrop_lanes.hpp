@@ -4,8 +4,8 @@
 // tests/test_xdrop_gpu_logic.cpp runs the same functions for 32 emulated lanes on the CPU. Private to
 // kernels/gpu. Without nvcc (a CPU test) this is plain C++.
 //
-// The definition is kernels/reference_xdrop.hpp; the band and the arithmetic are those of the CPU engine
-// (kernels/cpu/xdrop.cpp, 32-bit path) step for step, so results, tie-breaks and the count of computed
+// The definition is kernels/reference/reference_xdrop.hpp; the band and the arithmetic are those of the CPU engine
+// (kernels/reference/banded_xdrop.cpp, 32-bit path) step for step, so results, tie-breaks and the count of computed
 // cells are identical:
 //   band of anti-diagonal d: the rows with a live neighbour on d - 1 (live_low_1 .. live_high_1 + 1) or on
 //   d - 2 (live_low_2 + 1 .. live_high_2 + 1), clipped to the matrix (d - n <= i <= min(m, d));
@@ -30,7 +30,7 @@
 #include <climits>
 #include <cstdint>
 
-#include "db/alphabet.hpp"  // kMaxCodes
+#include "core/alphabet.hpp"  // kMaxCodes
 #include "kernels/gpu/host_device.hpp"
 
 namespace warpsearch::gpu::detail {
@@ -232,7 +232,7 @@ WARPSEARCH_HOST_DEVICE inline XdropSequences xdrop_sequences(const XdropJob& job
 // The substitution score of cell (i, d - i): s(q_{i-1}, t_{j-1}); 0 on the matrix's first row or column,
 // where the diagonal neighbour is outside the matrix (minus infinity) and the score cannot matter.
 // table: kMaxCodes x kMaxCodes int8 scores, [query code][target code]. Lengths are below 2^31 (the
-// 32-bit bound of cpu::xdrop_fits_int32 keeps them far below).
+// 32-bit bound of xdrop_fits_int32 keeps them far below).
 WARPSEARCH_HOST_DEVICE inline std::int32_t xdrop_substitution(const XdropSequences& sequences, const std::int8_t* table,
                                                             std::uint32_t d, std::uint32_t i) {
   const std::uint32_t j = d - i;

@@ -119,7 +119,7 @@ std::size_t stage_and_check(const std::vector<XdropTask>& tasks, std::size_t fir
 // One batch: tasks[first, last), whose residues (`residues` bytes) are staged together.
 void align_batch(const std::vector<XdropTask>& tasks, std::size_t first, std::size_t last, std::uint64_t residues,
                  const std::vector<std::int64_t>& seed_scores, const ScoringScheme& scoring, XdropJobRunner& runner,
-                 cpu::XdropAligner& host, std::vector<XdropSpan>& out, XdropRunStats& stats) {
+                 XdropAligner& host, std::vector<XdropSpan>& out, XdropRunStats& stats) {
   const std::size_t count = last - first;
   // Extensions by slot: 2 * (task - first) left, + 1 right.
   std::vector<Extension> extensions(2 * count);
@@ -152,7 +152,7 @@ void align_batch(const std::vector<XdropTask>& tasks, std::size_t first, std::si
     for (const XdropJob& job : {left, right}) {
       if (job.query_length == 0 && job.target_length == 0) {
         stats.cells += 1;  // the origin alone
-      } else if (!cpu::xdrop_fits_int32(job.query_length, job.target_length, scoring)) {
+      } else if (!xdrop_fits_int32(job.query_length, job.target_length, scoring)) {
         host_slots.push_back(job.slot);
       } else {
         jobs.push_back(job);
@@ -255,7 +255,7 @@ void align_batch(const std::vector<XdropTask>& tasks, std::size_t first, std::si
 }  // namespace
 
 void align_xdrop_tasks(const std::vector<XdropTask>& tasks, const ScoringScheme& scoring, XdropJobRunner& runner,
-                       cpu::XdropAligner& host, std::uint64_t batch_residues, std::vector<XdropSpan>& out,
+                       XdropAligner& host, std::uint64_t batch_residues, std::vector<XdropSpan>& out,
                        XdropRunStats& stats) {
   out.assign(tasks.size(), XdropSpan{});
   // Every seed first, in order, so that nothing is aligned when one is bad.

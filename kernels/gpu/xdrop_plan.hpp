@@ -10,10 +10,10 @@
 #include <cstdint>
 #include <vector>
 
-#include "kernels/cpu/xdrop.hpp"
+#include "kernels/reference/banded_xdrop.hpp"
 #include "kernels/gpu/gpu_xdrop.hpp"
 #include "kernels/gpu/xdrop_lanes.hpp"
-#include "kernels/reference_xdrop.hpp"
+#include "kernels/reference/reference_xdrop.hpp"
 #include "profile/scoring.hpp"
 
 namespace warpsearch::gpu::detail {
@@ -62,7 +62,7 @@ struct XdropRunStats {
 // GpuXdropAligner::align), then the residue codes of each batch while staging it. `host` runs the
 // extensions that cannot run on the device; its cells are counted in stats.cells.
 void align_xdrop_tasks(const std::vector<XdropTask>& tasks, const ScoringScheme& scoring, XdropJobRunner& runner,
-                       cpu::XdropAligner& host, std::uint64_t batch_residues, std::vector<XdropSpan>& out,
+                       XdropAligner& host, std::uint64_t batch_residues, std::vector<XdropSpan>& out,
                        XdropRunStats& stats);
 
 }  // namespace warpsearch::gpu::detail

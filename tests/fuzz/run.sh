@@ -22,12 +22,13 @@ mkdir -p "$build"
 
 flags=(-std=c++17 -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined
        -fno-sanitize-recover=undefined -I. -DWARPSEARCH_VERSION='"fuzz"')
-db_sources=(db/alphabet.cpp db/atomic_file.cpp db/database.cpp db/decompress.cpp db/fasta.cpp db/interrupt.cpp
-            db/makedb.cpp db/manifest.cpp db/mapped_file.cpp db/text.cpp db/usable_cpus.cpp)
+db_sources=(base/atomic_file.cpp base/interrupt.cpp base/mapped_file.cpp base/text.cpp base/usable_cpus.cpp
+            core/alphabet.cpp db/byte_source.cpp db/database.cpp db/decompress.cpp db/fasta.cpp db/makedb.cpp
+            db/manifest.cpp)
 declare -A sources=(
-  [fasta]="tests/fuzz/fuzz_fasta.cpp db/alphabet.cpp db/decompress.cpp db/fasta.cpp db/interrupt.cpp db/text.cpp"
+  [fasta]="tests/fuzz/fuzz_fasta.cpp core/alphabet.cpp db/byte_source.cpp db/decompress.cpp db/fasta.cpp base/interrupt.cpp base/text.cpp"
   [database]="tests/fuzz/fuzz_database.cpp ${db_sources[*]}"
-  [matrix]="tests/fuzz/fuzz_matrix.cpp db/alphabet.cpp db/text.cpp profile/scoring.cpp profile/builtin_matrices.cpp"
+  [matrix]="tests/fuzz/fuzz_matrix.cpp core/alphabet.cpp base/text.cpp profile/scoring.cpp profile/builtin_matrices.cpp"
 )
 
 status=0

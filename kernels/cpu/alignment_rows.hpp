@@ -1,0 +1,115 @@
+// The rows of the CPU hit alignment's global DP (kernels/cpu/alignment.cpp): the row recurrence, its
+// vectorised loops per instruction set (chosen at run time) and the subject profile the rows read.
+// Private to kernels/cpu.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <string_view>
+#include <vector>
+
+#include "core/alphabet.hpp"
+#include "kernels/cpu/query_scorer.hpp"
+#include "profile/scoring.hpp"
+
+namespace warpsearch::cpu::detail {
+
+inline constexpr std::int32_t kMinusInfinity = std::numeric_limits<std::int32_t>::min() / 4;
+
+// A residue code as a matrix index. Codes are below kMaxCodes (core/alphabet.hpp); the mask keeps a
+// stray byte inside the matrix.
+static_assert((kMaxCodes & (kMaxCodes - 1)) == 0, "kMaxCodes must be a power of two");
+inline std::uint8_t matrix_code(char residue) { return static_cast<std::uint8_t>(residue) & (kMaxCodes - 1); }
+
+// Traceback byte of a cell: bits 0-1 where H came from (kFromM, kFromI, kFromD); kIExtends: I here
+// extends I of the cell above; kDExtends: D here extends D of the cell to the left.
+inline constexpr std::uint8_t kFromM = 0, kFromI = 1, kFromD = 2, kSourceMask = 3;
+inline constexpr std::uint8_t kIExtends = 4, kDExtends = 8;
+
+// One row of the global DP (I vertical, D horizontal, a gap of length k costing open + k * extend):
+//   I(j) = max(I_above(j) - e, H_above(j) - (o + e)),   M(j) = H_above(j - 1) + s(a_i, b_j),
+//   D(j) = max(D(j - 1) - e, H(j - 1) - (o + e)), D(0) = minus infinity,   H(j) = max(M, I, D).
+// D chains along the row, which kept the direct loop scalar. It is a prefix maximum instead, exactly:
+// with MI(j) = max(I(j), M(j)) and MI(0) = H(0) (the column-0 gap), H(j - 1) = max(MI(j - 1), D(j - 1))
+// and, since open >= 0, D(j - 1) - (o + e) <= D(j - 1) - e, so for j >= 1 (at j = 1, H(0) = MI(0)
+// and D(0) is minus infinity)
+//   D(j) = max(D(j - 1) - e, MI(j - 1) - (o + e)),
+// which unrolls to
+//   D(j) = [max over 0 <= k < j of (MI(k) + k * e)] - (o + e) - (j - 1) * e.
+// Integers without rounding or overflow: the values are the direct recurrence's, bit for bit. So the
+// row is three loops: I and MI (independent columns, vectorised), the running maximum of MI(k) + k * e
+// (the one serial step: a max per cell, or a vector scan), then H and the traceback byte (independent
+// columns again).
+//
+// The traceback byte keeps the direct recurrence's tie-breaks: H comes from D only if D > MI, else from
+// I only if I > M, else from M; kIExtends if I_above(j) - e > H_above(j) - (o + e); kDExtends if
+// D(j - 1) - e > H(j - 1) - (o + e). With H(j - 1) = max(MI(j - 1), D(j - 1)) the last holds iff o > 0
+// and D(j - 1) - e > MI(j - 1) - (o + e), that is (D(j) being the max of those two) iff o > 0 and
+// D(j) > MI(j - 1) - (o + e). At j = 1, D(1) = H(0) - (o + e) = MI(0) - (o + e): false, as
+// D(0) = minus infinity made it.
+//
+// Ranges: H, I and D lie in striped_score_range's range for a global alignment (kernels/cpu/striped.hpp:
+// down to the two boundary gaps, up to min(rows, columns) best substitutions), and the scan adds
+// k * e <= columns * e; fits_traceback_rows keeps both inside int32 and above minus infinity, which
+// only ever loses one e (row 0's I); D needs none (the scan starts at MI(0) = H(0)).
+//
+// The arrays, indexed by column (column j >= 1 pairs with subject residue j - 1). The pointers are
+// __restrict and the job is passed by value so that the compiler knows the arrays apart and vectorises
+// the column loops without run-time overlap checks (too many for it to version the loops).
+struct RowJob {
+  std::size_t columns;
+  std::int32_t open, extend;
+  const std::int8_t* __restrict substitution;  // [j]: query residue i against subject residue j - 1
+  const std::int32_t* __restrict h_above;      // row i - 1
+  const std::int32_t* __restrict ins_above;
+  std::int32_t* __restrict h;  // row i; h[0] (= I(i, 0), the column-0 gap) set by the caller
+  std::int32_t* __restrict ins;
+  std::int32_t* __restrict m_or_i;  // scratch: MI
+  std::int32_t* __restrict del;     // scratch: D, columns 1..columns - 1
+  std::uint8_t* __restrict tb;      // row i's traceback bytes (columns >= 1), or nullptr
+};
+
+using RowFunction = void (*)(RowJob);
+
+struct RowFunctions {
+  RowFunction score;      // h and ins only (the checkpointed traceback's forward pass)
+  RowFunction traceback;  // and the traceback bytes
+};
+
+// The row functions of an instruction set (one the CPU runs); below AVX2, the portable loops (SSE2 on
+// x86-64, whatever the target's baseline vectorises elsewhere).
+RowFunctions row_functions(Isa isa);
+
+// The subject profile, so that a row reads its substitutions contiguously instead of gathering them from
+// the matrix: one row of columns() scores for each code that occurs in a, starting at offset_[code];
+// entry j >= 1 scores the code against b[j - 1], entry 0 is unused. Sub-rectangles starting at column
+// c0 read row(code) + c0.
+class SubjectProfile {
+ public:
+  SubjectProfile(std::string_view a, std::string_view b, const ScoringScheme& scoring) : columns_(b.size() + 1) {
+    std::array<bool, kMaxCodes> in_a{};
+    for (char residue : a) in_a[matrix_code(residue)] = true;
+    scores_.resize(static_cast<std::size_t>(std::count(in_a.begin(), in_a.end(), true)) * columns_);
+    std::size_t next = 0;
+    for (int code = 0; code < kMaxCodes; ++code) {
+      if (!in_a[code]) continue;
+      offset_[code] = next;
+      const auto& scores = scoring.matrix().row(static_cast<std::uint8_t>(code));
+      for (std::size_t j = 1; j < columns_; ++j) scores_[next + j] = scores[matrix_code(b[j - 1])];
+      next += columns_;
+    }
+  }
+
+  std::size_t columns() const { return columns_; }
+  const std::int8_t* row(char residue) const { return scores_.data() + offset_[matrix_code(residue)]; }
+
+ private:
+  std::size_t columns_;
+  std::vector<std::int8_t> scores_;
+  std::array<std::size_t, kMaxCodes> offset_{};
+};
+
+}  // namespace warpsearch::cpu::detail

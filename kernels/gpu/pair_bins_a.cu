@@ -1,7 +1,0 @@
-// Explicit instantiations of the pair kernel for every 32-bit shape of kPairShapes, 8-bit profiles
-// (the schemes whose scores + open + extend fit 8 bits: all the usual ones), without the early exit.
-// One file per element type and stop flag, so that they compile in parallel (pair_bins_c.cu: the
-// packed shapes).
-#include "kernels/gpu/pair_kernel.cuh"
-
-WARPSEARCH_INSTANTIATE_32BIT_PAIR_SHAPES(std::int8_t, false);
