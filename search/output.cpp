@@ -12,6 +12,7 @@
 #include "db/genetic_code.hpp"
 #include "kernels/cpu/alignment.hpp"
 #include "search/statistics.hpp"
+#include "search/taxonomy.hpp"
 
 namespace warpsearch {
 namespace {
@@ -311,6 +312,21 @@ SequenceId parse_sequence_id(std::string_view fasta_id, SequenceType type) {
 }
 
 namespace {
+
+// A taxonomy column of a subject with this taxid: N/A without names or for a taxid they lack, as BLAST
+// without (or with an older) taxdb. One taxid per subject: the plural columns (BLAST's unique values of
+// merged records, ';'-separated) hold the one value.
+std::string taxonomy_name(const Taxonomy* taxonomy, std::uint32_t taxid, int column) {
+  if (taxonomy == nullptr || !taxonomy->knows(taxid)) return "N/A";
+  std::string name;
+  switch (column) {
+    case kSsciname: case kSscinames: name = taxonomy->scientific_name(taxid); break;
+    case kScomname: case kScomnames: name = taxonomy->common_name(taxid); break;
+    case kSblastname: case kSblastnames: name = taxonomy->blast_name(taxid); break;
+    default: name = taxonomy->super_kingdom(taxid); break;
+  }
+  return name.empty() ? "N/A" : name;
+}
 
 // ---------------------------------------------------------------------------------------------------------
 // One hit as the reports show it
@@ -781,10 +797,10 @@ void OutputFormat::write(std::ostream& out, const Query& query, const QueryResul
                 if (translated(hit)) return std::to_string(hit.subject_frame);
                 return nucleotide ? std::to_string(frame(hit)) : "1";
               case kBtop: return btop(p);
-              case kStaxids: return "0";
-              case kStaxid: case kSsciname: case kScomname: case kSblastname: case kSskingdom: case kSscinames:
+              case kStaxid: case kStaxids: return std::to_string(database.taxid(hit.subject));
+              case kSsciname: case kScomname: case kSblastname: case kSskingdom: case kSscinames:
               case kScomnames: case kSblastnames: case kSskingdoms:
-                return "N/A";
+                return taxonomy_name(s.context.taxonomy, database.taxid(hit.subject), column);
               case kStitle: case kSalltitles: return subject_title(hit.subject);
               case kSstrand:
                 return nucleotide && !translated(hit) ? (hit.strand == Strand::minus ? "minus" : "plus") : "N/A";
@@ -979,7 +995,14 @@ void OutputFormat::write(std::ostream& out, const Query& query, const QueryResul
             << "              \"description\": [\n                {\n"
             << "                  \"id\": " << json_string(sid.seqid) << ",\n"
             << "                  \"accession\": " << json_string(sid.report_accession) << ",\n"
-            << "                  \"title\": " << json_string(subject_title(first.subject)) << "\n"
+            << "                  \"title\": " << json_string(subject_title(first.subject));
+        // BLAST names the subject's taxid when it has one, and its scientific name where its taxdb does.
+        if (const std::uint32_t taxid = database.taxid(first.subject); taxid != 0) {
+          out << ",\n                  \"taxid\": " << taxid;
+          if (s.context.taxonomy != nullptr && s.context.taxonomy->knows(taxid))
+            out << ",\n                  \"sciname\": " << json_string(s.context.taxonomy->scientific_name(taxid));
+        }
+        out << "\n"
             << "                }\n              ],\n"
             << "              \"len\": " << first.subject_length << ",\n"
             << "              \"hsps\": [\n";

@@ -31,6 +31,8 @@
 
 namespace warpsearch {
 
+class Taxonomy;  // search/taxonomy.hpp
+
 // What the reports state beside the hits. All optional: without scoring, positives are counted with
 // BLOSUM62 (protein) or as identities (nucleotide), and the reports name no matrix.
 struct OutputContext {
@@ -39,6 +41,9 @@ struct OutputContext {
   std::string command_line;   // for SAM's @PG line
   const ScoringScheme* scoring = nullptr;  // must outlive the writes
   double max_evalue = 10.0;
+  // Names for the columns sscinames, scomnames, sblastnames, sskingdoms (and the singular ones) of the
+  // subjects' taxids (Database::taxid); nullptr: N/A, as BLAST without its taxdb. Must outlive the writes.
+  const Taxonomy* taxonomy = nullptr;
 };
 
 // Identifiers of one sequence as BLAST's -parse_seqids reads a FASTA ID:
