@@ -797,7 +797,12 @@ void OutputFormat::write(std::ostream& out, const Query& query, const QueryResul
                 if (translated(hit)) return std::to_string(hit.subject_frame);
                 return nucleotide ? std::to_string(frame(hit)) : "1";
               case kBtop: return btop(p);
-              case kStaxid: case kStaxids: return std::to_string(database.taxid(hit.subject));
+              // BLAST prints a missing taxid as 0 in staxids but N/A in staxid.
+              case kStaxids: return std::to_string(database.taxid(hit.subject));
+              case kStaxid: {
+                const std::uint32_t taxid = database.taxid(hit.subject);
+                return taxid == 0 ? "N/A" : std::to_string(taxid);
+              }
               case kSsciname: case kScomname: case kSblastname: case kSskingdom: case kSscinames:
               case kScomnames: case kSblastnames: case kSskingdoms:
                 return taxonomy_name(s.context.taxonomy, database.taxid(hit.subject), column);
