@@ -459,3 +459,22 @@ TEST_CASE("taxonomy: staxids and the taxid filters agree with BLAST+", "[taxonom
     }
   }
 }
+
+TEST_CASE("taxonomy: a damaged taxids file is caught by its checksum and its size", "[taxonomy][database]") {
+  test::TempDir dir;
+  const Records r = make_records(20, 16);
+  test::write_file(dir.file("s.fa"), fasta(r));
+  REQUIRE(run_warpsearch("makedb --quiet --taxid 562 " + quoted(dir.file("s.fa")) + " " + quoted(dir.file("db"))).exit_code == 0);
+  {
+    std::fstream file(dir.file("db/taxids"), std::ios::in | std::ios::out | std::ios::binary);
+    file.seekp(4);
+    file.put('\x7f');
+  }
+  {
+    const Database db = Database::open(dir.file("db"));
+    CHECK_THROWS_WITH(db.taxid(0), Catch::Contains("taxids") && Catch::Contains("checksum"));
+    CHECK_THROWS_WITH(db.verify(), Catch::Contains("taxids"));
+  }
+  test::write_file(dir.file("db/taxids"), std::string(8, '\0'));
+  CHECK_THROWS_WITH(Database::open(dir.file("db")), Catch::Contains("taxids"));
+}
