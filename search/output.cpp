@@ -424,6 +424,15 @@ Presented present(const Query& query, const Hit& hit, const Alphabet& alphabet, 
   return p;
 }
 
+// The coordinates BLAST's XML and JSON reports give a translated hit: on a minus frame from < to (the
+// frame says the strand), where the tabular and pairwise reports run from > to. blastn's minus-strand
+// subjects keep from > to in every report.
+Presented structured(Presented p, const Hit& hit) {
+  if (hit.query_frame < 0) std::swap(p.qstart, p.qend);
+  if (hit.subject_frame < 0) std::swap(p.sstart, p.send);
+  return p;
+}
+
 // BLAST trace-back operations: runs of identical columns as numbers, every other column as its
 // query letter and subject letter ('-' for a gap).
 std::string btop(const Presented& p) {
@@ -918,15 +927,18 @@ void OutputFormat::write(std::ostream& out, const Query& query, const QueryResul
       for (const auto& group : groups) {
         const Hit& first = *group.front();
         const SequenceId sid = parse_sequence_id(database.id(first.subject), type);
+        // BLAST's XML says so where a subject has no description (its JSON leaves the title empty).
+        std::string xml_title = subject_title(first.subject);
+        if (xml_title.empty()) xml_title = "No definition line";
         out << "<Hit>\n  <Hit_num>" << ++hit_number << "</Hit_num>\n"
             << "  <Hit_id>" << xml_text(sid.seqid) << "</Hit_id>\n"
-            << "  <Hit_def>" << xml_text(subject_title(first.subject)) << "</Hit_def>\n"
+            << "  <Hit_def>" << xml_text(xml_title) << "</Hit_def>\n"
             << "  <Hit_accession>" << xml_text(sid.report_accession) << "</Hit_accession>\n"
             << "  <Hit_len>" << first.subject_length << "</Hit_len>\n  <Hit_hsps>\n";
         std::size_t hsp_number = 0;
         for (const Hit* hit_pointer : group) {
           const Hit& hit = *hit_pointer;
-          const Presented p = present(query, hit, alphabet, scoring);
+          const Presented p = structured(present(query, hit, alphabet, scoring), hit);
           out << "    <Hsp>\n      <Hsp_num>" << ++hsp_number << "</Hsp_num>\n"
               << "      <Hsp_bit-score>" << number(hit.bitscore) << "</Hsp_bit-score>\n"
               << "      <Hsp_score>" << hit.score << "</Hsp_score>\n"
@@ -935,8 +947,9 @@ void OutputFormat::write(std::ostream& out, const Query& query, const QueryResul
               << "      <Hsp_query-to>" << p.qend << "</Hsp_query-to>\n"
               << "      <Hsp_hit-from>" << p.sstart << "</Hsp_hit-from>\n"
               << "      <Hsp_hit-to>" << p.send << "</Hsp_hit-to>\n"
-              << "      <Hsp_query-frame>" << (nucleotide ? 1 : 0) << "</Hsp_query-frame>\n"
-              << "      <Hsp_hit-frame>" << (nucleotide ? frame(hit) : 0) << "</Hsp_hit-frame>\n"
+              << "      <Hsp_query-frame>" << (translated(hit) ? hit.query_frame : nucleotide ? 1 : 0) << "</Hsp_query-frame>\n"
+              << "      <Hsp_hit-frame>" << (translated(hit) ? hit.subject_frame : nucleotide ? frame(hit) : 0)
+              << "</Hsp_hit-frame>\n"
               << "      <Hsp_identity>" << hit.identities << "</Hsp_identity>\n"
               << "      <Hsp_positive>" << p.positives << "</Hsp_positive>\n"
               << "      <Hsp_gaps>" << hit.gaps << "</Hsp_gaps>\n"
@@ -1014,7 +1027,7 @@ void OutputFormat::write(std::ostream& out, const Query& query, const QueryResul
         std::size_t hsp_number = 0;
         for (const Hit* hit_pointer : group) {
           const Hit& hit = *hit_pointer;
-          const Presented p = present(query, hit, alphabet, scoring);
+          const Presented p = structured(present(query, hit, alphabet, scoring), hit);
           if (hsp_number > 0) out << ",\n";
           out << "                {\n"
               << "                  \"num\": " << ++hsp_number << ",\n"
@@ -1022,14 +1035,18 @@ void OutputFormat::write(std::ostream& out, const Query& query, const QueryResul
               << "                  \"score\": " << hit.score << ",\n"
               << "                  \"evalue\": " << (std::isnan(hit.evalue) ? "null" : evalue_number(hit.evalue)) << ",\n"
               << "                  \"identity\": " << hit.identities << ",\n";
-          if (!nucleotide) out << "                  \"positive\": " << p.positives << ",\n";
+          // Translated hits have frames (BLAST names only the translated side's) where blastn has strands.
+          if (!nucleotide || translated(hit)) out << "                  \"positive\": " << p.positives << ",\n";
           out << "                  \"query_from\": " << p.qstart << ",\n"
               << "                  \"query_to\": " << p.qend << ",\n";
-          if (nucleotide)
+          if (hit.query_frame != 0) out << "                  \"query_frame\": " << hit.query_frame << ",\n";
+          if (nucleotide && !translated(hit))
             out << "                  \"query_strand\": \"Plus\",\n"
                 << "                  \"hit_strand\": \"" << (hit.strand == Strand::minus ? "Minus" : "Plus") << "\",\n";
           out << "                  \"hit_from\": " << p.sstart << ",\n"
-              << "                  \"hit_to\": " << p.send << ",\n"
+              << "                  \"hit_to\": " << p.send << ",\n";
+          if (hit.subject_frame != 0) out << "                  \"hit_frame\": " << hit.subject_frame << ",\n";
+          out
               << "                  \"align_len\": " << hit.operations.size() << ",\n"
               << "                  \"gaps\": " << hit.gaps << ",\n"
               << "                  \"qseq\": \"" << p.qseq << "\",\n"
@@ -1054,6 +1071,11 @@ void OutputFormat::write(std::ostream& out, const Query& query, const QueryResul
     }
 
     case Kind::pairwise: {
+      // BLAST's report names a protein subject without a description "unnamed protein product".
+      const auto pairwise_title = [&](std::uint64_t subject) {
+        std::string title = subject_title(subject);
+        return title.empty() && !nucleotide ? std::string("unnamed protein product") : title;
+      };
       out << wrapped("Query= " + query_title, 79) << "\nLength=" << query_length << "\n";
       if (groups.empty()) {
         out << "\n\n***** No hits found *****\n\n\n\n";
@@ -1063,7 +1085,7 @@ void OutputFormat::write(std::ostream& out, const Query& query, const QueryResul
         for (const auto& group : groups) {
           const Hit& first = *group.front();
           const SequenceId sid = parse_sequence_id(database.id(first.subject), type);
-          std::string text = tabular_field(sid.accession_version + " " + subject_title(first.subject));
+          std::string text = tabular_field(sid.accession_version + " " + pairwise_title(first.subject));
           if (text.size() > 68) text = text.substr(0, 65) + "...";
           char line[256];
           std::snprintf(line, sizeof line, "%-68s  %-8s%-5s", text.c_str(), pairwise_bitscore(first.bitscore).c_str(),
@@ -1074,7 +1096,7 @@ void OutputFormat::write(std::ostream& out, const Query& query, const QueryResul
         for (const auto& group : groups) {
           const Hit& first = *group.front();
           const SequenceId sid = parse_sequence_id(database.id(first.subject), type);
-          out << wrapped(">" + tabular_field(sid.accession_version + " " + subject_title(first.subject)), 79)
+          out << wrapped(">" + tabular_field(sid.accession_version + " " + pairwise_title(first.subject)), 79)
               << "Length=" << first.subject_length << "\n\n";
           for (const Hit* hit_pointer : group) {
             const Hit& hit = *hit_pointer;
@@ -1084,29 +1106,42 @@ void OutputFormat::write(std::ostream& out, const Query& query, const QueryResul
             out << " Score = " << pairwise_bitscore(hit.bitscore) << " bits (" << hit.score << "),  Expect = "
                 << pairwise_evalue(hit.evalue) << "\n"
                 << " Identities = " << hit.identities << "/" << length << " (" << percent(hit.identities) << "%)";
-            if (!nucleotide) out << ", Positives = " << p.positives << "/" << length << " (" << percent(p.positives) << "%)";
+            if (!nucleotide || translated(hit))
+              out << ", Positives = " << p.positives << "/" << length << " (" << percent(p.positives) << "%)";
             out << ", Gaps = " << hit.gaps << "/" << length << " (" << percent(hit.gaps) << "%)\n";
-            if (nucleotide) out << " Strand=Plus/" << (hit.strand == Strand::minus ? "Minus" : "Plus") << "\n";
+            // Translated hits name their frames (blastx the query's, tblastn the subject's, tblastx both).
+            const auto signed_frame = [](int f) { return (f > 0 ? "+" : "") + std::to_string(f); };
+            if (translated(hit))
+              out << " Frame = "
+                  << (hit.query_frame != 0 && hit.subject_frame != 0
+                          ? signed_frame(hit.query_frame) + "/" + signed_frame(hit.subject_frame)
+                          : signed_frame(hit.query_frame != 0 ? hit.query_frame : hit.subject_frame))
+                  << "\n";
+            else if (nucleotide)
+              out << " Strand=Plus/" << (hit.strand == Strand::minus ? "Minus" : "Plus") << "\n";
             out << "\n";
             // Blocks of 60 columns: coordinates of the first and last residue shown on each line.
             const int width = static_cast<int>(std::max(std::to_string(std::max(p.qstart, p.qend)).size(),
                                                         std::to_string(std::max(p.sstart, p.send)).size()));
-            std::uint64_t q = p.qstart, sbj = p.sstart;
-            const int sstep = p.sstart <= p.send ? 1 : -1;
+            // A line's coordinates run over its residues: one position each, or three bases each for a
+            // translated sequence (downwards on a minus strand or frame).
+            std::int64_t q = static_cast<std::int64_t>(p.qstart), sbj = static_cast<std::int64_t>(p.sstart);
+            const std::int64_t qstep = p.qstart <= p.qend ? 1 : -1, sstep = p.sstart <= p.send ? 1 : -1;
+            const std::int64_t qwidth = hit.query_frame != 0 ? 3 : 1, swidth = hit.subject_frame != 0 ? 3 : 1;
             for (std::size_t at = 0; at < length; at += 60) {
               const std::size_t n = std::min<std::size_t>(60, length - at);
               const std::string qpart = p.qseq.substr(at, n), spart = p.sseq.substr(at, n);
-              const auto qresidues = static_cast<std::uint64_t>(n - std::count(qpart.begin(), qpart.end(), '-'));
-              const auto sresidues = static_cast<std::uint64_t>(n - std::count(spart.begin(), spart.end(), '-'));
-              const std::uint64_t qlast = qresidues ? q + qresidues - 1 : q - 1;
-              const std::uint64_t slast = sresidues ? sbj + sstep * static_cast<std::int64_t>(sresidues - 1) : sbj - sstep;
+              const auto qresidues = static_cast<std::int64_t>(n - static_cast<std::size_t>(std::count(qpart.begin(), qpart.end(), '-')));
+              const auto sresidues = static_cast<std::int64_t>(n - static_cast<std::size_t>(std::count(spart.begin(), spart.end(), '-')));
+              const std::int64_t qlast = qresidues ? q + qstep * (qwidth * qresidues - 1) : q - qstep;
+              const std::int64_t slast = sresidues ? sbj + sstep * (swidth * sresidues - 1) : sbj - sstep;
               char prefix[64];
               std::snprintf(prefix, sizeof prefix, "Query  %-*llu  ", width, static_cast<unsigned long long>(q));
               out << prefix << qpart << "  " << qlast << "\n"
                   << std::string(7 + static_cast<std::size_t>(width) + 2, ' ') << p.midline.substr(at, n) << "\n";
               std::snprintf(prefix, sizeof prefix, "Sbjct  %-*llu  ", width, static_cast<unsigned long long>(sbj));
               out << prefix << spart << "  " << slast << "\n\n";
-              q = qlast + 1;
+              q = qlast + qstep;
               sbj = slast + sstep;
             }
             out << "\n";
