@@ -656,9 +656,12 @@ void OutputFormat::begin(std::ostream& out, const Database& database, const Outp
   if (s.context.database_name.empty()) s.context.database_name = database.path();
   const ScoringScheme& scoring = s.scoring(database.info().type);
   s.statistics.reset();
-  if (EvalueCalculator::supported(scoring) && database.info().residues > 0)
-    s.statistics.emplace(scoring, database.info().residues, database.info().subjects);
   const std::string program = s.program(database);
+  // A translated database counts a third of its bases, as BLAST_CalcEffLengths divides it.
+  const std::uint64_t residues =
+      program == "tblastn" || program == "tblastx" ? database.info().residues / 3 : database.info().residues;
+  if (EvalueCalculator::supported(scoring) && residues > 0)
+    s.statistics.emplace(scoring, residues, database.info().subjects);
   switch (kind_) {
     case Kind::pairwise:
       write_pairwise_header(out, program, database, s.context.database_name);
@@ -736,14 +739,19 @@ void OutputFormat::write(std::ostream& out, const Query& query, const QueryResul
   const std::string blast_query_id = "Query_" + std::to_string(query_number);
 
   auto subject_title = [&](std::uint64_t subject) { return std::string(database.description(subject)); };
+  // The reports' statistics count a translated query in amino acids (a third of its bases), as BLAST's.
+  const auto stats_query_length =
+      static_cast<std::uint32_t>(program == "blastx" || program == "tblastx" ? query_length / 3 : query_length);
   auto stats_length_adjustment = [&]() -> std::uint64_t {
-    return s.statistics ? s.statistics->length_adjustment(static_cast<std::uint32_t>(query_length)) : 0;
+    return s.statistics ? s.statistics->length_adjustment(stats_query_length) : 0;
   };
   auto stats_search_space = [&]() -> double {
-    return s.statistics ? s.statistics->search_space(static_cast<std::uint32_t>(query_length)) : 0.0;
+    return s.statistics ? s.statistics->search_space(stats_query_length) : 0.0;
   };
   auto frame = [&](const Hit& hit) { return hit.strand == Strand::minus ? -1 : 1; };
   auto translated = [](const Hit& hit) { return hit.query_frame != 0 || hit.subject_frame != 0; };
+  // The translated programs score amino acids whatever the database holds: their parameters are a matrix.
+  const bool nucleotide_scoring = scoring.matrix().type() == SequenceType::nucleotide;
 
   switch (kind_) {
     case Kind::tabular:
@@ -906,9 +914,10 @@ void OutputFormat::write(std::ostream& out, const Query& query, const QueryResul
             << "  <BlastOutput_query-def>" << xml_text(query_title) << "</BlastOutput_query-def>\n"
             << "  <BlastOutput_query-len>" << query_length << "</BlastOutput_query-len>\n"
             << "  <BlastOutput_param>\n    <Parameters>\n";
-        if (!nucleotide) out << "      <Parameters_matrix>" << xml_text(scoring.matrix().name()) << "</Parameters_matrix>\n";
+        if (!nucleotide_scoring)
+          out << "      <Parameters_matrix>" << xml_text(scoring.matrix().name()) << "</Parameters_matrix>\n";
         out << "      <Parameters_expect>" << number(s.context.max_evalue) << "</Parameters_expect>\n";
-        if (nucleotide) {
+        if (nucleotide_scoring) {
           const int match = scoring.score(alphabet.encode('A'), alphabet.encode('A'));
           const int mismatch = scoring.score(alphabet.encode('A'), alphabet.encode('C'));
           out << "      <Parameters_sc-match>" << match << "</Parameters_sc-match>\n"
@@ -988,7 +997,7 @@ void OutputFormat::write(std::ostream& out, const Query& query, const QueryResul
              "generation of protein database search programs\\\", Nucleic Acids Res. 25:3389-3402.\",\n"
           << "      \"search_target\": {\n        \"db\": " << json_string(s.context.database_name) << "\n      },\n"
           << "      \"params\": {\n";
-      if (nucleotide) {
+      if (nucleotide_scoring) {
         out << "        \"expect\": " << number(s.context.max_evalue) << ",\n"
             << "        \"sc_match\": " << scoring.score(alphabet.encode('A'), alphabet.encode('A')) << ",\n"
             << "        \"sc_mismatch\": " << scoring.score(alphabet.encode('A'), alphabet.encode('C')) << ",\n";
@@ -998,7 +1007,13 @@ void OutputFormat::write(std::ostream& out, const Query& query, const QueryResul
       }
       out << "        \"gap_open\": " << scoring.gap_open() << ",\n"
           << "        \"gap_extend\": " << scoring.gap_extend() << ",\n"
-          << "        \"filter\": \"F\"\n      },\n"
+          << "        \"filter\": \"F\"";
+      // The genetic codes of the translated sides, as BLAST names them.
+      if (program == "blastx" || program == "tblastx")
+        out << ",\n        \"query_gencode\": " << s.context.query_genetic_code;
+      if (program == "tblastn" || program == "tblastx")
+        out << ",\n        \"db_gencode\": " << s.context.database_genetic_code;
+      out << "\n      },\n"
           << "      \"results\": {\n        \"search\": {\n"
           << "          \"query_id\": \"" << blast_query_id << "\",\n"
           << "          \"query_title\": " << json_string(query_title) << ",\n"

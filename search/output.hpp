@@ -44,6 +44,9 @@ struct OutputContext {
   // Names for the columns sscinames, scomnames, sblastnames, sskingdoms (and the singular ones) of the
   // subjects' taxids (Database::taxid); nullptr: N/A, as BLAST without its taxdb. Must outlive the writes.
   const Taxonomy* taxonomy = nullptr;
+  // The NCBI genetic codes of translated queries (blastx, tblastx) and subjects (tblastn, tblastx), which
+  // the JSON report states.
+  int query_genetic_code = 1, database_genetic_code = 1;
 };
 
 // Identifiers of one sequence as BLAST's -parse_seqids reads a FASTA ID:

@@ -223,6 +223,8 @@ int run_search(int argc, char** argv) {
   context.scoring = &scoring;
   context.max_evalue = evalue;
   context.taxonomy = taxonomy_options.taxonomy();
+  context.query_genetic_code = query_gencode;
+  context.database_genetic_code = db_gencode;
 #ifdef WARPSEARCH_HAVE_MPI
   // Under mpirun / srun this process is one rank of a distributed search (search/distributed.hpp).
   if (distributed::launched_by_mpi()) {
