@@ -206,6 +206,7 @@ TEST_CASE("taxonomy: makedb --taxid-map stores each record's taxid, and staxids 
   REQUIRE(db.has_taxids());
   for (std::size_t i = 0; i < r.ids.size(); ++i) CHECK(db.taxid(i) == r.taxids[i]);
   db.verify();
+  CHECK(run_warpsearch("dbinfo --verify " + quoted(dir.file("db"))).out.find("taxonomy IDs    stored") != std::string::npos);
 
   const auto result = run_warpsearch("search --quiet --device cpu -q " + quoted(dir.file("s.fa")) + " -d " +
                                      quoted(dir.file("db")) + " --outfmt '6 qseqid stitle staxid staxids' --evalue 1e-20");
@@ -233,6 +234,7 @@ TEST_CASE("taxonomy: makedb --taxid-map stores each record's taxid, and staxids 
     REQUIRE(run_warpsearch("makedb --quiet " + quoted(dir.file("s.fa")) + " " + quoted(dir.file("plain"))).exit_code == 0);
     const Database plain = Database::open(dir.file("plain"));
     CHECK_FALSE(plain.has_taxids());
+    CHECK(run_warpsearch("dbinfo " + quoted(dir.file("plain"))).out.find("taxonomy IDs    none") != std::string::npos);
     CHECK(plain.taxid(0) == 0);
     const auto names = run_warpsearch("search --quiet --device cpu -q " + quoted(dir.file("s.fa")) + " -d " +
                                       quoted(dir.file("plain")) + " --outfmt '6 staxids sscinames' --evalue 1e-20 --taxdump " +
