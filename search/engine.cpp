@@ -25,6 +25,7 @@
 #include "search/parallel.hpp"
 #include "search/scan_backend.hpp"
 #include "search/statistics.hpp"
+#include "search/taxonomy.hpp"
 #include "search/top_hits.hpp"
 #include "search/translation.hpp"
 #include "search/warpsearch.hpp"
@@ -148,18 +149,8 @@ struct SearchEngine::Impl {
   // Residues and subjects of the database that the subject filter passes (all without one).
   std::pair<std::uint64_t, std::uint64_t> filtered_size() const {
     if (options.subject_filter.empty()) return {database.info().residues, database.info().subjects};
-    std::uint64_t residues = 0, subjects = 0;
-    for (std::size_t c = 0; c < database.num_chunks(); ++c) {
-      const Chunk chunk = database.chunk(c);
-      const std::uint32_t* lengths = chunk.lengths();
-      const std::uint64_t* original = chunk.original_indices();
-      for (std::size_t s = 0; s < chunk.size(); ++s)
-        if (options.subject_filter[original[s]]) {
-          residues += lengths[s];
-          ++subjects;
-        }
-    }
-    return {residues, subjects};
+    const SubjectCount count = passing_size(database, options.subject_filter);
+    return {count.residues, count.subjects};
   }
 
   // A part of a chunk as it is scanned: without a subject filter the part itself; with one, a selection

@@ -658,10 +658,11 @@ void OutputFormat::begin(std::ostream& out, const Database& database, const Outp
   s.statistics.reset();
   const std::string program = s.program(database);
   // A translated database counts a third of its bases, as BLAST_CalcEffLengths divides it.
-  const std::uint64_t residues =
-      program == "tblastn" || program == "tblastx" ? database.info().residues / 3 : database.info().residues;
+  const bool filtered = s.context.searched_subjects > 0;
+  const std::uint64_t searched = filtered ? s.context.searched_residues : database.info().residues;
+  const std::uint64_t residues = program == "tblastn" || program == "tblastx" ? searched / 3 : searched;
   if (EvalueCalculator::supported(scoring) && residues > 0)
-    s.statistics.emplace(scoring, residues, database.info().subjects);
+    s.statistics.emplace(scoring, residues, filtered ? s.context.searched_subjects : database.info().subjects);
   switch (kind_) {
     case Kind::pairwise:
       write_pairwise_header(out, program, database, s.context.database_name);

@@ -47,6 +47,10 @@ struct OutputContext {
   // The NCBI genetic codes of translated queries (blastx, tblastx) and subjects (tblastn, tblastx), which
   // the JSON report states.
   int query_genetic_code = 1, database_genetic_code = 1;
+  // A search of some subjects only (SearchOptions::subject_filter): their residues and number, which the
+  // statistics (length adjustment, search space) use, as BLAST's for a database restricted by taxids; the
+  // database lines still describe the whole database, as BLAST's do. 0: the whole database.
+  std::uint64_t searched_residues = 0, searched_subjects = 0;
 };
 
 // Identifiers of one sequence as BLAST's -parse_seqids reads a FASTA ID:

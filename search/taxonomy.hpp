@@ -90,4 +90,11 @@ struct TaxidFilter {
 // when the database stores no taxids (made without --taxid-map or --taxid).
 std::vector<bool> subjects_passing(const Database& database, const TaxidFilter& filter, const Taxonomy* taxonomy);
 
+// The residues and the number of the subjects a per-subject filter (subjects_passing) lets through: the
+// database size that E-values use in a filtered search, as BLAST sizes a database restricted by taxids.
+struct SubjectCount {
+  std::uint64_t residues = 0, subjects = 0;
+};
+SubjectCount passing_size(const Database& database, const std::vector<bool>& passing);
+
 }  // namespace warpsearch

@@ -259,6 +259,10 @@ TEST_CASE("taxonomy: makedb --taxid-map stores each record's taxid, and staxids 
     const auto lists = run_warpsearch("search --quiet -q " + quoted(dir.file("s.fa")) + " -d " + quoted(dir.file("db")) +
                                       " --taxids 9606 --negative-taxids 562");
     CHECK(lists.exit_code != 0);
+    const auto none = run_warpsearch("search --quiet -q " + quoted(dir.file("s.fa")) + " -d " + quoted(dir.file("db")) +
+                                     " --taxids 9443");
+    CHECK(none.exit_code != 0);
+    CHECK(none.err.find("no subject") != std::string::npos);
     const auto word = run_warpsearch("search --quiet -q " + quoted(dir.file("s.fa")) + " -d " + quoted(dir.file("db")) +
                                      " --taxids human");
     CHECK(word.exit_code != 0);
@@ -458,6 +462,20 @@ TEST_CASE("taxonomy: staxids and the taxid filters agree with BLAST+", "[taxonom
       for (const auto& row : blast_rows) blast_taxa.insert(split(row, '\t')[2]);
       for (const auto& row : our_rows) our_taxa.insert(split(row, '\t')[2]);
       CHECK(our_taxa == blast_taxa);
+      // The XML report's statistics: the database lines describe the whole database, the length
+      // adjustment and search space the searched subjects, in both.
+      const std::string xml = " -query " + quoted(dir.file("s.fa")) + " -outfmt 5 -evalue 1e-5 -comp_based_stats 0 -seg no";
+      const auto statistics = [](const std::string& text) {
+        std::string lines;
+        for (const auto& line : split(text, '\n'))
+          if (line.find("<Statistics_") != std::string::npos) lines += line + "\n";
+        return lines;
+      };
+      const auto blast_xml = run_shell("blastp -db " + quoted(dir.file("blastdb")) + xml + given + " 2>/dev/null");
+      const auto our_xml = run_warpsearch("blastp -device cpu -db " + quoted(dir.file("db")) + xml + given);
+      REQUIRE(our_xml.exit_code == 0);
+      CHECK_FALSE(statistics(our_xml.out).empty());
+      CHECK(statistics(our_xml.out) == statistics(blast_xml.out));
     }
   }
 }

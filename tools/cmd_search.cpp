@@ -223,6 +223,8 @@ int run_search(int argc, char** argv) {
   context.scoring = &scoring;
   context.max_evalue = evalue;
   context.taxonomy = taxonomy_options.taxonomy();
+  context.searched_residues = taxonomy_options.searched().residues;
+  context.searched_subjects = taxonomy_options.searched().subjects;
   context.query_genetic_code = query_gencode;
   context.database_genetic_code = db_gencode;
 #ifdef WARPSEARCH_HAVE_MPI

@@ -64,6 +64,12 @@ void TaxonomyOptions::apply(const po::variables_map& given, const Database& data
   } catch (const std::invalid_argument& e) {
     throw UsageError{e.what()};
   }
+  searched_ = passing_size(database, search.subject_filter);
+  // As BLAST, which refuses taxids it does not find in the database.
+  if (searched_.subjects == 0)
+    throw UsageError{std::string(filter.include.empty() ? "the taxids left out leave" : "the taxids asked for select") +
+                     " no subject of database " + database.path() +
+                     (filter.include.empty() || taxonomy_ ? "" : " (without --taxdump a taxid stands for itself, not the taxa below it)")};
 }
 
 }  // namespace warpsearch::tools

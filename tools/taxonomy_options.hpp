@@ -26,10 +26,14 @@ class TaxonomyOptions {
 
   // The loaded names, or nullptr; valid as long as this object.
   const Taxonomy* taxonomy() const { return taxonomy_ ? &*taxonomy_ : nullptr; }
+  // With a filter, the residues and number of the subjects it lets through (zeros without one): for
+  // OutputContext::searched_residues and searched_subjects.
+  const SubjectCount& searched() const { return searched_; }
 
  private:
   std::string taxdump_, taxids_, negative_taxids_, taxidlist_, negative_taxidlist_;
   std::optional<Taxonomy> taxonomy_;
+  SubjectCount searched_;
 };
 
 }  // namespace warpsearch::tools
