@@ -100,10 +100,11 @@ struct SearchEngine::Impl {
                                                     : ""));
     query_code = &GeneticCode::ncbi(options.query_genetic_code);
     subject_code = &GeneticCode::ncbi(options.database_genetic_code);
-    // A translated database is searched as its six frames: BLAST counts its length as residues / 3.
     if (!options.subject_filter.empty() && options.subject_filter.size() != database.info().subjects)
       throw std::invalid_argument("internal error: a subject filter of " + std::to_string(options.subject_filter.size()) +
                                   " subjects for a database of " + std::to_string(database.info().subjects));
+    // A translated database is searched as its six frames: BLAST counts its length as residues / 3. A
+    // filtered search counts the subjects it searches, as BLAST sizes a database restricted by taxids.
     const auto [residues, subjects] = filtered_size();
     if (!options.raw_scores_only)
       statistics.emplace(scoring, translates_subjects(program) ? residues / 3 : residues, subjects);
