@@ -22,8 +22,11 @@ struct Chunk::Impl {
   ChunkInfo info;
   MappedFile files[4];  // indexed by detail::ChunkFile
   std::uint64_t first = 0;  // a slice's first subject within the mapped chunk
-  // An in-memory chunk's arrays (Chunk::in_memory), used instead of files when held.
+  // An in-memory chunk's arrays (Chunk::in_memory), used instead of files when held. A selection
+  // (Chunk::select) holds its per-subject arrays and reads the words of the source: of its mapped
+  // residues file, or of held_words.
   bool held = false;
+  bool selection = false;
   std::vector<std::uint32_t> held_lengths, held_words;
   std::vector<std::uint64_t> held_offsets, held_indices;
 
@@ -49,7 +52,7 @@ const std::uint64_t* Chunk::original_indices() const {
   return reinterpret_cast<const std::uint64_t*>(impl_->file(detail::ChunkFile::indices).data()) + impl_->first;
 }
 const std::uint32_t* Chunk::words() const {
-  if (impl_->held) return impl_->held_words.data();
+  if (impl_->held && (!impl_->selection || !impl_->held_words.empty())) return impl_->held_words.data();
   return reinterpret_cast<const std::uint32_t*>(impl_->file(detail::ChunkFile::residues).data());
 }
 
@@ -70,6 +73,41 @@ SubjectBatch Chunk::batch() const {
   batch.lengths = lengths();
   batch.count = size();
   return batch;
+}
+
+Chunk Chunk::select(Chunk source, const std::vector<std::uint64_t>& positions) {
+  const std::uint32_t* lengths = source.lengths();
+  const std::uint64_t* offsets = source.word_offsets();
+  const std::uint64_t* indices = source.original_indices();
+  std::vector<std::uint32_t> kept_lengths;
+  std::vector<std::uint64_t> kept_offsets, kept_indices;
+  kept_lengths.reserve(positions.size());
+  kept_offsets.reserve(positions.size());
+  kept_indices.reserve(positions.size());
+  ChunkInfo info = source.info();
+  info.subjects = positions.size();
+  info.residues = 0;
+  for (std::size_t k = 0; k < positions.size(); ++k) {
+    const std::uint64_t s = positions[k];
+    if (s >= source.size() || (k > 0 && s <= positions[k - 1]))
+      throw std::invalid_argument("internal error: a chunk selection out of order or range");
+    kept_lengths.push_back(lengths[s]);
+    kept_offsets.push_back(offsets[s]);
+    kept_indices.push_back(indices[s]);
+    info.residues += lengths[s];
+  }
+  // Lengths ascend within a chunk, and so within any selection of it.
+  info.min_length = positions.empty() ? 0 : kept_lengths.front();
+  info.max_length = positions.empty() ? 0 : kept_lengths.back();
+  Impl& impl = *source.impl_;
+  impl.info = info;
+  impl.first = 0;
+  impl.held = true;
+  impl.selection = true;
+  impl.held_lengths = std::move(kept_lengths);
+  impl.held_offsets = std::move(kept_offsets);
+  impl.held_indices = std::move(kept_indices);
+  return source;
 }
 
 Chunk Chunk::in_memory(ChunkInfo info, std::vector<std::uint32_t> lengths, std::vector<std::uint64_t> word_offsets,
@@ -100,7 +138,9 @@ struct Database::Impl {
   std::map<std::string, detail::FileEntry> files;
   MappedFile headers;
   MappedFile header_offsets;
-  mutable std::once_flag headers_checked;
+  MappedFile taxids;  // empty when the database has none
+  bool has_taxids = false;
+  mutable std::once_flag headers_checked, taxids_checked;
   std::unique_ptr<std::once_flag[]> chunk_checked;
 
   std::string file_path(const std::string& name) const { return path + "/" + name; }
@@ -249,6 +289,10 @@ Database Database::open(const std::string& directory) {
   }
   impl->headers = MappedFile(impl->file_path(detail::kHeadersName));
   impl->header_offsets = MappedFile(impl->file_path(detail::kHeaderOffsetsName));
+  if (impl->files.count(detail::kTaxidsName) > 0) {
+    impl->taxids = MappedFile(impl->file_path(detail::kTaxidsName));
+    impl->has_taxids = true;
+  }
   impl->chunk_checked = std::make_unique<std::once_flag[]>(impl->manifest.info.chunks.size());
   return Database(std::move(impl));
 }
@@ -307,6 +351,21 @@ std::string_view Database::description(std::uint64_t original_index) const {
   const std::string_view header = impl_->header(original_index);
   const std::size_t space = header.find(' ');
   return space == std::string_view::npos ? std::string_view() : header.substr(space + 1);
+}
+
+bool Database::has_taxids() const { return impl_->has_taxids; }
+
+std::uint32_t Database::taxid(std::uint64_t original_index) const {
+  if (original_index >= impl_->manifest.info.subjects)
+    throw std::out_of_range("database " + impl_->shown + ": subject index " + std::to_string(original_index) +
+                            " out of range (the database has " + std::to_string(impl_->manifest.info.subjects) +
+                            " subjects)");
+  if (!impl_->has_taxids) return 0;
+  std::call_once(impl_->taxids_checked, [this] { impl_->check_mapping(impl_->taxids, detail::kTaxidsName); });
+  if (impl_->taxids.size() != impl_->manifest.info.subjects * 4)
+    throw std::runtime_error("database " + impl_->shown + ": file " + detail::kTaxidsName +
+                             " changed size since the database was opened");
+  return reinterpret_cast<const std::uint32_t*>(impl_->taxids.data())[original_index];
 }
 
 void Database::verify() const {

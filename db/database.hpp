@@ -71,6 +71,13 @@ class Chunk {
   // A chunk held in memory instead of mapped from a database (the translated frames of a chunk's
   // subjects, search/translation.hpp), with the arrays above laid out as in a database chunk; info's
   // subjects, residues and words must agree with them (std::invalid_argument otherwise).
+  // The subjects at `positions` (ascending positions within `source`) of a chunk: a Chunk whose lengths,
+  // word offsets and original indices are those subjects' and whose words are the source's (no residue
+  // is copied), so that a scan of it reads the selected subjects only. info().subjects and residues
+  // count the selection; info().words stays the source's. std::invalid_argument for positions out of
+  // order or range.
+  static Chunk select(Chunk source, const std::vector<std::uint64_t>& positions);
+
   static Chunk in_memory(ChunkInfo info, std::vector<std::uint32_t> lengths, std::vector<std::uint64_t> word_offsets,
                          std::vector<std::uint64_t> original_indices, std::vector<std::uint32_t> words);
 
@@ -108,6 +115,12 @@ class Database {
   // description (the rest, leading blanks removed).
   std::string_view id(std::uint64_t original_index) const;
   std::string_view description(std::uint64_t original_index) const;
+
+  // Whether makedb stored a taxonomy ID per subject (--taxid-map, --taxid); older databases have none.
+  bool has_taxids() const;
+  // The NCBI taxonomy ID of the subject at FASTA position original_index: 0 when the database stores
+  // none or the map had none for it (as BLAST). The file's checksum is checked on the first call.
+  std::uint32_t taxid(std::uint64_t original_index) const;
 
   // Re-checks every checksum of every file; throws std::runtime_error naming each file that fails.
   void verify() const;

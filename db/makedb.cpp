@@ -244,6 +244,11 @@ MakeDbReport make_database(const MakeDbOptions& options) {
     FileWriter header_offsets(temporary + "/" + detail::kHeaderOffsetsName, true);
     headers.bypass_page_cache();
     header_offsets.bypass_page_cache();
+    std::optional<FileWriter> taxids;
+    if (options.taxid_of) {
+      taxids.emplace(temporary + "/" + detail::kTaxidsName, true);
+      taxids->bypass_page_cache();
+    }
     std::optional<FileWriter> spool;
     if (!spool_path.empty()) spool.emplace(spool_path, true, FileWriter::Checksum::off);
     const std::uint64_t zero = 0;
@@ -266,6 +271,10 @@ MakeDbReport make_database(const MakeDbOptions& options) {
       headers.write("\n");
       const std::uint64_t header_end = headers.size();
       header_offsets.write(&header_end, sizeof header_end);
+      if (taxids) {
+        const std::uint32_t taxid = options.taxid_of(record.id);
+        taxids->write(&taxid, sizeof taxid);
+      }
 
       const auto length32 = static_cast<std::uint32_t>(length);
       subjects.push_back({std::uint64_t{length32} << 32 | record.index,
@@ -284,6 +293,10 @@ MakeDbReport make_database(const MakeDbOptions& options) {
     headers.close(true);
     header_offsets.close(true);
     if (spool) spool->close(false);
+    if (taxids) {
+      taxids->close(true);
+      manifest.files.push_back({detail::kTaxidsName, taxids->size(), taxids->crc32()});
+    }
     manifest.files.push_back({detail::kHeadersName, headers.size(), headers.crc32()});
     manifest.files.push_back(
         {detail::kHeaderOffsetsName, header_offsets.size(), header_offsets.crc32()});

@@ -5,6 +5,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "core/alphabet.hpp"
 
@@ -16,6 +17,10 @@ struct MakeDbOptions {
   std::optional<SequenceType> type;               // std::nullopt: detected from the residues
   std::uint64_t chunk_residues = std::uint64_t{1} << 30;  // residues per chunk, at most (>= 1)
   bool skip_invalid = false;                      // skip (and count) invalid records
+  // The NCBI taxonomy ID of a record, from its FASTA ID (0: unknown); when set, the database stores one
+  // per subject (file "taxids", db/FORMAT.md). output/taxonomy.hpp makes it from a taxid map file, as
+  // makeblastdb -taxid_map, or one ID for all, as -taxid. May throw; called once per record, in order.
+  std::function<std::uint32_t(std::string_view id)> taxid_of;
   // Test-only: called once, after the first pass has read the whole input and before the second
   // pass reads it again; the tests change the input there (a changed input must be an error). Empty
   // in normal use.

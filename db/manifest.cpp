@@ -341,6 +341,9 @@ Manifest parse_manifest(std::string_view text, const std::string& path) {
     parser.fail("no file lines for the headers");
   if (manifest.files[offsets->second].size != (info.subjects + 1) * 8)
     parser.fail(std::string(kHeaderOffsetsName) + " has the wrong size");
+  const auto taxids = file_index.find(kTaxidsName);
+  if (taxids != file_index.end() && manifest.files[taxids->second].size != info.subjects * 4)
+    parser.fail(std::string(kTaxidsName) + " has the wrong size");
   return manifest;
 }
 

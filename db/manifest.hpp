@@ -15,6 +15,8 @@ inline constexpr const char* kManifestName = "manifest.txt";
 inline constexpr const char* kManifestMagic = "warpsearch-database";
 inline constexpr const char* kHeadersName = "headers.txt";
 inline constexpr const char* kHeaderOffsetsName = "headers.offsets";
+// Optional: u32 x subjects, the NCBI taxonomy ID of each subject in FASTA order (makedb --taxid-map).
+inline constexpr const char* kTaxidsName = "taxids";
 // Padding words after a chunk's last subject: its word count is a multiple of this, so that kernels
 // may load 64 bytes at a time without reading past the mapping.
 inline constexpr std::uint64_t kChunkWordAlignment = 16;

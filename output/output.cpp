@@ -12,6 +12,7 @@
 #include "core/genetic_code.hpp"
 #include "kernels/cpu/alignment.hpp"
 #include "statistics/statistics.hpp"
+#include "output/taxonomy.hpp"
 
 namespace warpsearch {
 namespace {
@@ -312,6 +313,21 @@ SequenceId parse_sequence_id(std::string_view fasta_id, SequenceType type) {
 
 namespace {
 
+// A taxonomy column of a subject with this taxid: N/A without names or for a taxid they lack, as BLAST
+// without (or with an older) taxdb. One taxid per subject: the plural columns (BLAST's unique values of
+// merged records, ';'-separated) hold the one value.
+std::string taxonomy_name(const Taxonomy* taxonomy, std::uint32_t taxid, int column) {
+  if (taxonomy == nullptr || !taxonomy->knows(taxid)) return "N/A";
+  std::string name;
+  switch (column) {
+    case kSsciname: case kSscinames: name = taxonomy->scientific_name(taxid); break;
+    case kScomname: case kScomnames: name = taxonomy->common_name(taxid); break;
+    case kSblastname: case kSblastnames: name = taxonomy->blast_name(taxid); break;
+    default: name = taxonomy->super_kingdom(taxid); break;
+  }
+  return name.empty() ? "N/A" : name;
+}
+
 // ---------------------------------------------------------------------------------------------------------
 // One hit as the reports show it
 
@@ -405,6 +421,15 @@ Presented present(const Query& query, const Hit& hit, const Alphabet& alphabet, 
   p.qend = m - hit.query_begin;
   p.sstart = hit.subject_end;
   p.send = hit.subject_begin + 1;
+  return p;
+}
+
+// The coordinates BLAST's XML and JSON reports give a translated hit: on a minus frame from < to (the
+// frame says the strand), where the tabular and pairwise reports run from > to. blastn's minus-strand
+// subjects keep from > to in every report.
+Presented structured(Presented p, const Hit& hit) {
+  if (hit.query_frame < 0) std::swap(p.qstart, p.qend);
+  if (hit.subject_frame < 0) std::swap(p.sstart, p.send);
   return p;
 }
 
@@ -631,9 +656,13 @@ void OutputFormat::begin(std::ostream& out, const Database& database, const Outp
   if (s.context.database_name.empty()) s.context.database_name = database.path();
   const ScoringScheme& scoring = s.scoring(database.info().type);
   s.statistics.reset();
-  if (EvalueCalculator::supported(scoring) && database.info().residues > 0)
-    s.statistics.emplace(scoring, database.info().residues, database.info().subjects);
   const std::string program = s.program(database);
+  // A translated database counts a third of its bases, as BLAST_CalcEffLengths divides it.
+  const bool filtered = s.context.searched_subjects > 0;
+  const std::uint64_t searched = filtered ? s.context.searched_residues : database.info().residues;
+  const std::uint64_t residues = program == "tblastn" || program == "tblastx" ? searched / 3 : searched;
+  if (EvalueCalculator::supported(scoring) && residues > 0)
+    s.statistics.emplace(scoring, residues, filtered ? s.context.searched_subjects : database.info().subjects);
   switch (kind_) {
     case Kind::pairwise:
       write_pairwise_header(out, program, database, s.context.database_name);
@@ -711,14 +740,19 @@ void OutputFormat::write(std::ostream& out, const Query& query, const QueryResul
   const std::string blast_query_id = "Query_" + std::to_string(query_number);
 
   auto subject_title = [&](std::uint64_t subject) { return std::string(database.description(subject)); };
+  // The reports' statistics count a translated query in amino acids (a third of its bases), as BLAST's.
+  const auto stats_query_length =
+      static_cast<std::uint32_t>(program == "blastx" || program == "tblastx" ? query_length / 3 : query_length);
   auto stats_length_adjustment = [&]() -> std::uint64_t {
-    return s.statistics ? s.statistics->length_adjustment(static_cast<std::uint32_t>(query_length)) : 0;
+    return s.statistics ? s.statistics->length_adjustment(stats_query_length) : 0;
   };
   auto stats_search_space = [&]() -> double {
-    return s.statistics ? s.statistics->search_space(static_cast<std::uint32_t>(query_length)) : 0.0;
+    return s.statistics ? s.statistics->search_space(stats_query_length) : 0.0;
   };
   auto frame = [&](const Hit& hit) { return hit.strand == Strand::minus ? -1 : 1; };
   auto translated = [](const Hit& hit) { return hit.query_frame != 0 || hit.subject_frame != 0; };
+  // The translated programs score amino acids whatever the database holds: their parameters are a matrix.
+  const bool nucleotide_scoring = scoring.matrix().type() == SequenceType::nucleotide;
 
   switch (kind_) {
     case Kind::tabular:
@@ -781,10 +815,15 @@ void OutputFormat::write(std::ostream& out, const Query& query, const QueryResul
                 if (translated(hit)) return std::to_string(hit.subject_frame);
                 return nucleotide ? std::to_string(frame(hit)) : "1";
               case kBtop: return btop(p);
-              case kStaxids: return "0";
-              case kStaxid: case kSsciname: case kScomname: case kSblastname: case kSskingdom: case kSscinames:
+              // BLAST prints a missing taxid as 0 in staxids but N/A in staxid.
+              case kStaxids: return std::to_string(database.taxid(hit.subject));
+              case kStaxid: {
+                const std::uint32_t taxid = database.taxid(hit.subject);
+                return taxid == 0 ? "N/A" : std::to_string(taxid);
+              }
+              case kSsciname: case kScomname: case kSblastname: case kSskingdom: case kSscinames:
               case kScomnames: case kSblastnames: case kSskingdoms:
-                return "N/A";
+                return taxonomy_name(s.context.taxonomy, database.taxid(hit.subject), column);
               case kStitle: case kSalltitles: return subject_title(hit.subject);
               case kSstrand:
                 return nucleotide && !translated(hit) ? (hit.strand == Strand::minus ? "minus" : "plus") : "N/A";
@@ -876,9 +915,10 @@ void OutputFormat::write(std::ostream& out, const Query& query, const QueryResul
             << "  <BlastOutput_query-def>" << xml_text(query_title) << "</BlastOutput_query-def>\n"
             << "  <BlastOutput_query-len>" << query_length << "</BlastOutput_query-len>\n"
             << "  <BlastOutput_param>\n    <Parameters>\n";
-        if (!nucleotide) out << "      <Parameters_matrix>" << xml_text(scoring.matrix().name()) << "</Parameters_matrix>\n";
+        if (!nucleotide_scoring)
+          out << "      <Parameters_matrix>" << xml_text(scoring.matrix().name()) << "</Parameters_matrix>\n";
         out << "      <Parameters_expect>" << number(s.context.max_evalue) << "</Parameters_expect>\n";
-        if (nucleotide) {
+        if (nucleotide_scoring) {
           const int match = scoring.score(alphabet.encode('A'), alphabet.encode('A'));
           const int mismatch = scoring.score(alphabet.encode('A'), alphabet.encode('C'));
           out << "      <Parameters_sc-match>" << match << "</Parameters_sc-match>\n"
@@ -897,15 +937,18 @@ void OutputFormat::write(std::ostream& out, const Query& query, const QueryResul
       for (const auto& group : groups) {
         const Hit& first = *group.front();
         const SequenceId sid = parse_sequence_id(database.id(first.subject), type);
+        // BLAST's XML says so where a subject has no description (its JSON leaves the title empty).
+        std::string xml_title = subject_title(first.subject);
+        if (xml_title.empty()) xml_title = "No definition line";
         out << "<Hit>\n  <Hit_num>" << ++hit_number << "</Hit_num>\n"
             << "  <Hit_id>" << xml_text(sid.seqid) << "</Hit_id>\n"
-            << "  <Hit_def>" << xml_text(subject_title(first.subject)) << "</Hit_def>\n"
+            << "  <Hit_def>" << xml_text(xml_title) << "</Hit_def>\n"
             << "  <Hit_accession>" << xml_text(sid.report_accession) << "</Hit_accession>\n"
             << "  <Hit_len>" << first.subject_length << "</Hit_len>\n  <Hit_hsps>\n";
         std::size_t hsp_number = 0;
         for (const Hit* hit_pointer : group) {
           const Hit& hit = *hit_pointer;
-          const Presented p = present(query, hit, alphabet, scoring);
+          const Presented p = structured(present(query, hit, alphabet, scoring), hit);
           out << "    <Hsp>\n      <Hsp_num>" << ++hsp_number << "</Hsp_num>\n"
               << "      <Hsp_bit-score>" << number(hit.bitscore) << "</Hsp_bit-score>\n"
               << "      <Hsp_score>" << hit.score << "</Hsp_score>\n"
@@ -914,8 +957,9 @@ void OutputFormat::write(std::ostream& out, const Query& query, const QueryResul
               << "      <Hsp_query-to>" << p.qend << "</Hsp_query-to>\n"
               << "      <Hsp_hit-from>" << p.sstart << "</Hsp_hit-from>\n"
               << "      <Hsp_hit-to>" << p.send << "</Hsp_hit-to>\n"
-              << "      <Hsp_query-frame>" << (nucleotide ? 1 : 0) << "</Hsp_query-frame>\n"
-              << "      <Hsp_hit-frame>" << (nucleotide ? frame(hit) : 0) << "</Hsp_hit-frame>\n"
+              << "      <Hsp_query-frame>" << (translated(hit) ? hit.query_frame : nucleotide ? 1 : 0) << "</Hsp_query-frame>\n"
+              << "      <Hsp_hit-frame>" << (translated(hit) ? hit.subject_frame : nucleotide ? frame(hit) : 0)
+              << "</Hsp_hit-frame>\n"
               << "      <Hsp_identity>" << hit.identities << "</Hsp_identity>\n"
               << "      <Hsp_positive>" << p.positives << "</Hsp_positive>\n"
               << "      <Hsp_gaps>" << hit.gaps << "</Hsp_gaps>\n"
@@ -954,7 +998,7 @@ void OutputFormat::write(std::ostream& out, const Query& query, const QueryResul
              "generation of protein database search programs\\\", Nucleic Acids Res. 25:3389-3402.\",\n"
           << "      \"search_target\": {\n        \"db\": " << json_string(s.context.database_name) << "\n      },\n"
           << "      \"params\": {\n";
-      if (nucleotide) {
+      if (nucleotide_scoring) {
         out << "        \"expect\": " << number(s.context.max_evalue) << ",\n"
             << "        \"sc_match\": " << scoring.score(alphabet.encode('A'), alphabet.encode('A')) << ",\n"
             << "        \"sc_mismatch\": " << scoring.score(alphabet.encode('A'), alphabet.encode('C')) << ",\n";
@@ -964,7 +1008,13 @@ void OutputFormat::write(std::ostream& out, const Query& query, const QueryResul
       }
       out << "        \"gap_open\": " << scoring.gap_open() << ",\n"
           << "        \"gap_extend\": " << scoring.gap_extend() << ",\n"
-          << "        \"filter\": \"F\"\n      },\n"
+          << "        \"filter\": \"F\"";
+      // The genetic codes of the translated sides, as BLAST names them.
+      if (program == "blastx" || program == "tblastx")
+        out << ",\n        \"query_gencode\": " << s.context.query_genetic_code;
+      if (program == "tblastn" || program == "tblastx")
+        out << ",\n        \"db_gencode\": " << s.context.database_genetic_code;
+      out << "\n      },\n"
           << "      \"results\": {\n        \"search\": {\n"
           << "          \"query_id\": \"" << blast_query_id << "\",\n"
           << "          \"query_title\": " << json_string(query_title) << ",\n"
@@ -979,14 +1029,21 @@ void OutputFormat::write(std::ostream& out, const Query& query, const QueryResul
             << "              \"description\": [\n                {\n"
             << "                  \"id\": " << json_string(sid.seqid) << ",\n"
             << "                  \"accession\": " << json_string(sid.report_accession) << ",\n"
-            << "                  \"title\": " << json_string(subject_title(first.subject)) << "\n"
+            << "                  \"title\": " << json_string(subject_title(first.subject));
+        // BLAST names the subject's taxid when it has one, and its scientific name where its taxdb does.
+        if (const std::uint32_t taxid = database.taxid(first.subject); taxid != 0) {
+          out << ",\n                  \"taxid\": " << taxid;
+          if (s.context.taxonomy != nullptr && s.context.taxonomy->knows(taxid))
+            out << ",\n                  \"sciname\": " << json_string(s.context.taxonomy->scientific_name(taxid));
+        }
+        out << "\n"
             << "                }\n              ],\n"
             << "              \"len\": " << first.subject_length << ",\n"
             << "              \"hsps\": [\n";
         std::size_t hsp_number = 0;
         for (const Hit* hit_pointer : group) {
           const Hit& hit = *hit_pointer;
-          const Presented p = present(query, hit, alphabet, scoring);
+          const Presented p = structured(present(query, hit, alphabet, scoring), hit);
           if (hsp_number > 0) out << ",\n";
           out << "                {\n"
               << "                  \"num\": " << ++hsp_number << ",\n"
@@ -994,14 +1051,18 @@ void OutputFormat::write(std::ostream& out, const Query& query, const QueryResul
               << "                  \"score\": " << hit.score << ",\n"
               << "                  \"evalue\": " << (std::isnan(hit.evalue) ? "null" : evalue_number(hit.evalue)) << ",\n"
               << "                  \"identity\": " << hit.identities << ",\n";
-          if (!nucleotide) out << "                  \"positive\": " << p.positives << ",\n";
+          // Translated hits have frames (BLAST names only the translated side's) where blastn has strands.
+          if (!nucleotide || translated(hit)) out << "                  \"positive\": " << p.positives << ",\n";
           out << "                  \"query_from\": " << p.qstart << ",\n"
               << "                  \"query_to\": " << p.qend << ",\n";
-          if (nucleotide)
+          if (hit.query_frame != 0) out << "                  \"query_frame\": " << hit.query_frame << ",\n";
+          if (nucleotide && !translated(hit))
             out << "                  \"query_strand\": \"Plus\",\n"
                 << "                  \"hit_strand\": \"" << (hit.strand == Strand::minus ? "Minus" : "Plus") << "\",\n";
           out << "                  \"hit_from\": " << p.sstart << ",\n"
-              << "                  \"hit_to\": " << p.send << ",\n"
+              << "                  \"hit_to\": " << p.send << ",\n";
+          if (hit.subject_frame != 0) out << "                  \"hit_frame\": " << hit.subject_frame << ",\n";
+          out
               << "                  \"align_len\": " << hit.operations.size() << ",\n"
               << "                  \"gaps\": " << hit.gaps << ",\n"
               << "                  \"qseq\": \"" << p.qseq << "\",\n"
@@ -1026,6 +1087,11 @@ void OutputFormat::write(std::ostream& out, const Query& query, const QueryResul
     }
 
     case Kind::pairwise: {
+      // BLAST's report names a protein subject without a description "unnamed protein product".
+      const auto pairwise_title = [&](std::uint64_t subject) {
+        std::string title = subject_title(subject);
+        return title.empty() && !nucleotide ? std::string("unnamed protein product") : title;
+      };
       out << wrapped("Query= " + query_title, 79) << "\nLength=" << query_length << "\n";
       if (groups.empty()) {
         out << "\n\n***** No hits found *****\n\n\n\n";
@@ -1035,7 +1101,7 @@ void OutputFormat::write(std::ostream& out, const Query& query, const QueryResul
         for (const auto& group : groups) {
           const Hit& first = *group.front();
           const SequenceId sid = parse_sequence_id(database.id(first.subject), type);
-          std::string text = tabular_field(sid.accession_version + " " + subject_title(first.subject));
+          std::string text = tabular_field(sid.accession_version + " " + pairwise_title(first.subject));
           if (text.size() > 68) text = text.substr(0, 65) + "...";
           char line[256];
           std::snprintf(line, sizeof line, "%-68s  %-8s%-5s", text.c_str(), pairwise_bitscore(first.bitscore).c_str(),
@@ -1046,7 +1112,7 @@ void OutputFormat::write(std::ostream& out, const Query& query, const QueryResul
         for (const auto& group : groups) {
           const Hit& first = *group.front();
           const SequenceId sid = parse_sequence_id(database.id(first.subject), type);
-          out << wrapped(">" + tabular_field(sid.accession_version + " " + subject_title(first.subject)), 79)
+          out << wrapped(">" + tabular_field(sid.accession_version + " " + pairwise_title(first.subject)), 79)
               << "Length=" << first.subject_length << "\n\n";
           for (const Hit* hit_pointer : group) {
             const Hit& hit = *hit_pointer;
@@ -1056,29 +1122,42 @@ void OutputFormat::write(std::ostream& out, const Query& query, const QueryResul
             out << " Score = " << pairwise_bitscore(hit.bitscore) << " bits (" << hit.score << "),  Expect = "
                 << pairwise_evalue(hit.evalue) << "\n"
                 << " Identities = " << hit.identities << "/" << length << " (" << percent(hit.identities) << "%)";
-            if (!nucleotide) out << ", Positives = " << p.positives << "/" << length << " (" << percent(p.positives) << "%)";
+            if (!nucleotide || translated(hit))
+              out << ", Positives = " << p.positives << "/" << length << " (" << percent(p.positives) << "%)";
             out << ", Gaps = " << hit.gaps << "/" << length << " (" << percent(hit.gaps) << "%)\n";
-            if (nucleotide) out << " Strand=Plus/" << (hit.strand == Strand::minus ? "Minus" : "Plus") << "\n";
+            // Translated hits name their frames (blastx the query's, tblastn the subject's, tblastx both).
+            const auto signed_frame = [](int f) { return (f > 0 ? "+" : "") + std::to_string(f); };
+            if (translated(hit))
+              out << " Frame = "
+                  << (hit.query_frame != 0 && hit.subject_frame != 0
+                          ? signed_frame(hit.query_frame) + "/" + signed_frame(hit.subject_frame)
+                          : signed_frame(hit.query_frame != 0 ? hit.query_frame : hit.subject_frame))
+                  << "\n";
+            else if (nucleotide)
+              out << " Strand=Plus/" << (hit.strand == Strand::minus ? "Minus" : "Plus") << "\n";
             out << "\n";
             // Blocks of 60 columns: coordinates of the first and last residue shown on each line.
             const int width = static_cast<int>(std::max(std::to_string(std::max(p.qstart, p.qend)).size(),
                                                         std::to_string(std::max(p.sstart, p.send)).size()));
-            std::uint64_t q = p.qstart, sbj = p.sstart;
-            const int sstep = p.sstart <= p.send ? 1 : -1;
+            // A line's coordinates run over its residues: one position each, or three bases each for a
+            // translated sequence (downwards on a minus strand or frame).
+            std::int64_t q = static_cast<std::int64_t>(p.qstart), sbj = static_cast<std::int64_t>(p.sstart);
+            const std::int64_t qstep = p.qstart <= p.qend ? 1 : -1, sstep = p.sstart <= p.send ? 1 : -1;
+            const std::int64_t qwidth = hit.query_frame != 0 ? 3 : 1, swidth = hit.subject_frame != 0 ? 3 : 1;
             for (std::size_t at = 0; at < length; at += 60) {
               const std::size_t n = std::min<std::size_t>(60, length - at);
               const std::string qpart = p.qseq.substr(at, n), spart = p.sseq.substr(at, n);
-              const auto qresidues = static_cast<std::uint64_t>(n - std::count(qpart.begin(), qpart.end(), '-'));
-              const auto sresidues = static_cast<std::uint64_t>(n - std::count(spart.begin(), spart.end(), '-'));
-              const std::uint64_t qlast = qresidues ? q + qresidues - 1 : q - 1;
-              const std::uint64_t slast = sresidues ? sbj + sstep * static_cast<std::int64_t>(sresidues - 1) : sbj - sstep;
+              const auto qresidues = static_cast<std::int64_t>(n - static_cast<std::size_t>(std::count(qpart.begin(), qpart.end(), '-')));
+              const auto sresidues = static_cast<std::int64_t>(n - static_cast<std::size_t>(std::count(spart.begin(), spart.end(), '-')));
+              const std::int64_t qlast = qresidues ? q + qstep * (qwidth * qresidues - 1) : q - qstep;
+              const std::int64_t slast = sresidues ? sbj + sstep * (swidth * sresidues - 1) : sbj - sstep;
               char prefix[64];
               std::snprintf(prefix, sizeof prefix, "Query  %-*llu  ", width, static_cast<unsigned long long>(q));
               out << prefix << qpart << "  " << qlast << "\n"
                   << std::string(7 + static_cast<std::size_t>(width) + 2, ' ') << p.midline.substr(at, n) << "\n";
               std::snprintf(prefix, sizeof prefix, "Sbjct  %-*llu  ", width, static_cast<unsigned long long>(sbj));
               out << prefix << spart << "  " << slast << "\n\n";
-              q = qlast + 1;
+              q = qlast + qstep;
               sbj = slast + sstep;
             }
             out << "\n";

@@ -31,6 +31,8 @@
 
 namespace warpsearch {
 
+class Taxonomy;  // output/taxonomy.hpp
+
 // What the reports state beside the hits. All optional: without scoring, positives are counted with
 // BLOSUM62 (protein) or as identities (nucleotide), and the reports name no matrix.
 struct OutputContext {
@@ -39,6 +41,16 @@ struct OutputContext {
   std::string command_line;   // for SAM's @PG line
   const ScoringScheme* scoring = nullptr;  // must outlive the writes
   double max_evalue = 10.0;
+  // Names for the columns sscinames, scomnames, sblastnames, sskingdoms (and the singular ones) of the
+  // subjects' taxids (Database::taxid); nullptr: N/A, as BLAST without its taxdb. Must outlive the writes.
+  const Taxonomy* taxonomy = nullptr;
+  // The NCBI genetic codes of translated queries (blastx, tblastx) and subjects (tblastn, tblastx), which
+  // the JSON report states.
+  int query_genetic_code = 1, database_genetic_code = 1;
+  // A search of some subjects only (SearchOptions::subject_filter): their residues and number, which the
+  // statistics (length adjustment, search space) use, as BLAST's for a database restricted by taxids; the
+  // database lines still describe the whole database, as BLAST's do. 0: the whole database.
+  std::uint64_t searched_residues = 0, searched_subjects = 0;
 };
 
 // Identifiers of one sequence as BLAST's -parse_seqids reads a FASTA ID:

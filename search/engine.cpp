@@ -24,6 +24,7 @@
 #include "search/hsps.hpp"
 #include "base/parallel.hpp"
 #include "search/scan_backend.hpp"
+#include "db/subject_filter.hpp"
 #include "statistics/statistics.hpp"
 #include "search/top_hits.hpp"
 #include "search/translation.hpp"
@@ -99,10 +100,14 @@ struct SearchEngine::Impl {
                                                     : ""));
     query_code = &GeneticCode::ncbi(options.query_genetic_code);
     subject_code = &GeneticCode::ncbi(options.database_genetic_code);
-    // A translated database is searched as its six frames: BLAST counts its length as residues / 3.
+    if (!options.subject_filter.empty() && options.subject_filter.size() != database.info().subjects)
+      throw std::invalid_argument("internal error: a subject filter of " + std::to_string(options.subject_filter.size()) +
+                                  " subjects for a database of " + std::to_string(database.info().subjects));
+    // A translated database is searched as its six frames: BLAST counts its length as residues / 3. A
+    // filtered search counts the subjects it searches, as BLAST sizes a database restricted by taxids.
+    const auto [residues, subjects] = filtered_size();
     if (!options.raw_scores_only)
-      statistics.emplace(scoring, translates_subjects(program) ? database.info().residues / 3 : database.info().residues,
-                         database.info().subjects);
+      statistics.emplace(scoring, translates_subjects(program) ? residues / 3 : residues, subjects);
     if (translates_query(program) || translates_subjects(program)) evalue_divisor = 1.0 - 0.1;
     threads = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
     if (backend) return;
@@ -142,6 +147,30 @@ struct SearchEngine::Impl {
     return std::max(lowest, admission - kGridMargin);
   }
 
+  // Residues and subjects of the database that the subject filter passes (all without one).
+  std::pair<std::uint64_t, std::uint64_t> filtered_size() const {
+    if (options.subject_filter.empty()) return {database.info().residues, database.info().subjects};
+    const SubjectCount count = passing_size(database, options.subject_filter);
+    return {count.residues, count.subjects};
+  }
+
+  // A part of a chunk as it is scanned: without a subject filter the part itself; with one, a selection
+  // (Chunk::select) of the subjects that pass, each at positions[k] in the part. The filtered-out subjects
+  // are never handed to the backend: the scan reads only the selected subjects' residues.
+  struct ScannedPart {
+    Chunk chunk;
+    std::vector<std::uint64_t> positions;  // empty: the whole part, unfiltered
+  };
+  ScannedPart scanned_part(Chunk part) const {
+    if (options.subject_filter.empty()) return {std::move(part), {}};
+    std::vector<std::uint64_t> positions;
+    const std::uint64_t* original = part.original_indices();
+    for (std::size_t s = 0; s < part.size(); ++s)
+      if (options.subject_filter[original[s]]) positions.push_back(s);
+    Chunk selected = Chunk::select(std::move(part), positions);
+    return {std::move(selected), std::move(positions)};
+  }
+
   // The parts of chunk c that options.subjects covers, as (first, count) within the chunk.
   std::vector<std::pair<std::uint64_t, std::uint64_t>> parts_of(std::size_t c) const {
     const ChunkInfo& info = database.info().chunks[c];
@@ -163,10 +192,11 @@ struct SearchEngine::Impl {
 
   // Residues of the subjects this search covers.
   double searched_residues() const {
-    if (options.subjects.empty()) return static_cast<double>(database.info().residues);
+    if (options.subjects.empty() && options.subject_filter.empty()) return static_cast<double>(database.info().residues);
     double residues = 0;
     for (std::size_t c = 0; c < database.num_chunks(); ++c)
-      for (const auto& part : parts_of(c)) residues += static_cast<double>(part_of_chunk(c, part).info().residues);
+      for (const auto& part : parts_of(c))
+        residues += static_cast<double>(scanned_part(part_of_chunk(c, part)).chunk.info().residues);
     return residues;
   }
 
@@ -574,7 +604,11 @@ struct SearchEngine::Impl {
       if (worker_failed) break;
       const std::size_t c = parts[n].first;
       const auto& part = parts[n].second;
-      const Chunk stored = part_of_chunk(c, part);
+      const ScannedPart scanned = scanned_part(part_of_chunk(c, part));
+      const Chunk& stored = scanned.chunk;
+      const bool final_part = n + 1 == parts.size();
+      // A part the filter empties is not scanned; its queries are aligned after the scan.
+      if (stored.size() == 0) continue;
       // tblastn, tblastx: the part's subjects are scanned as their six frames.
       std::optional<TranslatedChunk> translated;
       if (translates_subjects(program)) translated = translate_chunk(stored, *subject_code, threads);
@@ -582,8 +616,8 @@ struct SearchEngine::Impl {
       const std::uint64_t* original = chunk.original_indices();
       const std::uint32_t* lengths = chunk.lengths();
       const std::uint32_t* stored_lengths = stored.lengths();
-      const bool final_part = n + 1 == parts.size();
-      backend->upcoming(final_part || translated
+      // A filtered part is a selection made when it is scanned: nothing to load ahead.
+      backend->upcoming(final_part || translated || !options.subject_filter.empty()
                             ? std::nullopt
                             : std::optional<Chunk>(part_of_chunk(parts[n + 1].first, parts[n + 1].second)));
       backend->scan(
@@ -595,7 +629,8 @@ struct SearchEngine::Impl {
                 evalue(score, prepared[p].codes.size(), translated ? stored_lengths[index] / 3 : lengths[s]);
             if (statistics && e > options.max_evalue) return;
             const std::int8_t subject_frame = translated ? translated->frame[s] : std::int8_t{0};
-            tops[p].offer({score, e, original[s], prepared[p].strand, static_cast<std::uint32_t>(c), part.first + index,
+            const std::uint64_t in_part = scanned.positions.empty() ? index : scanned.positions[index];
+            tops[p].offer({score, e, original[s], prepared[p].strand, static_cast<std::uint32_t>(c), part.first + in_part,
                            static_cast<std::int8_t>(prepared[p].frame), subject_frame});
           },
           [&](std::size_t p) {

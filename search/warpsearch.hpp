@@ -107,6 +107,10 @@ struct SearchOptions {
   // size), and the selection of the candidates to align (empty: all are aligned).
   std::vector<SubjectRange> subjects;
   CandidateSelector select_candidates;
+  // Per subject (by FASTA position), whether it is searched; empty: every subject. Subjects left out are
+  // never scanned (output/taxonomy.hpp builds it for BLAST's -taxids), and, as BLAST does for a restricted
+  // database, E-values use the size of the subjects searched.
+  std::vector<bool> subject_filter;
   // What is searched (Program), and the NCBI genetic codes that translate nucleotide queries (blastx,
   // tblastx) and nucleotide subjects (tblastn, tblastx).
   Program program = Program::automatic;

@@ -61,6 +61,11 @@ constexpr BlastOption kOptions[] = {
     {"strand", Action::option, "--strand"},
     {"min_raw_gapped_score", Action::option, "--min-score"},
     {"max_hsps", Action::option, "--max-hsps"},
+    // Taxonomy: the database needs makedb --taxid-map; names from $WARPSEARCH_TAXDUMP (BLAST's taxdb).
+    {"taxids", Action::option, "--taxids"},
+    {"taxidlist", Action::option, "--taxidlist"},
+    {"negative_taxids", Action::option, "--negative-taxids"},
+    {"negative_taxidlist", Action::option, "--negative-taxidlist"},
     // Heuristics of BLAST's seed-and-extend: an exact search computes every cell.
     {"word_size", Action::heuristic, nullptr},
     {"threshold", Action::heuristic, nullptr},
@@ -110,8 +115,6 @@ constexpr BlastOption kOptions[] = {
     {"seqidlist", Action::refused, "restricting the database by identifiers is not supported"},
     {"negative_gilist", Action::refused, "restricting the database by identifiers is not supported"},
     {"negative_seqidlist", Action::refused, "restricting the database by identifiers is not supported"},
-    {"taxids", Action::refused, "restricting the database by taxonomy is not supported"},
-    {"taxidlist", Action::refused, "restricting the database by taxonomy is not supported"},
     {"entrez_query", Action::refused, "-entrez_query is not supported"},
     {"import_search_strategy", Action::refused, "search strategies are not supported"},
     {"export_search_strategy", Action::refused, "search strategies are not supported"},

@@ -74,6 +74,7 @@ int run_dbinfo(int argc, char** argv) {
   std::printf("longest         %s\n", grouped(info.max_length).c_str());
   std::printf("shortest        %s\n", grouped(info.min_length).c_str());
   std::printf("skipped         %s invalid records\n", grouped(info.skipped).c_str());
+  std::printf("taxonomy IDs    %s\n", database.has_taxids() ? "stored (makedb --taxid-map / --taxid)" : "none");
   std::printf("chunks          %zu\n", info.chunks.size());
   for (std::size_t i = 0; i < info.chunks.size(); ++i) {
     const ChunkInfo& chunk = info.chunks[i];

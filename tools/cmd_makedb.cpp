@@ -5,10 +5,12 @@
 #include <filesystem>
 #include <iostream>
 #include <limits>
+#include <optional>
 
 #include "base/interrupt.hpp"
 #include "db/makedb.hpp"
 #include "base/text.hpp"
+#include "output/taxonomy.hpp"
 #include "tools/commands.hpp"
 #include "tools/common_options.hpp"
 
@@ -53,7 +55,8 @@ std::uint64_t parse_size(const std::string& option, const std::string& what, con
 }
 
 int run_makedb(int argc, char** argv) {
-  std::string input, output, dbtype, chunk_size;
+  std::string input, output, dbtype, chunk_size, taxid_map;
+  Number<std::uint32_t> taxid = 0;
   po::options_description options("options");
   options.add_options()
       ("help,h", "show this help")
@@ -62,6 +65,10 @@ int run_makedb(int argc, char** argv) {
       ("chunk-size", po::value(&chunk_size)->value_name("N"),
        "residues per chunk, at most; K, M, G suffixes (default 1G)")
       ("skip-invalid", "skip records with invalid residues or no residues, and count them")
+      ("taxid-map", po::value(&taxid_map)->value_name("FILE"),
+       "lines 'SEQID TAXID': stores each record's NCBI taxonomy ID, as makeblastdb -taxid_map (SEQID an ID or "
+       "accession, with or without version)")
+      ("taxid", po::value(&taxid)->value_name("N"), "one NCBI taxonomy ID for every record, as makeblastdb -taxid")
       ("quiet", "no summary on stderr");
   po::options_description hidden;
   hidden.add_options()
@@ -85,6 +92,16 @@ int run_makedb(int argc, char** argv) {
       make.type = SequenceType::nucleotide;
     else
       throw UsageError{"--dbtype takes prot or nucl, not " + quoted_excerpt(dbtype)};
+  }
+  if (vm.count("taxid-map") && vm.count("taxid")) throw UsageError{"--taxid-map and --taxid exclude each other"};
+  std::optional<TaxidMap> map;
+  if (vm.count("taxid-map")) {
+    map.emplace(TaxidMap::read(taxid_map));
+    make.taxid_of = [&map](std::string_view id) { return map->taxid_of(id); };
+  }
+  if (vm.count("taxid")) {
+    const std::uint32_t every = taxid;
+    make.taxid_of = [every](std::string_view) { return every; };
   }
   if (vm.count("chunk-size")) make.chunk_residues = parse_size("--chunk-size", "residues", chunk_size);
   // A database that exists already is refused by make_database; a new one needs a writable directory.

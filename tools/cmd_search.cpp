@@ -20,6 +20,7 @@
 #endif
 #include "tools/commands.hpp"
 #include "tools/common_options.hpp"
+#include "tools/taxonomy_options.hpp"
 
 namespace po = boost::program_options;
 
@@ -87,6 +88,7 @@ int run_search(int argc, char** argv) {
   Number<double> evalue = 10.0;
   ScoringOptions scoring_options;
   ComputeOptions compute_options;
+  TaxonomyOptions taxonomy_options;
   po::options_description options("options");
   options.add_options()
       ("help,h", "show this help")
@@ -117,6 +119,7 @@ int run_search(int argc, char** argv) {
        "17 or sam (SAM, nucleotide); 6, 7 and 10 take BLAST's column names, e.g. \"6 std qcovs btop\" (and cigar); "
        "json: JSON Lines")
       ("strand", po::value(&strand)->value_name("both|plus|minus"), "query strands searched (nucleotide; default both)");
+  taxonomy_options.add_to(options);
   compute_options.add_to(options, "search");
   options.add_options()
       ("gpus", po::value(&gpus)->value_name("LIST"), "GPUs to use, e.g. 0,1 (default: every usable GPU)")
@@ -173,6 +176,7 @@ int run_search(int argc, char** argv) {
   const auto started = std::chrono::steady_clock::now();
   const Database database = Database::open(database_path);
   const SequenceType stored = database.info().type;
+  taxonomy_options.apply(vm, database, search_options);
 
   // The program: given, or (automatic) the one the queries' letters and the database agree on, which
   // is checked once the queries are read (the reader guesses their alphabet from their first 256 KiB
@@ -218,6 +222,11 @@ int run_search(int argc, char** argv) {
   context.command_line = command_line_text(argc, argv);
   context.scoring = &scoring;
   context.max_evalue = evalue;
+  context.taxonomy = taxonomy_options.taxonomy();
+  context.searched_residues = taxonomy_options.searched().residues;
+  context.searched_subjects = taxonomy_options.searched().subjects;
+  context.query_genetic_code = query_gencode;
+  context.database_genetic_code = db_gencode;
 #ifdef WARPSEARCH_HAVE_MPI
   // Under mpirun / srun this process is one rank of a distributed search (cluster/distributed.hpp).
   if (distributed::launched_by_mpi()) {
