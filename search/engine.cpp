@@ -21,6 +21,7 @@
 #include "db/interrupt.hpp"
 #include "kernels/cpu/alignment.hpp"
 #include "kernels/cpu/long_subject.hpp"
+#include "search/composition.hpp"
 #include "search/hsps.hpp"
 #include "search/parallel.hpp"
 #include "search/scan_backend.hpp"
@@ -76,6 +77,8 @@ struct SearchEngine::Impl {
   // decay divisor, 1 - 0.1 for one gapped HSP (BLAST_GapDecayDivisor); hits are not linked here, so
   // each hit's E-value is that of an HSP standing alone.
   double evalue_divisor = 1.0;
+  // Composition-based statistics (blastp only): the kept hits are realigned with each pair's matrix.
+  std::optional<CompositionAdjustment> composition;
   std::unique_ptr<ScanBackend> backend;
   unsigned threads;
 
@@ -104,6 +107,9 @@ struct SearchEngine::Impl {
       statistics.emplace(scoring, translates_subjects(program) ? database.info().residues / 3 : database.info().residues,
                          database.info().subjects);
     if (translates_query(program) || translates_subjects(program)) evalue_divisor = 1.0 - 0.1;
+    if (options.composition_based_stats != 0 && program == Program::blastp && statistics &&
+        CompositionAdjustment::supports(scoring))
+      composition.emplace(scoring, composition_mode(options.composition_based_stats));
     threads = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
     if (backend) return;
 #ifdef WARPSEARCH_HAVE_CUDA
@@ -380,6 +386,12 @@ struct SearchEngine::Impl {
       hit.gaps = alignment.gaps;
       hit.subject_aligned_codes = subject.substr(alignment.subject_begin, alignment.subject_end - alignment.subject_begin);
     });
+    if (composition)
+      parallel_for(round.size(), threads, [&](std::size_t j, unsigned) {
+        const std::string& query_codes = prepared[round[j].prepared].codes;
+        composition->rescore(query_codes, composition_of(query_codes), searched_subject(j), *round[j].hits,
+                             *statistics, evalue_divisor);
+      });
   }
 
   // One query batch's kept candidates: per query (relative to the batch), its candidates over its
@@ -632,6 +644,7 @@ struct SearchEngine::Impl {
                                   return h.score < options.min_score || (statistics && h.evalue > options.max_evalue);
                                 }),
                  hits.end());
+      if (composition) order_by_evalue(hits);
     }
     progress.align_seconds += seconds_since(align_started);
     progress.hits_seconds += worker_times.seconds;

@@ -82,7 +82,7 @@ std::vector<int> parse_gpu_list(const std::string& text) {
 int run_search(int argc, char** argv) {
   std::string query_path, database_path, output_path = "-", outfmt = "6", strand = "both", gpus, gpu_memory;
   std::string program_text;
-  Number<int> min_score = 1, query_gencode = 1, db_gencode = 1;
+  Number<int> min_score = 1, query_gencode = 1, db_gencode = 1, comp_based_stats = 0;
   Number<std::size_t> max_target_seqs = 500, max_hsps = 0, query_batch = SearchOptions{}.query_batch;
   Number<double> evalue = 10.0;
   ScoringOptions scoring_options;
@@ -112,6 +112,9 @@ int run_search(int argc, char** argv) {
       ("evalue", po::value(&evalue)->value_name("E"), "report hits with an E-value up to E (default 10)")
       ("min-score", po::value(&min_score)->value_name("S"), "report hits with a raw score of at least S (default 1)")
       ("raw-scores", "no E-values or bit scores (for scoring without published statistics)")
+      ("comp-based-stats", po::value(&comp_based_stats)->value_name("0|1|2|3"),
+       "blastp's composition-based statistics for the reported hits: 0 none (default), 1 scaled lambda, 2 "
+       "conditional matrix adjustment (blastp's default), 3 unconditional; protein searches with BLOSUM62")
       ("outfmt", po::value(&outfmt)->value_name("FMT"),
        "BLAST+'s 0 (pairwise), 5 (XML), 6 (tabular, default), 7 (tabular with comments), 10 (CSV), 15 (JSON), "
        "17 or sam (SAM, nucleotide); 6, 7 and 10 take BLAST's column names, e.g. \"6 std qcovs btop\" (and cigar); "
@@ -145,6 +148,9 @@ int run_search(int argc, char** argv) {
   search_options.max_evalue = evalue;
   search_options.min_score = min_score;
   search_options.raw_scores_only = vm.count("raw-scores") > 0;
+  if (comp_based_stats < 0 || comp_based_stats > 3)
+    throw UsageError{"--comp-based-stats takes 0, 1, 2 or 3, not " + std::to_string(comp_based_stats.value)};
+  search_options.composition_based_stats = comp_based_stats;
   search_options.threads = compute_options.threads();
   if (query_batch == 0 || query_batch > (std::size_t{1} << 24))
     throw UsageError{"--query-batch takes a number of queries from 1 to 16777216"};
