@@ -104,6 +104,9 @@ class CompositionAdjustment {
   // Mode 1's ratio of the pair's ungapped lambda to the standard one, clamped to [0.5, 1].
   double lambda_ratio(const Composition& query, const Composition& subject) const;
 
+  // Candidates are kept by the exact scan up to this many times the E-value cut-off, since the adjusted
+  // E-value may be smaller (the adjusted matrix rewards the pair's compositional similarity).
+  static constexpr double kAdmissionFactor = 10;
   static constexpr std::uint64_t kMaxRealignedCells = std::uint64_t{1} << 27;
   static constexpr std::uint32_t kHspMargin = 32;
 

@@ -79,6 +79,9 @@ struct SearchEngine::Impl {
   double evalue_divisor = 1.0;
   // Composition-based statistics (blastp only): the kept hits are realigned with each pair's matrix.
   std::optional<CompositionAdjustment> composition;
+  // The E-value a candidate or HSP needs before composition-based statistics: options.max_evalue, times
+  // CompositionAdjustment::kAdmissionFactor when the adjustment may still bring it under the cut-off.
+  double admission_evalue;
   std::unique_ptr<ScanBackend> backend;
   unsigned threads;
 
@@ -110,6 +113,7 @@ struct SearchEngine::Impl {
     if (options.composition_based_stats != 0 && program == Program::blastp && statistics &&
         CompositionAdjustment::supports(scoring))
       composition.emplace(scoring, composition_mode(options.composition_based_stats));
+    admission_evalue = options.max_evalue * (composition ? CompositionAdjustment::kAdmissionFactor : 1.0);
     threads = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
     if (backend) return;
 #ifdef WARPSEARCH_HAVE_CUDA
@@ -136,10 +140,10 @@ struct SearchEngine::Impl {
     for (double n = 1; n < 2.0 * longest + 2; n *= 1.03) {
       const auto subject_length = static_cast<std::uint32_t>(n);
       int low = 1, high = 1;  // the smallest score with an E-value in range, by doubling then bisection
-      while (statistics->evalue(high, m, subject_length) > options.max_evalue && high < (1 << 28)) high *= 2;
+      while (statistics->evalue(high, m, subject_length) > admission_evalue && high < (1 << 28)) high *= 2;
       while (low < high) {
         const int middle = low + (high - low) / 2;
-        if (statistics->evalue(middle, m, subject_length) <= options.max_evalue) high = middle;
+        if (statistics->evalue(middle, m, subject_length) <= admission_evalue) high = middle;
         else low = middle + 1;
       }
       admission = std::min(admission, low);
@@ -221,11 +225,11 @@ struct SearchEngine::Impl {
     const std::int64_t lowest = std::max(options.min_score, 1);
     if (!statistics) return lowest;
     std::int64_t low = lowest, high = lowest;
-    while (evalue(static_cast<int>(high), query_length, subject_length) > options.max_evalue && high < (1 << 28))
+    while (evalue(static_cast<int>(high), query_length, subject_length) > admission_evalue && high < (1 << 28))
       high *= 2;
     while (low < high) {
       const std::int64_t middle = low + (high - low) / 2;
-      if (evalue(static_cast<int>(middle), query_length, subject_length) <= options.max_evalue) high = middle;
+      if (evalue(static_cast<int>(middle), query_length, subject_length) <= admission_evalue) high = middle;
       else low = middle + 1;
     }
     return high;
@@ -590,7 +594,7 @@ struct SearchEngine::Impl {
             // BLAST's length of a translated subject, whatever the frame: a third of its bases.
             const double e =
                 evalue(score, prepared[p].codes.size(), translated ? stored_lengths[index] / 3 : lengths[s]);
-            if (statistics && e > options.max_evalue) return;
+            if (statistics && e > admission_evalue) return;
             const std::int8_t subject_frame = translated ? translated->frame[s] : std::int8_t{0};
             tops[p].offer({score, e, original[s], prepared[p].strand, static_cast<std::uint32_t>(c), part.first + index,
                            static_cast<std::int8_t>(prepared[p].frame), subject_frame});
