@@ -96,3 +96,35 @@ TEST_CASE("composition blast: -seg masks the query as blastp does", "[blast][com
   REQUIRE(w.exit_code == 0);
   check_against_blastp(dir, base + " -use_sw_tback", ours, 0.95, 80);
 }
+
+TEST_CASE("composition cli: the options' values", "[composition][cli]") {
+  TempDir dir;
+  const std::string db = dir.file("sample");
+  REQUIRE(run_warpsearch("makedb --quiet " + quoted(source_path("data/uniprot_sample.fa")) + " " + quoted(db)).exit_code ==
+          0);
+  const std::string query = " -query " + quoted(source_path("data/queries.fa")) + " -db " + quoted(db) +
+                            " -outfmt '6 qseqid sseqid score evalue' -max_target_seqs 5";
+  const auto two = run_warpsearch("blastp" + query + " -comp_based_stats 2");
+  REQUIRE(two.exit_code == 0);
+  CHECK(two.err.empty());
+  // blastp's letters: T and D mean 2, F means 0; the default is 2.
+  CHECK(run_warpsearch("blastp" + query + " -comp_based_stats T").out == two.out);
+  CHECK(run_warpsearch("blastp" + query + " -comp_based_stats D").out == two.out);
+  CHECK(run_warpsearch("blastp" + query).out == two.out);
+  const auto off = run_warpsearch("blastp" + query + " -comp_based_stats F");
+  CHECK(off.out == run_warpsearch("blastp" + query + " -comp_based_stats 0").out);
+  CHECK(off.out != two.out);
+  // search's default is 0.
+  CHECK(run_warpsearch("search -q " + quoted(source_path("data/queries.fa")) + " -d " + quoted(db) +
+                       " --outfmt '6 qseqid sseqid score evalue' --max-target-seqs 5 --quiet")
+            .out == off.out);
+  for (const std::string& bad : {"blastp" + query + " -comp_based_stats 4", "blastp" + query + " -seg '10 1.8'",
+                                "search -q x.fa -d " + quoted(db) + " --comp-based-stats 5"}) {
+    INFO(bad);
+    CHECK(run_warpsearch(bad).exit_code == 2);
+  }
+  // Soft masking (blastp -soft_masking true) only removes seeds: -seg is then noted and not applied.
+  const auto soft = run_warpsearch("blastp" + query + " -seg yes -soft_masking true");
+  CHECK(soft.out == two.out);
+  CHECK(soft.err.find("not applied") != std::string::npos);
+}

@@ -6,7 +6,8 @@
 // change an exact search: they are accepted with a one-line note on stderr. Options whose meaning
 // warpsearch does not implement (remote search, restricting the database, ...) are refused with a usage error rather than silently ignored.
 // blastp's composition-based statistics (-comp_based_stats, default 2) and -seg are applied
-// (search/composition.hpp, profile/seg.hpp); blastn's -dust is noted and not applied. blastx, tblastn and tblastx name translated
+// (search/composition.hpp, profile/seg.hpp); blastn's -dust, soft masking by default, only removes
+// seeds and is not applied (docs/composition_statistics.md). blastx, tblastn and tblastx name translated
 // searches, which this build does not run: they are refused with a message that says so.
 #include <unistd.h>
 
@@ -78,8 +79,10 @@ constexpr BlastOption kOptions[] = {
     {"ungapped", Action::refused, "ungapped alignment is not an exact Smith-Waterman search"},
     // Masking and composition: exact search scores the sequences as they are.
     {"seg", Action::option, "--seg"},
-    {"dust", Action::ignored, kNoMasking},
-    {"soft_masking", Action::ignored, kNoMasking},
+    {"dust", Action::ignored,
+     "DUST is not applied: with blastn's default soft masking it only removes seeds, which an exact search has "
+     "none of (with -soft_masking false blastn also scores dusted bases as N)"},
+    {"soft_masking", Action::ignored, "soft masking only removes seeds, which an exact search has none of"},
     {"lcase_masking", Action::ignored_flag, kNoMasking},
     {"db_soft_mask", Action::ignored, kNoMasking},
     {"db_hard_mask", Action::ignored, kNoMasking},
@@ -188,6 +191,7 @@ int run_blast(int argc, char** argv) {
                              "blastp and blastn are");
   std::vector<std::string> args = {"search"};
   bool quiet = true;
+  bool soft_masking = program == "blastn";  // blastn's default; blastp masks hard
   std::string database_path, subject_path;
   for (int i = 1; i < argc; ++i) {
     std::string word = argv[i];
@@ -238,7 +242,10 @@ int run_blast(int argc, char** argv) {
       case Action::ignored: {
         const std::string given = value();
         // Values that ask for what an exact search does anyway need no note.
-        const bool matches = (name == "dust" && given == "no") || (name == "soft_masking" && given == "false") ||
+        if (name == "soft_masking") soft_masking = given == "true" || given == "T" || given == "t" || given == "1";
+        // blastn's defaults (DUST as soft masking) and masking off change nothing an exact search reports.
+        const bool matches = (name == "dust" && (given == "no" || (given == "yes" && program == "blastn"))) ||
+                             (name == "soft_masking" && given == (program == "blastn" ? "true" : "false")) ||
                              (name == "task" && given == program);
         if (!matches)
           std::fprintf(stderr, "warpsearch %s: note: -%s %s: %s\n", program.c_str(), name.c_str(), given.c_str(),
@@ -279,6 +286,13 @@ int run_blast(int argc, char** argv) {
       throw UsageError{"-db " + database_path + " is a nucleotide database: use 'warpsearch blastn'"};
     if (program == "blastn" && type != SequenceType::nucleotide)
       throw UsageError{"-db " + database_path + " is a protein database: use 'warpsearch blastp'"};
+  }
+  // SEG as soft masking only removes seeds: nothing for an exact search to mask.
+  const auto seg = std::find(args.begin(), args.end(), "--seg");
+  if (soft_masking && seg != args.end()) {
+    std::fprintf(stderr, "warpsearch %s: note: -seg with -soft_masking true only removes seeds: not applied\n",
+                 program.c_str());
+    args.erase(seg, seg + 2);
   }
   // blastp's default composition-based statistics: conditional matrix adjustment (mode 2).
   if (program == "blastp" && std::find(args.begin(), args.end(), "--comp-based-stats") == args.end())
