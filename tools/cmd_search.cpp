@@ -226,8 +226,11 @@ int run_search(int argc, char** argv) {
   ScoringScheme scoring = scoring_options.scheme(
       nucleotide, vm,
       translates_subjects(program) ? std::string("searches; ") + program_name(program) + " scores proteins" : "databases");
-  if (comp_based_stats != 0 && !quiet && scoring.matrix().type() == SequenceType::protein &&
-      !CompositionAdjustment::supports(scoring))
+  if (comp_based_stats != 0 && !quiet && (translates_query(program) || translates_subjects(program)))
+    std::fprintf(stderr, "warpsearch search: note: composition-based statistics are implemented for blastp only: "
+                         "not applied to %s\n", program_name(program));
+  else if (comp_based_stats != 0 && !quiet && scoring.matrix().type() == SequenceType::protein &&
+           !CompositionAdjustment::supports(scoring))
     std::fprintf(stderr, "warpsearch search: note: composition-based statistics are implemented for BLOSUM62 only: "
                          "not applied to %s\n", scoring.matrix().name().c_str());
   search_options.program = program;
