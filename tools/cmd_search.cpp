@@ -248,6 +248,9 @@ int run_search(int argc, char** argv) {
   // Under mpirun / srun this process is one rank of a distributed search (search/distributed.hpp).
   if (distributed::launched_by_mpi()) {
     if (seg) throw UsageError{"--seg is not supported in cluster mode"};
+    // The ranks' hits are merged in score order from unadjusted candidates: composition-based statistics
+    // are not applied in cluster mode (docs/composition_statistics.md).
+    search_options.composition_based_stats = 0;
     if (translates_query(program) || translates_subjects(program))
       throw UsageError{std::string("cluster mode runs blastp and blastn; run ") + program_name(program) +
                        " without mpirun"};
