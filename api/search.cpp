@@ -32,6 +32,9 @@ engine::SearchOptions to_engine(const SearchOptions& options) {
   out.max_evalue = options.evalue;
   out.min_score = options.min_score;
   out.raw_scores_only = options.raw_scores;
+  if (options.comp_based_stats < 0 || options.comp_based_stats > 3)
+    throw std::invalid_argument("comp_based_stats takes 0, 1, 2 or 3, not " + std::to_string(options.comp_based_stats));
+  out.composition_based_stats = options.comp_based_stats;
   out.strand = options.strand == Strand::plus    ? engine::Strand::plus
                : options.strand == Strand::minus ? engine::Strand::minus
                                                  : engine::Strand::both;

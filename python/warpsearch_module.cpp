@@ -155,7 +155,8 @@ std::set<std::string> with_scoring(std::set<std::string> names) {
 }
 
 const std::set<std::string> kSearchOptions =
-    with_scoring({"evalue", "max_target_seqs", "max_hsps", "min_score", "raw_scores", "strand", "device", "threads", "gpus",
+    with_scoring({"evalue", "max_target_seqs", "max_hsps", "min_score", "raw_scores", "comp_based_stats", "strand",
+                  "device", "threads", "gpus",
                   "query_batch", "gpu_memory", "skip_invalid", "aligned", "output"});
 
 warpsearch::SearchOptions search_options_of(const Options& options) {
@@ -166,6 +167,7 @@ warpsearch::SearchOptions search_options_of(const Options& options) {
   out.max_hsps = options.get<std::size_t>("max_hsps").value_or(out.max_hsps);
   out.min_score = options.get<int>("min_score").value_or(out.min_score);
   out.raw_scores = options.get<bool>("raw_scores").value_or(false);
+  out.comp_based_stats = options.get<int>("comp_based_stats").value_or(0);
   const auto strand = options.get<std::string>("strand").value_or("both");
   if (strand == "both") out.strand = warpsearch::Strand::both;
   else if (strand == "plus") out.strand = warpsearch::Strand::plus;
@@ -546,8 +548,9 @@ PYBIND11_MODULE(warpsearch, m) {
           },
           py::arg("queries"),
           "search(queries, matrix=None, gapopen=None, gapextend=None, match=None, mismatch=None, evalue=10,\n"
-          "       max_target_seqs=500, max_hsps=0, min_score=1, raw_scores=False, strand='both', device='auto', threads=0,\n"
-          "       gpus=None, query_batch=4096, gpu_memory=0, skip_invalid=False, aligned=False, output='dicts')\n\n"
+          "       max_target_seqs=500, max_hsps=0, min_score=1, raw_scores=False, comp_based_stats=0, strand='both',\n"
+          "       device='auto', threads=0, gpus=None, query_batch=4096, gpu_memory=0, skip_invalid=False,\n"
+          "       aligned=False, output='dicts')\n\n"
           "Searches the queries (letters, a list, a dict, records, or a FASTA path) against the database. Returns\n"
           "one dict per hit keyed by BLAST's column names (qseqid sseqid pident length mismatch gapopen qstart qend\n"
           "sstart send evalue bitscore score qlen slen cigar qcovhsp stitle sstrand nident gaps, and qseq sseq with\n"

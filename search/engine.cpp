@@ -21,6 +21,7 @@
 #include "base/interrupt.hpp"
 #include "kernels/cpu/alignment.hpp"
 #include "kernels/cpu/long_subject.hpp"
+#include "search/composition.hpp"
 #include "search/hsps.hpp"
 #include "base/parallel.hpp"
 #include "search/scan_backend.hpp"
@@ -77,6 +78,11 @@ struct SearchEngine::Impl {
   // decay divisor, 1 - 0.1 for one gapped HSP (BLAST_GapDecayDivisor); hits are not linked here, so
   // each hit's E-value is that of an HSP standing alone.
   double evalue_divisor = 1.0;
+  // Composition-based statistics (blastp only): the kept hits are realigned with each pair's matrix.
+  std::optional<CompositionAdjustment> composition;
+  // The E-value a candidate or HSP needs before composition-based statistics: options.max_evalue, times
+  // CompositionAdjustment::kAdmissionFactor when the adjustment may still bring it under the cut-off.
+  double admission_evalue;
   std::unique_ptr<ScanBackend> backend;
   unsigned threads;
 
@@ -109,6 +115,10 @@ struct SearchEngine::Impl {
     if (!options.raw_scores_only)
       statistics.emplace(scoring, translates_subjects(program) ? residues / 3 : residues, subjects);
     if (translates_query(program) || translates_subjects(program)) evalue_divisor = 1.0 - 0.1;
+    if (options.composition_based_stats != 0 && program == Program::blastp && statistics &&
+        CompositionAdjustment::supports(scoring))
+      composition.emplace(scoring, composition_mode(options.composition_based_stats));
+    admission_evalue = options.max_evalue * (composition ? CompositionAdjustment::kAdmissionFactor : 1.0);
     threads = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
     if (backend) return;
 #ifdef WARPSEARCH_HAVE_CUDA
@@ -135,10 +145,10 @@ struct SearchEngine::Impl {
     for (double n = 1; n < 2.0 * longest + 2; n *= 1.03) {
       const auto subject_length = static_cast<std::uint32_t>(n);
       int low = 1, high = 1;  // the smallest score with an E-value in range, by doubling then bisection
-      while (statistics->evalue(high, m, subject_length) > options.max_evalue && high < (1 << 28)) high *= 2;
+      while (statistics->evalue(high, m, subject_length) > admission_evalue && high < (1 << 28)) high *= 2;
       while (low < high) {
         const int middle = low + (high - low) / 2;
-        if (statistics->evalue(middle, m, subject_length) <= options.max_evalue) high = middle;
+        if (statistics->evalue(middle, m, subject_length) <= admission_evalue) high = middle;
         else low = middle + 1;
       }
       admission = std::min(admission, low);
@@ -245,11 +255,11 @@ struct SearchEngine::Impl {
     const std::int64_t lowest = std::max(options.min_score, 1);
     if (!statistics) return lowest;
     std::int64_t low = lowest, high = lowest;
-    while (evalue(static_cast<int>(high), query_length, subject_length) > options.max_evalue && high < (1 << 28))
+    while (evalue(static_cast<int>(high), query_length, subject_length) > admission_evalue && high < (1 << 28))
       high *= 2;
     while (low < high) {
       const std::int64_t middle = low + (high - low) / 2;
-      if (evalue(static_cast<int>(middle), query_length, subject_length) <= options.max_evalue) high = middle;
+      if (evalue(static_cast<int>(middle), query_length, subject_length) <= admission_evalue) high = middle;
       else low = middle + 1;
     }
     return high;
@@ -425,6 +435,12 @@ struct SearchEngine::Impl {
       hit.gaps = alignment.gaps;
       hit.subject_aligned_codes = subject.substr(alignment.subject_begin, alignment.subject_end - alignment.subject_begin);
     });
+    if (composition)
+      parallel_for(round.size(), threads, [&](std::size_t j, unsigned) {
+        const std::string& query_codes = prepared[round[j].prepared].codes;
+        composition->rescore(query_codes, composition_of(query_codes), searched_subject(j), *round[j].hits,
+                             *statistics, evalue_divisor);
+      });
   }
 
   // One query batch's kept candidates: per query (relative to the batch), its candidates over its
@@ -627,7 +643,7 @@ struct SearchEngine::Impl {
             // BLAST's length of a translated subject, whatever the frame: a third of its bases.
             const double e =
                 evalue(score, prepared[p].codes.size(), translated ? stored_lengths[index] / 3 : lengths[s]);
-            if (statistics && e > options.max_evalue) return;
+            if (statistics && e > admission_evalue) return;
             const std::int8_t subject_frame = translated ? translated->frame[s] : std::int8_t{0};
             const std::uint64_t in_part = scanned.positions.empty() ? index : scanned.positions[index];
             tops[p].offer({score, e, original[s], prepared[p].strand, static_cast<std::uint32_t>(c), part.first + in_part,
@@ -682,6 +698,7 @@ struct SearchEngine::Impl {
                                   return h.score < options.min_score || (statistics && h.evalue > options.max_evalue);
                                 }),
                  hits.end());
+      if (composition) order_by_evalue(hits);
     }
     progress.align_seconds += seconds_since(align_started);
     progress.hits_seconds += worker_times.seconds;

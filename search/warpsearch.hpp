@@ -116,6 +116,10 @@ struct SearchOptions {
   Program program = Program::automatic;
   int query_genetic_code = 1;
   int database_genetic_code = 1;
+  // Composition-based statistics of blastp (search/composition.hpp): 0 off, 1 scaled lambda, 2
+  // conditional matrix adjustment (blastp's default), 3 unconditional. Applied to the reported hits of
+  // protein-protein searches with BLOSUM62 and E-values, ignored otherwise; the scan is unchanged.
+  int composition_based_stats = 0;
 };
 
 struct Query {

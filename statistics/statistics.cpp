@@ -437,6 +437,13 @@ double EvalueCalculator::evalue(int score, std::uint32_t query_length) const {
 
 double EvalueCalculator::evalue(int score, std::uint32_t query_length, std::uint32_t subject_length) const {
   if (!has_finite_size_) return evalue(score, query_length);
+  return evalue_of_real_score(score, query_length, subject_length);
+}
+
+double EvalueCalculator::evalue_of_real_score(double score, std::uint32_t query_length,
+                                              std::uint32_t subject_length) const {
+  if (!has_finite_size_)
+    return parameters_.K * search_space(query_length) * std::exp(-parameters_.lambda * score);
   // Spouge's finite-size correction (Park et al. 2012). For a score y, the expected number of
   // alignments scoring y or more between sequences of lengths m and n is
   //     K exp(-lambda y) * [ p(m) p(n) + c(y) Phi(F_m) Phi(F_n) ]

@@ -123,6 +123,9 @@ class EvalueCalculator {
   // scaled to the database (multiplied by database residues / subject length). Without published
   // finite-size parameters (nucleotide scoring) this is evalue(score, query_length).
   double evalue(int score, std::uint32_t query_length, std::uint32_t subject_length) const;
+  // The same for a real-valued score (composition-based statistics align at 32 times the matrix's
+  // precision and evaluate the score / 32 before it is rounded, as blastp does).
+  double evalue_of_real_score(double score, std::uint32_t query_length, std::uint32_t subject_length) const;
   // (lambda * S - ln K) / ln 2, from the raw score (no rounding down, as in blastn).
   double bitscore(int score) const;
 

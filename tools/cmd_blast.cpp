@@ -4,7 +4,10 @@
 // the options keep BLAST's single-dash names and defaults and are translated into a `warpsearch search`
 // command line. Options that change what BLAST's heuristics look at (word size, X-drop, ...) cannot
 // change an exact search: they are accepted with a one-line note on stderr. Options whose meaning
-// warpsearch does not implement (remote search, restricting the database, ...) are refused with a usage error rather than silently ignored. blastx, tblastn and tblastx name translated
+// warpsearch does not implement (remote search, restricting the database, ...) are refused with a usage error rather than silently ignored.
+// blastp's composition-based statistics (-comp_based_stats, default 2) and -seg are applied
+// (search/composition.hpp, profile/seg.hpp); blastn's -dust, soft masking by default, only removes
+// seeds and is not applied (docs/composition_statistics.md). blastx, tblastn and tblastx name translated
 // searches, which this build does not run: they are refused with a message that says so.
 #include <unistd.h>
 
@@ -80,14 +83,15 @@ constexpr BlastOption kOptions[] = {
     {"use_sw_tback", Action::exact_flag, nullptr},
     {"ungapped", Action::refused, "ungapped alignment is not an exact Smith-Waterman search"},
     // Masking and composition: exact search scores the sequences as they are.
-    {"seg", Action::ignored, kNoMasking},
-    {"dust", Action::ignored, kNoMasking},
-    {"soft_masking", Action::ignored, kNoMasking},
+    {"seg", Action::option, "--seg"},
+    {"dust", Action::ignored,
+     "DUST is not applied: with blastn's default soft masking it only removes seeds, which an exact search has "
+     "none of (with -soft_masking false blastn also scores dusted bases as N)"},
+    {"soft_masking", Action::ignored, "soft masking only removes seeds, which an exact search has none of"},
     {"lcase_masking", Action::ignored_flag, kNoMasking},
     {"db_soft_mask", Action::ignored, kNoMasking},
     {"db_hard_mask", Action::ignored, kNoMasking},
-    {"comp_based_stats", Action::ignored,
-     "composition-based statistics are not applied: scores and E-values are those of -comp_based_stats 0"},
+    {"comp_based_stats", Action::option, "--comp-based-stats"},
     {"task", Action::ignored, "the task picks BLAST's heuristics and, for blastn, its scoring defaults"},
     // Reporting options of BLAST that do not apply to warpsearch's reports.
     {"num_descriptions", Action::ignored, "the pairwise report lists -max_target_seqs subjects"},
@@ -142,6 +146,14 @@ class TemporaryDirectory {
   std::string path_;
 };
 
+// -comp_based_stats's values: 0 or F/f (none), 1, 2 or T/t or D/d (blastp's default), 3.
+std::string composition_mode_number(const std::string& given) {
+  if (given == "0" || given == "F" || given == "f") return "0";
+  if (given == "1" || given == "3") return given;
+  if (given == "2" || given == "T" || given == "t" || given == "D" || given == "d") return "2";
+  throw UsageError{"-comp_based_stats takes 0 (or F), 1, 2 (or T, D) or 3, not '" + given + "'"};
+}
+
 const BlastOption* find_option(const std::string& name) {
   for (const BlastOption& option : kOptions)
     if (name == option.name) return &option;
@@ -182,6 +194,7 @@ int run_blast(int argc, char** argv) {
                              "blastp and blastn are");
   std::vector<std::string> args = {"search"};
   bool quiet = true;
+  bool soft_masking = program == "blastn";  // blastn's default; blastp masks hard
   std::string database_path, subject_path;
   for (int i = 1; i < argc; ++i) {
     std::string word = argv[i];
@@ -214,8 +227,10 @@ int run_blast(int argc, char** argv) {
     if (option == nullptr) throw UsageError{"unknown option -" + name + " (see 'warpsearch " + program + " -help')"};
     switch (option->action) {
       case Action::option: {
-        const std::string given = value();
+        std::string given = value();
         if (name == "db") database_path = given;
+        if (name == "comp_based_stats") given = composition_mode_number(given);
+        if (name == "seg" && program != "blastp") throw UsageError{"-seg is a blastp option (blastn has -dust)"};
         args.push_back(option->target);
         args.push_back(given);
         break;
@@ -230,9 +245,10 @@ int run_blast(int argc, char** argv) {
       case Action::ignored: {
         const std::string given = value();
         // Values that ask for what an exact search does anyway need no note.
-        const bool matches = ((name == "seg" || name == "dust") && given == "no") ||
-                             (name == "comp_based_stats" && (given == "0" || given == "F" || given == "f")) ||
-                             (name == "soft_masking" && given == "false") ||
+        if (name == "soft_masking") soft_masking = given == "true" || given == "T" || given == "t" || given == "1";
+        // blastn's defaults (DUST as soft masking) and masking off change nothing an exact search reports.
+        const bool matches = (name == "dust" && (given == "no" || (given == "yes" && program == "blastn"))) ||
+                             (name == "soft_masking" && given == (program == "blastn" ? "true" : "false")) ||
                              (name == "task" && given == program);
         if (!matches)
           std::fprintf(stderr, "warpsearch %s: note: -%s %s: %s\n", program.c_str(), name.c_str(), given.c_str(),
@@ -274,6 +290,16 @@ int run_blast(int argc, char** argv) {
     if (program == "blastn" && type != SequenceType::nucleotide)
       throw UsageError{"-db " + database_path + " is a protein database: use 'warpsearch blastp'"};
   }
+  // SEG as soft masking only removes seeds: nothing for an exact search to mask.
+  const auto seg = std::find(args.begin(), args.end(), "--seg");
+  if (soft_masking && seg != args.end()) {
+    std::fprintf(stderr, "warpsearch %s: note: -seg with -soft_masking true only removes seeds: not applied\n",
+                 program.c_str());
+    args.erase(seg, seg + 2);
+  }
+  // blastp's default composition-based statistics: conditional matrix adjustment (mode 2).
+  if (program == "blastp" && std::find(args.begin(), args.end(), "--comp-based-stats") == args.end())
+    args.insert(args.end(), {"--comp-based-stats", "2"});
   // BLAST's default report is the pairwise one.
   if (std::find(args.begin(), args.end(), "--outfmt") == args.end()) args.insert(args.end(), {"--outfmt", "0"});
   if (quiet) args.push_back("--quiet");

@@ -14,6 +14,8 @@
 #include "base/interrupt.hpp"
 #include "base/text.hpp"
 #include "output/output.hpp"
+#include "profile/seg.hpp"
+#include "search/composition.hpp"
 #include "search/warpsearch.hpp"
 #ifdef WARPSEARCH_HAVE_MPI
 #include "cluster/distributed.hpp"
@@ -82,8 +84,8 @@ std::vector<int> parse_gpu_list(const std::string& text) {
 
 int run_search(int argc, char** argv) {
   std::string query_path, database_path, output_path = "-", outfmt = "6", strand = "both", gpus, gpu_memory;
-  std::string program_text;
-  Number<int> min_score = 1, query_gencode = 1, db_gencode = 1;
+  std::string program_text, seg_text = "no";
+  Number<int> min_score = 1, query_gencode = 1, db_gencode = 1, comp_based_stats = 0;
   Number<std::size_t> max_target_seqs = 500, max_hsps = 0, query_batch = SearchOptions{}.query_batch;
   Number<double> evalue = 10.0;
   ScoringOptions scoring_options;
@@ -114,6 +116,12 @@ int run_search(int argc, char** argv) {
       ("evalue", po::value(&evalue)->value_name("E"), "report hits with an E-value up to E (default 10)")
       ("min-score", po::value(&min_score)->value_name("S"), "report hits with a raw score of at least S (default 1)")
       ("raw-scores", "no E-values or bit scores (for scoring without published statistics)")
+      ("comp-based-stats", po::value(&comp_based_stats)->value_name("0|1|2|3"),
+       "blastp's composition-based statistics for the reported hits: 0 none (default), 1 scaled lambda, 2 "
+       "conditional matrix adjustment (blastp's default), 3 unconditional; protein searches with BLOSUM62")
+      ("seg", po::value(&seg_text)->value_name("yes|no|'W K1 K2'"),
+       "mask low-complexity regions of protein queries with SEG (scored as X): yes (12 2.2 2.5), no (default), "
+       "or window and cut-offs")
       ("outfmt", po::value(&outfmt)->value_name("FMT"),
        "BLAST+'s 0 (pairwise), 5 (XML), 6 (tabular, default), 7 (tabular with comments), 10 (CSV), 15 (JSON), "
        "17 or sam (SAM, nucleotide); 6, 7 and 10 take BLAST's column names, e.g. \"6 std qcovs btop\" (and cigar); "
@@ -148,6 +156,17 @@ int run_search(int argc, char** argv) {
   search_options.max_evalue = evalue;
   search_options.min_score = min_score;
   search_options.raw_scores_only = vm.count("raw-scores") > 0;
+  if (comp_based_stats < 0 || comp_based_stats > 3)
+    throw UsageError{"--comp-based-stats takes 0, 1, 2 or 3, not " + std::to_string(comp_based_stats.value)};
+  search_options.composition_based_stats = comp_based_stats;
+  std::optional<SegParameters> seg;
+  if (seg_text != "no") {
+    try {
+      seg = SegParameters::parse(seg_text);
+    } catch (const std::invalid_argument& e) {
+      throw UsageError{std::string("--seg: ") + e.what()};
+    }
+  }
   search_options.threads = compute_options.threads();
   if (query_batch == 0 || query_batch > (std::size_t{1} << 24))
     throw UsageError{"--query-batch takes a number of queries from 1 to 16777216"};
@@ -211,6 +230,13 @@ int run_search(int argc, char** argv) {
   ScoringScheme scoring = scoring_options.scheme(
       nucleotide, vm,
       translates_subjects(program) ? std::string("searches; ") + program_name(program) + " scores proteins" : "databases");
+  if (comp_based_stats != 0 && !quiet && (translates_query(program) || translates_subjects(program)))
+    std::fprintf(stderr, "warpsearch search: note: composition-based statistics are implemented for blastp only: "
+                         "not applied to %s\n", program_name(program));
+  else if (comp_based_stats != 0 && !quiet && scoring.matrix().type() == SequenceType::protein &&
+           !CompositionAdjustment::supports(scoring))
+    std::fprintf(stderr, "warpsearch search: note: composition-based statistics are implemented for BLOSUM62 only: "
+                         "not applied to %s\n", scoring.matrix().name().c_str());
   search_options.program = program;
   search_options.query_genetic_code = query_gencode;
   search_options.database_genetic_code = db_gencode;
@@ -230,6 +256,10 @@ int run_search(int argc, char** argv) {
 #ifdef WARPSEARCH_HAVE_MPI
   // Under mpirun / srun this process is one rank of a distributed search (cluster/distributed.hpp).
   if (distributed::launched_by_mpi()) {
+    if (seg) throw UsageError{"--seg is not supported in cluster mode"};
+    // The ranks' hits are merged in score order from unadjusted candidates: composition-based statistics
+    // are not applied in cluster mode (docs/composition_statistics.md).
+    search_options.composition_based_stats = 0;
     if (translates_query(program) || translates_subjects(program))
       throw UsageError{std::string("cluster mode runs blastp and blastn; run ") + program_name(program) +
                        " without mpirun"};
@@ -255,6 +285,8 @@ int run_search(int argc, char** argv) {
       throw UsageError{query_path + ": " + e.what()};
     }
   }
+  if (seg && reader->type() == SequenceType::protein)
+    for (Query& query : queries) query.codes = seg_masked(query.codes, *seg);
   // Letters of a protein are mostly valid nucleotide codes only by chance; the reverse is a protein
   // search of DNA letters that the user asked for by name: said, not refused.
   if (!quiet && !program_text.empty() && guess_sequence_type(sample) != query_type(program, stored))

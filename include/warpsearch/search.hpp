@@ -33,6 +33,10 @@ struct SearchOptions {
   std::size_t max_hsps = 0;
   int min_score = 1;                  // hits with a smaller raw score are dropped
   bool raw_scores = false;            // no E-values or bit scores (NaN): for scoring without statistics
+  // blastp's composition-based statistics for the reported hits (protein, BLOSUM62): 0 none, 1 scaled
+  // lambda, 2 conditional matrix adjustment (blastp's default), 3 unconditional
+  // (docs/composition_statistics.md).
+  int comp_based_stats = 0;
   Strand strand = Strand::both;       // nucleotide databases: the query strands searched
   unsigned threads = 0;               // CPU threads; 0 = every core (at most 4096)
   Device device = Device::automatic;
