@@ -71,6 +71,18 @@ void check_clean_failure(const ws::test::CommandResult& result, std::initializer
   CHECK(result.out.empty());
 }
 
+// A usage error: exit status 2, a first line naming the option, then the pointer to --help.
+void check_usage_failure(const ws::test::CommandResult& result, const std::string& option,
+                         std::initializer_list<std::string> parts) {
+  INFO("stderr: " << result.err);
+  CHECK(result.exit_code == 2);
+  const std::string first_line = result.err.substr(0, result.err.find('\n'));
+  CHECK(contains(first_line, ": " + option));
+  for (const std::string& part : parts) CHECK(contains(first_line, part));
+  CHECK(contains(result.err, "--help"));
+  CHECK(result.out.empty());
+}
+
 // Random residue letters of the protein alphabet's 20 standard amino acids.
 std::string random_protein(std::mt19937_64& rng, std::size_t length) {
   static const char kLetters[] = "ACDEFGHIKLMNPQRSTVWY";
@@ -720,7 +732,7 @@ TEST_CASE("robustness: unknown matrices, malformed matrix files, scoring values 
   SECTION("unknown matrix names list the known ones") {
     for (const std::string name : {"BLOSUM99", "blosum", "PAM", "''"}) {
       const auto result = run_warpsearch(search + " --matrix " + name);
-      check_clean_failure(result,
+      check_usage_failure(result, "--matrix",
                           {"unknown matrix", "BLOSUM45, BLOSUM50, BLOSUM62, BLOSUM80, BLOSUM90, PAM30, PAM70, PAM250",
                            "or the path of an NCBI matrix file"});
     }
@@ -761,7 +773,7 @@ TEST_CASE("robustness: unknown matrices, malformed matrix files, scoring values 
         {"--gapopen 126 --gapextend 2 --raw-scores", "--gapopen + --gapextend must be at most 127, not 128", 2},
         {"--gapopen 99999999999", "the argument ('99999999999') for option '--gapopen' is invalid", 2},
         {"--gapopen eleven", "for option '--gapopen' is invalid", 2},
-        {"--gapopen 9 --gapextend 3", "no E-values for BLOSUM62 with gap open 9, extend 3", 1},
+        {"--gapopen 9 --gapextend 3", "--gapopen, --gapextend: no E-values for BLOSUM62 with gap open 9, extend 3", 2},
         {"--evalue 0", "--evalue must be positive", 2},
         {"--evalue -1", "--evalue must be positive", 2},
         {"--max-target-seqs 0", "--max-target-seqs takes a number of hits from 1", 2},

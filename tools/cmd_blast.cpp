@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -17,6 +18,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "db/database.hpp"
@@ -170,6 +172,25 @@ std::string usage(const std::string& program) {
   return text;
 }
 
+// A message of `warpsearch search` about its options, with BLAST's names for them (--max-target-seqs
+// becomes -max_target_seqs): the user typed those.
+std::string with_blast_names(std::string message) {
+  for (const BlastOption& option : kOptions) {
+    if (option.action != Action::option || std::string_view(option.target).rfind("--", 0) != 0) continue;
+    const std::string target = option.target, name = std::string("-") + option.name;
+    for (std::size_t at = message.find(target); at != std::string::npos; at = message.find(target, at)) {
+      const std::size_t end = at + target.size();
+      if (end < message.size() && (std::isalnum(static_cast<unsigned char>(message[end])) || message[end] == '-')) {
+        at = end;
+        continue;
+      }
+      message.replace(at, target.size(), name);
+      at += name.size();
+    }
+  }
+  return message;
+}
+
 }  // namespace
 
 int run_blast(int argc, char** argv) {
@@ -277,7 +298,11 @@ int run_blast(int argc, char** argv) {
   std::vector<char*> pointers;
   for (auto& arg : args) pointers.push_back(arg.data());
   pointers.push_back(nullptr);
-  return run_search(static_cast<int>(args.size()), pointers.data());
+  try {
+    return run_search(static_cast<int>(args.size()), pointers.data());
+  } catch (const UsageError& e) {
+    throw UsageError{with_blast_names(e.what())};
+  }
 }
 
 }  // namespace warpsearch::tools

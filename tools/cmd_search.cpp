@@ -128,7 +128,6 @@ int run_search(int argc, char** argv) {
   if (vm.count("gpus")) search_options.gpus = parse_gpu_list(gpus);
   if (vm.count("gpu-memory")) search_options.gpu_memory_limit = parse_size("--gpu-memory", "bytes", gpu_memory);
   search_options.hit_memory = parse_size("--hit-memory", "bytes", hit_memory);
-  if (search_options.hit_memory == 0) throw UsageError{"--hit-memory takes a positive size, e.g. 512M or 4G"};
   if (evalue <= 0) throw UsageError{"--evalue must be positive"};
   if (min_score < 1) throw UsageError{"--min-score takes a raw score of at least 1, not " + std::to_string(min_score.value)};
   if (max_target_seqs == 0 || max_target_seqs > (std::size_t{1} << 30))
@@ -180,6 +179,7 @@ int run_search(int argc, char** argv) {
   ScoringScheme scoring = scoring_options.scheme(
       nucleotide, vm,
       translates_subjects(program) ? std::string("searches; ") + program_name(program) + " scores proteins" : "databases");
+  if (!search_options.raw_scores_only) scoring_options.require_statistics(scoring, vm);
   search_options.program = program;
   search_options.query_genetic_code = query_gencode;
   search_options.database_genetic_code = db_gencode;
