@@ -59,7 +59,8 @@ std::string duration_text(double seconds) {
 void ProgressLine::draw_locked(bool force) {
   const auto now = Clock::now();
   const double elapsed = std::chrono::duration<double>(now - start_).count();
-  if (!force && (elapsed < delay_seconds_ || std::chrono::duration<double>(now - last_).count() < 0.25)) return;
+  if (!force && (elapsed < delay_seconds_ || (drawn_ && std::chrono::duration<double>(now - last_).count() < 0.25)))
+    return;
   last_ = now;
   const SearchProgress& p = state_;
   const double total = static_cast<double>(std::max<std::size_t>(p.queries_total, 1));
