@@ -40,6 +40,10 @@ std::string reverse_complement(const std::string& codes, const Alphabet& alphabe
 
 // Subject residues read for one round of hit alignment (search_batch), at most (and one chunk's more).
 constexpr std::uint64_t kRoundResidues = std::uint64_t{1} << 27;
+// Queries aligned together after the scan, at most: their results are written before the next part
+// is aligned, so that output and progress move during a long alignment phase. Enough hits per part
+// (hundreds of queries, each with up to max_target_seqs subjects) to keep every thread busy.
+constexpr std::size_t kPartQueries = 256;
 
 // A kept candidate to align: where its hits go (the HSPs of one subject and strand, in candidate order),
 // the searched strand (prepared[prepared]) and the subject's codes (subjects[subject] of its round).
@@ -605,14 +609,15 @@ struct SearchEngine::Impl {
     std::vector<std::pair<std::size_t, std::uint64_t>> held_bytes_;  // aligned, not handed: (query, bytes)
   };
 
-  // The queries of `from` (ascending) to align next: a prefix whose hits fit the memory budget beside
-  // what is held, at least one.
+  // The queries of `from` (ascending) to align next: a prefix of at most `most` whose hits fit the
+  // memory budget beside what is held, at least one.
   std::size_t fitting_prefix(const Kept& kept, const std::vector<PreparedQuery>& prepared,
-                             const std::vector<std::size_t>& from, std::uint64_t held) const {
+                             const std::vector<std::size_t>& from, std::uint64_t held,
+                             std::size_t most = std::numeric_limits<std::size_t>::max()) const {
     const std::uint64_t budget = options.hit_memory ? options.hit_memory : UINT64_MAX;
     std::size_t count = 0;
     std::uint64_t bytes = held;
-    while (count < from.size()) {
+    while (count < std::min(from.size(), most)) {
       const std::uint64_t more = hit_bytes(kept, prepared, from[count]);
       if (count > 0 && (bytes >= budget || more > budget - bytes)) break;
       bytes = more > UINT64_MAX - bytes ? UINT64_MAX : bytes + more;
@@ -811,10 +816,11 @@ struct SearchEngine::Impl {
         for (std::size_t q = 0; q < kept.size(); ++q)
           kept[q].erase(kept[q].begin() + static_cast<std::ptrdiff_t>(std::min(kept[q].size(), keep[q])), kept[q].end());
       }
-      // In parts that fit the memory budget, each handed to the sink as soon as it is aligned.
+      // In parts that fit the memory budget (and kPartQueries), each handed to the sink as soon as it
+      // is aligned.
       for (std::size_t from = 0; from < rest.size();) {
         const std::vector<std::size_t> remaining(rest.begin() + static_cast<std::ptrdiff_t>(from), rest.end());
-        const std::size_t count = fitting_prefix(kept, prepared, remaining, 0);
+        const std::size_t count = fitting_prefix(kept, prepared, remaining, 0, kPartQueries);
         const std::vector<std::size_t> part(remaining.begin(), remaining.begin() + static_cast<std::ptrdiff_t>(count));
         align_kept(queries, first, prepared, kept, part, results, worker_times);
         throw_if_interrupted();
