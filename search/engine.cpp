@@ -543,29 +543,45 @@ struct SearchEngine::Impl {
     times.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   }
 
-  // Host bytes query q's aligned hits are expected to hold (SearchOptions::hit_memory): each kept
-  // candidate as one HSP spanning its query strand (operations, aligned subject residues and, for a
-  // translated query, aligned query residues).
-  std::uint64_t hit_bytes(const Kept& kept, const std::vector<PreparedQuery>& prepared, std::size_t q) const {
+  // Host bytes query q's aligned hits are expected to hold (SearchOptions::hit_memory), before they
+  // are aligned: each kept candidate as one HSP spanning its query strand (operations, aligned subject
+  // residues and, for a translated query, aligned query residues). The guess misses both ways (short
+  // alignments, several HSPs per subject), so hit_bytes() scales it by what the queries aligned so far
+  // in this search() actually held per byte guessed (held_bytes()).
+  std::uint64_t guessed_hit_bytes(const Kept& kept, const std::vector<PreparedQuery>& prepared, std::size_t q) const {
     const std::uint64_t per_residue = translates_query(program) ? 3 : 2;
     std::uint64_t bytes = 0;
     for (const auto& entry : kept[q]) bytes += sizeof(Hit) + per_residue * prepared[entry.second].codes.size();
     return bytes;
   }
+  std::uint64_t hit_bytes(const Kept& kept, const std::vector<PreparedQuery>& prepared, std::size_t q) const {
+    const double guessed = static_cast<double>(guessed_hit_bytes(kept, prepared, q));
+    const double scale = guessed_so_far > 0 ? std::max(held_so_far / guessed_so_far, 0.01) : 1.0;
+    return static_cast<std::uint64_t>(std::min(guessed * scale, 1e19));
+  }
+  // The host bytes a result's hits hold (their records and the heap parts of their strings).
+  static std::uint64_t held_bytes(const QueryResult& result) {
+    std::uint64_t bytes = result.hits.capacity() * sizeof(Hit);
+    for (const Hit& hit : result.hits)
+      bytes += hit.operations.size() + hit.subject_aligned_codes.size() + hit.query_aligned_codes.size();
+    return bytes;
+  }
+  // Over this search(): guessed_hit_bytes() and held_bytes() of the queries aligned.
+  double guessed_so_far = 0, held_so_far = 0;
 
   // Hands a batch's results to the sink in query order, each as soon as it and every query before it
   // are aligned. Used by one thread at a time.
   class Emitter {
    public:
-    Emitter(const Impl& engine, std::size_t first, std::size_t count, const ResultSink& sink, ProgressFeed& feed)
+    Emitter(Impl& engine, std::size_t first, std::size_t count, const ResultSink& sink, ProgressFeed& feed)
         : engine_(engine), first_(first), results_(count), aligned_(count, false), sink_(sink), feed_(feed) {}
 
     std::vector<QueryResult>& results() { return results_; }
     std::size_t next() const { return next_; }
     std::uint64_t held() const { return held_; }
 
-    // Query q (relative to the batch) is aligned; bytes: its hit_bytes(), held until it goes out.
-    void aligned(std::size_t q, std::uint64_t bytes) {
+    // Query q (relative to the batch) is aligned; guessed: its guessed_hit_bytes().
+    void aligned(std::size_t q, std::uint64_t guessed) {
       // Hits above the E-value cut-off were never kept, but min_score and the cut-off are re-applied to
       // the aligned hits too, as a guard.
       auto& hits = results_[q].hits;
@@ -577,6 +593,9 @@ struct SearchEngine::Impl {
                  hits.end());
       results_[q].query = first_ + q;
       aligned_[q] = true;
+      const std::uint64_t bytes = held_bytes(results_[q]);
+      engine_.guessed_so_far += static_cast<double>(guessed);
+      engine_.held_so_far += static_cast<double>(bytes);
       held_ += bytes;
       held_bytes_.push_back({q, bytes});
       std::size_t handed = 0;
@@ -598,7 +617,7 @@ struct SearchEngine::Impl {
     }
 
    private:
-    const Impl& engine_;
+    Impl& engine_;
     std::size_t first_;
     std::vector<QueryResult> results_;
     std::vector<bool> aligned_;
@@ -695,7 +714,7 @@ struct SearchEngine::Impl {
             taken.resize(count);
             align_kept(queries, first, prepared, kept, taken, results, worker_times);
             for (const std::size_t q : taken) {
-              emitter.aligned(q, hit_bytes(kept, prepared, q));
+              emitter.aligned(q, guessed_hit_bytes(kept, prepared, q));
               kept[q] = {};
             }
           }
@@ -825,7 +844,7 @@ struct SearchEngine::Impl {
         align_kept(queries, first, prepared, kept, part, results, worker_times);
         throw_if_interrupted();
         for (const std::size_t q : part) {
-          emitter.aligned(q, hit_bytes(kept, prepared, q));
+          emitter.aligned(q, guessed_hit_bytes(kept, prepared, q));
           kept[q] = {};
         }
         from += count;
@@ -872,6 +891,7 @@ void SearchEngine::search(const std::vector<Query>& queries, const ResultSink& s
   for (const auto& query : queries)
     state.cells_total += static_cast<double>(query.codes.size()) * strands * residues;
   ProgressFeed feed(progress, state);
+  impl_->guessed_so_far = impl_->held_so_far = 0;
   const std::size_t batch = std::max<std::size_t>(impl_->options.query_batch, 1);
   for (std::size_t first = 0; first < queries.size(); first += batch)
     impl_->search_batch(queries, first, std::min(queries.size(), first + batch), sink, feed);
