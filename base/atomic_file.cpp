@@ -403,6 +403,8 @@ const std::string& AtomicFile::path() const { return impl_->target; }
 bool AtomicFile::is_stdout() const { return impl_->temporary.empty(); }
 const std::string& AtomicFile::temporary_path() const { return impl_->temporary; }
 
+void AtomicFile::flush() { impl_->writer.flush(); }
+
 void AtomicFile::commit() {
   if (impl_->committed) throw std::logic_error("'" + impl_->target + "' committed twice");
   if (impl_->temporary.empty()) {  // stdout, or a device or pipe written in place

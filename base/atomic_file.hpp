@@ -104,6 +104,9 @@ class AtomicFile {
   void write(std::string_view text);
   // Formatted output into the same file (errors throw, as write() does).
   std::ostream& stream();
+  // Writes out what is buffered: for stdout and targets written in place, the reader sees it now (a
+  // temporary file still appears only at commit()).
+  void flush();
   // Flushes, fsyncs and renames the file into place (for stdout: flushes). Call once.
   void commit();
 

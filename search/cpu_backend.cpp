@@ -56,9 +56,11 @@ class CpuBackend final : public ScanBackend {
     scorers_.reserve(queries.size());
     for (const auto& query : queries) scorers_.emplace_back(query.codes, scoring_);
     thresholds_.clear();
+    query_lengths_.clear();
     reach_ = 0;
     for (const auto& query : queries) {
       thresholds_.push_back(query.threshold);
+      query_lengths_.push_back(query.codes.size());
       reach_ = std::max(reach_, cpu::alignment_reach(query.codes.size(), scoring_, query.threshold));
     }
     std::lock_guard<std::mutex> lock(regions_mutex_);
@@ -106,6 +108,11 @@ class CpuBackend final : public ScanBackend {
     });
   }
 
+  bool count_cells(std::atomic<std::uint64_t>* cells) override {
+    cells_ = cells;
+    return true;
+  }
+
   const std::vector<cpu::ColumnRange>* hit_regions(std::size_t prepared, std::uint64_t subject) const override {
     std::lock_guard<std::mutex> lock(regions_mutex_);
     const auto found = regions_.find({prepared, subject});
@@ -123,6 +130,9 @@ class CpuBackend final : public ScanBackend {
   void score_blocks(const SubjectBatch& subjects, const std::vector<std::pair<std::size_t, std::size_t>>& blocks,
                     const ScoreSink& sink) {
     const std::size_t tasks = blocks.size() * scorers_.size();
+    std::vector<std::uint64_t> block_residues(cells_ != nullptr ? blocks.size() : 0);
+    for (std::size_t b = 0; b < block_residues.size(); ++b)
+      for (std::size_t s = blocks[b].first; s < blocks[b].second; ++s) block_residues[b] += subjects.lengths[s];
     std::vector<std::vector<std::int32_t>> scratch(threads_);
     parallel_for(tasks, threads_, [&](std::size_t task, unsigned worker) {
       throw_if_interrupted();
@@ -137,6 +147,8 @@ class CpuBackend final : public ScanBackend {
       scorers_[query].score(block, scores.data());
       for (std::size_t s = 0; s < block.count; ++s)
         if (scores[s] >= thresholds_[query]) sink(query, first + s, scores[s]);
+      if (cells_ != nullptr)
+        cells_->fetch_add(query_lengths_[query] * block_residues[task % blocks.size()], std::memory_order_relaxed);
     });
   }
 
@@ -145,6 +157,8 @@ class CpuBackend final : public ScanBackend {
   std::uint64_t long_subject_length_;
   std::vector<cpu::QueryScorer> scorers_;
   std::vector<int> thresholds_;
+  std::vector<std::uint64_t> query_lengths_;
+  std::atomic<std::uint64_t>* cells_ = nullptr;  // count_cells()
   std::uint64_t reach_ = 0;  // the longest reach among the queries (kernels/cpu/long_subject.hpp)
   std::map<std::pair<std::size_t, std::uint64_t>, std::vector<cpu::ColumnRange>> regions_;  // (query, FASTA position)
   mutable std::mutex regions_mutex_;

@@ -42,6 +42,10 @@ std::string reverse_complement(const std::string& codes, const Alphabet& alphabe
 
 // Subject residues read for one round of hit alignment (search_batch), at most (and one chunk's more).
 constexpr std::uint64_t kRoundResidues = std::uint64_t{1} << 27;
+// Queries aligned together after the scan, at most: their results are written before the next part
+// is aligned, so that output and progress move during a long alignment phase. Enough hits per part
+// (hundreds of queries, each with up to max_target_seqs subjects) to keep every thread busy.
+constexpr std::size_t kPartQueries = 256;
 
 // A kept candidate to align: where its hits go (the HSPs of one subject and strand, in candidate order),
 // the searched strand (prepared[prepared]) and the subject's codes (subjects[subject] of its round).
@@ -63,6 +67,77 @@ bool gpu_wanted(const SearchOptions& options) {
   return false;
 #endif
 }
+
+// The progress of one search() call: the caller's callback gets a copy of the state after every step,
+// and every kTick in between from a thread of its own, with the cells the backend has scored so far in
+// the database part it is scanning (counted with relaxed atomic adds, never under a lock).
+class ProgressFeed {
+ public:
+  static constexpr std::chrono::milliseconds kTick{250};
+
+  ProgressFeed(SearchEngine::ProgressCallback report, SearchProgress start)
+      : report_(std::move(report)), state_(start) {
+    if (report_) ticker_ = std::thread([this] { tick(); });
+  }
+  ProgressFeed(const ProgressFeed&) = delete;
+  ProgressFeed& operator=(const ProgressFeed&) = delete;
+  ~ProgressFeed() {
+    if (!ticker_.joinable()) return;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stopping_ = true;
+    }
+    wake_.notify_one();
+    ticker_.join();
+  }
+
+  // Changes the state (change(SearchProgress&)) and reports it.
+  template <class Change>
+  void update(const Change& change) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    change(state_);
+    report_locked();
+  }
+  // A database part of `cells` cells starts (its cells count in live_cells() as they are scored) / ends.
+  void begin_part(double cells) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    live_cells_.store(0, std::memory_order_relaxed);
+    part_cells_ = cells;
+  }
+  void end_part() {
+    update([&](SearchProgress& progress) {
+      progress.cells_done += part_cells_;
+      part_cells_ = 0;
+      live_cells_.store(0, std::memory_order_relaxed);
+    });
+  }
+  std::atomic<std::uint64_t>& live_cells() { return live_cells_; }
+  SearchProgress state() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return state_;
+  }
+
+ private:
+  void report_locked() {
+    if (!report_) return;
+    SearchProgress shown = state_;
+    shown.cells_done += std::min(static_cast<double>(live_cells_.load(std::memory_order_relaxed)), part_cells_);
+    report_(shown);
+  }
+  void tick() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    while (!wake_.wait_for(lock, kTick, [&] { return stopping_; })) report_locked();
+  }
+
+  SearchEngine::ProgressCallback report_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  SearchProgress state_;
+  double part_cells_ = 0;
+  std::atomic<std::uint64_t> live_cells_{0};
+  bool stopping_ = false;
+  std::thread ticker_;
+};
 
 }  // namespace
 
@@ -457,7 +532,7 @@ struct SearchEngine::Impl {
   }
 
   // Aligns the kept candidates of the batch's queries `which` (relative to the batch, which starts at
-  // query `first`): their subjects are read chunk by chunk (a subject hit by several query strands
+  // query `first`) into results[q] (relative to the batch too): their subjects are read chunk by chunk (a subject hit by several query strands
   // once), the backend locates every hit of a round in one call (score, end and start), and the CPU
   // threads trace back inside each span. A round holds at most kRoundResidues subject residues (bounded
   // memory), rarely more than one per call.
@@ -470,7 +545,7 @@ struct SearchEngine::Impl {
     std::vector<std::vector<std::vector<Hit>>> slots(which.size());
     for (std::size_t w = 0; w < which.size(); ++w) {
       const std::size_t q = which[w];
-      results[first + q].query = first + q;
+      results[q].query = first + q;
       slots[w].resize(kept[q].size());
       for (std::size_t slot = 0; slot < kept[q].size(); ++slot) {
         const Candidate& candidate = kept[q][slot].first;
@@ -512,7 +587,7 @@ struct SearchEngine::Impl {
     // A subject's hits together (both strands of a DNA subject, as BLAST lists them), subjects in the
     // order of their best hit.
     for (std::size_t w = 0; w < which.size(); ++w) {
-      auto& hits = results[first + which[w]].hits;
+      auto& hits = results[which[w]].hits;
       hits.clear();
       std::vector<std::size_t> order(slots[w].size());
       std::iota(order.begin(), order.end(), std::size_t{0});
@@ -529,9 +604,111 @@ struct SearchEngine::Impl {
     times.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   }
 
-  void search_batch(const std::vector<Query>& queries, std::size_t first, std::size_t last,
-                    std::vector<QueryResult>& results, SearchProgress& progress,
-                    const std::function<void(const SearchProgress&)>& report) {
+  // Host bytes query q's aligned hits are expected to hold (SearchOptions::hit_memory), before they
+  // are aligned: each kept candidate as one HSP spanning its query strand (operations, aligned subject
+  // residues and, for a translated query, aligned query residues). The guess misses both ways (short
+  // alignments, several HSPs per subject), so hit_bytes() scales it by what the queries aligned so far
+  // in this search() actually held per byte guessed (held_bytes()).
+  std::uint64_t guessed_hit_bytes(const Kept& kept, const std::vector<PreparedQuery>& prepared, std::size_t q) const {
+    const std::uint64_t per_residue = translates_query(program) ? 3 : 2;
+    std::uint64_t bytes = 0;
+    for (const auto& entry : kept[q]) bytes += sizeof(Hit) + per_residue * prepared[entry.second].codes.size();
+    return bytes;
+  }
+  std::uint64_t hit_bytes(const Kept& kept, const std::vector<PreparedQuery>& prepared, std::size_t q) const {
+    const double guessed = static_cast<double>(guessed_hit_bytes(kept, prepared, q));
+    const double scale = guessed_so_far > 0 ? std::max(held_so_far / guessed_so_far, 0.01) : 1.0;
+    return static_cast<std::uint64_t>(std::min(guessed * scale, 1e19));
+  }
+  // The host bytes a result's hits hold (their records and the heap parts of their strings).
+  static std::uint64_t held_bytes(const QueryResult& result) {
+    std::uint64_t bytes = result.hits.capacity() * sizeof(Hit);
+    for (const Hit& hit : result.hits)
+      bytes += hit.operations.size() + hit.subject_aligned_codes.size() + hit.query_aligned_codes.size();
+    return bytes;
+  }
+  // Over this search(): guessed_hit_bytes() and held_bytes() of the queries aligned.
+  double guessed_so_far = 0, held_so_far = 0;
+
+  // Hands a batch's results to the sink in query order, each as soon as it and every query before it
+  // are aligned. Used by one thread at a time.
+  class Emitter {
+   public:
+    Emitter(Impl& engine, std::size_t first, std::size_t count, const ResultSink& sink, ProgressFeed& feed)
+        : engine_(engine), first_(first), results_(count), aligned_(count, false), sink_(sink), feed_(feed) {}
+
+    std::vector<QueryResult>& results() { return results_; }
+    std::size_t next() const { return next_; }
+    std::uint64_t held() const { return held_; }
+
+    // Query q (relative to the batch) is aligned; guessed: its guessed_hit_bytes().
+    void aligned(std::size_t q, std::uint64_t guessed) {
+      // Hits above the E-value cut-off were never kept, but min_score and the cut-off are re-applied to
+      // the aligned hits too, as a guard.
+      auto& hits = results_[q].hits;
+      hits.erase(std::remove_if(hits.begin(), hits.end(),
+                                [&](const Hit& h) {
+                                  return h.score < engine_.options.min_score ||
+                                         (engine_.statistics && h.evalue > engine_.options.max_evalue);
+                                }),
+                 hits.end());
+      if (engine_.composition) order_by_evalue(hits);
+      results_[q].query = first_ + q;
+      aligned_[q] = true;
+      const std::uint64_t bytes = held_bytes(results_[q]);
+      engine_.guessed_so_far += static_cast<double>(guessed);
+      engine_.held_so_far += static_cast<double>(bytes);
+      held_ += bytes;
+      held_bytes_.push_back({q, bytes});
+      std::size_t handed = 0;
+      while (next_ < results_.size() && aligned_[next_]) {
+        QueryResult result = std::move(results_[next_]);
+        results_[next_] = QueryResult{};
+        if (sink_) sink_(std::move(result));
+        ++next_;
+        ++handed;
+      }
+      for (auto it = held_bytes_.begin(); it != held_bytes_.end();)
+        if (it->first < next_) {
+          held_ -= it->second;
+          it = held_bytes_.erase(it);
+        } else {
+          ++it;
+        }
+      if (handed > 0) feed_.update([&](SearchProgress& progress) { progress.queries_aligned += handed; });
+    }
+
+   private:
+    Impl& engine_;
+    std::size_t first_;
+    std::vector<QueryResult> results_;
+    std::vector<bool> aligned_;
+    const ResultSink& sink_;
+    ProgressFeed& feed_;
+    std::size_t next_ = 0;
+    std::uint64_t held_ = 0;
+    std::vector<std::pair<std::size_t, std::uint64_t>> held_bytes_;  // aligned, not handed: (query, bytes)
+  };
+
+  // The queries of `from` (ascending) to align next: a prefix of at most `most` whose hits fit the
+  // memory budget beside what is held, at least one.
+  std::size_t fitting_prefix(const Kept& kept, const std::vector<PreparedQuery>& prepared,
+                             const std::vector<std::size_t>& from, std::uint64_t held,
+                             std::size_t most = std::numeric_limits<std::size_t>::max()) const {
+    const std::uint64_t budget = options.hit_memory ? options.hit_memory : UINT64_MAX;
+    std::size_t count = 0;
+    std::uint64_t bytes = held;
+    while (count < std::min(from.size(), most)) {
+      const std::uint64_t more = hit_bytes(kept, prepared, from[count]);
+      if (count > 0 && (bytes >= budget || more > budget - bytes)) break;
+      bytes = more > UINT64_MAX - bytes ? UINT64_MAX : bytes + more;
+      ++count;
+    }
+    return count;
+  }
+
+  void search_batch(const std::vector<Query>& queries, std::size_t first, std::size_t last, const ResultSink& sink,
+                    ProgressFeed& feed) {
     const std::vector<PreparedQuery> prepared = prepare(queries, first, last);
     std::deque<TopHits> tops;  // TopHits holds a mutex: it never moves
     for (std::size_t i = 0; i < prepared.size(); ++i) tops.emplace_back(options.max_target_seqs);
@@ -544,12 +721,17 @@ struct SearchEngine::Impl {
     const auto seconds_since = [](Clock::time_point start) {
       return std::chrono::duration<double>(Clock::now() - start).count();
     };
+    Emitter emitter(*this, first, last - first, sink, feed);
+    std::vector<QueryResult>& results = emitter.results();
+    const std::uint64_t budget = options.hit_memory ? options.hit_memory : UINT64_MAX;
 
     // Where the backend can locate hits while it scans (a GPU: the CPU cores are free), a query's hits
     // are aligned on a worker thread as soon as its scan is done: its candidates are final once the
     // last part of the database has been scored for all its strands. The rest of the scan then hides
     // that work. Candidate selection across ranks (select_candidates) needs every query's candidates
-    // first, so it aligns after the scan.
+    // first, so it aligns after the scan. The worker takes the ready queries in query order, no more
+    // than the memory budget holds beside the hits waiting for an earlier query; once the budget is
+    // full it waits for the earliest query not handed to the sink.
     Kept kept(last - first);
     HitTimes worker_times;
     const bool overlap = backend->locates_while_scanning() && !options.select_candidates;
@@ -563,16 +745,40 @@ struct SearchEngine::Impl {
     if (overlap)
       worker = std::thread([&] {
         try {
+          std::vector<bool> candidates_kept(last - first, false);
           for (;;) {
             std::vector<std::size_t> taken;
             {
               std::unique_lock<std::mutex> lock(mutex);
-              wake.wait(lock, [&] { return !ready.empty() || scan_over; });
-              if (ready.empty()) return;
+              const auto can_take = [&] {
+                if (ready.empty()) return false;
+                if (emitter.held() < budget) return true;
+                return std::find(ready.begin(), ready.end(), emitter.next()) != ready.end();
+              };
+              // Once the scan is over every query has been handed over, so the earliest one not yet
+              // aligned is ready (unless the scan ended by an exception: then the worker stops).
+              wake.wait(lock, [&] { return can_take() || scan_over; });
+              if (!can_take()) return;
               taken.swap(ready);
             }
-            for (const std::size_t q : taken) keep_candidates(q, strands, tops, kept);
+            std::sort(taken.begin(), taken.end());
+            for (const std::size_t q : taken)
+              if (!candidates_kept[q]) {
+                keep_candidates(q, strands, tops, kept);
+                candidates_kept[q] = true;
+              }
+            std::size_t count = 1;  // the budget full: only the earliest query (the one the sink waits for)
+            if (emitter.held() < budget) count = fitting_prefix(kept, prepared, taken, emitter.held());
+            {
+              std::lock_guard<std::mutex> lock(mutex);
+              ready.insert(ready.end(), taken.begin() + static_cast<std::ptrdiff_t>(count), taken.end());
+            }
+            taken.resize(count);
             align_kept(queries, first, prepared, kept, taken, results, worker_times);
+            for (const std::size_t q : taken) {
+              emitter.aligned(q, guessed_hit_bytes(kept, prepared, q));
+              kept[q] = {};
+            }
           }
         } catch (...) {
           worker_error = std::current_exception();
@@ -612,6 +818,12 @@ struct SearchEngine::Impl {
 
     const auto scan_started = Clock::now();
     backend->set_queries(prepared);
+    std::atomic<std::uint64_t>& live_cells = feed.live_cells();
+    const bool backend_counts = backend->count_cells(&live_cells);
+    struct StopCounting {
+      ScanBackend& backend;
+      ~StopCounting() { backend.count_cells(nullptr); }
+    } stop_counting{*backend};
     std::vector<std::pair<std::size_t, std::pair<std::uint64_t, std::uint64_t>>> parts;  // (chunk, part)
     for (std::size_t c = 0; c < database.num_chunks(); ++c)
       for (const auto& part : parts_of(c)) parts.emplace_back(c, part);
@@ -632,6 +844,8 @@ struct SearchEngine::Impl {
       const std::uint64_t* original = chunk.original_indices();
       const std::uint32_t* lengths = chunk.lengths();
       const std::uint32_t* stored_lengths = stored.lengths();
+      const std::uint64_t chunk_residues = chunk.info().residues;
+      feed.begin_part(batch_residues * static_cast<double>(chunk_residues));
       // A filtered part is a selection made when it is scanned: nothing to load ahead.
       backend->upcoming(final_part || translated || !options.subject_filter.empty()
                             ? std::nullopt
@@ -650,6 +864,8 @@ struct SearchEngine::Impl {
                            static_cast<std::int8_t>(prepared[p].frame), subject_frame});
           },
           [&](std::size_t p) {
+            if (!backend_counts)
+              live_cells.fetch_add(prepared[p].codes.size() * chunk_residues, std::memory_order_relaxed);
             if (!overlap || !final_part) return;
             const std::size_t q = prepared[p].query - first;
             bool query_done;
@@ -659,10 +875,10 @@ struct SearchEngine::Impl {
             }
             if (query_done) hand_over({q});
           });
-      progress.cells_done += batch_residues * static_cast<double>(chunk.info().residues);
-      if (report) report(progress);
+      feed.end_part();
     }
-    progress.scan_seconds += seconds_since(scan_started);
+    const double scan_seconds = seconds_since(scan_started);
+    feed.update([&](SearchProgress& progress) { progress.scan_seconds += scan_seconds; });
     const auto align_started = Clock::now();
 
     // The queries not handed over (no overlap, no strands, nothing scanned) are aligned now.
@@ -686,26 +902,33 @@ struct SearchEngine::Impl {
         for (std::size_t q = 0; q < kept.size(); ++q)
           kept[q].erase(kept[q].begin() + static_cast<std::ptrdiff_t>(std::min(kept[q].size(), keep[q])), kept[q].end());
       }
-      align_kept(queries, first, prepared, kept, rest, results, worker_times);
+      // In parts that fit the memory budget (and kPartQueries), each handed to the sink as soon as it
+      // is aligned.
+      for (std::size_t from = 0; from < rest.size();) {
+        const std::vector<std::size_t> remaining(rest.begin() + static_cast<std::ptrdiff_t>(from), rest.end());
+        const std::size_t count = fitting_prefix(kept, prepared, remaining, 0, kPartQueries);
+        const std::vector<std::size_t> part(remaining.begin(), remaining.begin() + static_cast<std::ptrdiff_t>(count));
+        align_kept(queries, first, prepared, kept, part, results, worker_times);
+        throw_if_interrupted();
+        for (const std::size_t q : part) {
+          emitter.aligned(q, guessed_hit_bytes(kept, prepared, q));
+          kept[q] = {};
+        }
+        from += count;
+      }
     }
     throw_if_interrupted();
-    // Hits above the E-value cut-off were never kept, but min_score and the cut-off are re-applied to
-    // the aligned hits too, as a guard.
-    for (std::size_t q = first; q < last; ++q) {
-      auto& hits = results[q].hits;
-      hits.erase(std::remove_if(hits.begin(), hits.end(),
-                                [&](const Hit& h) {
-                                  return h.score < options.min_score || (statistics && h.evalue > options.max_evalue);
-                                }),
-                 hits.end());
-      if (composition) order_by_evalue(hits);
-    }
-    progress.align_seconds += seconds_since(align_started);
-    progress.hits_seconds += worker_times.seconds;
-    progress.locate_seconds += worker_times.locate_seconds;
-    progress.hot_columns_seconds += worker_times.hot_columns_seconds;
-    progress.queries_done += last - first;
-    if (report) report(progress);
+    if (emitter.next() != last - first)
+      throw std::logic_error("internal error: " + std::to_string(last - first - emitter.next()) +
+                             " queries of a batch were not aligned");
+    const double align_seconds = seconds_since(align_started);
+    feed.update([&](SearchProgress& progress) {
+      progress.align_seconds += align_seconds;
+      progress.hits_seconds += worker_times.seconds;
+      progress.locate_seconds += worker_times.locate_seconds;
+      progress.hot_columns_seconds += worker_times.hot_columns_seconds;
+      progress.queries_done += last - first;
+    });
   }
 };
 
@@ -717,9 +940,14 @@ SearchEngine::SearchEngine(const Database& database, ScoringScheme scoring, Sear
 SearchEngine::SearchEngine(SearchEngine&&) noexcept = default;
 SearchEngine::~SearchEngine() = default;
 
-std::vector<QueryResult> SearchEngine::search(const std::vector<Query>& queries,
-                                              const std::function<void(const SearchProgress&)>& progress) {
-  std::vector<QueryResult> results(queries.size());
+std::vector<QueryResult> SearchEngine::search(const std::vector<Query>& queries, const ProgressCallback& progress) {
+  std::vector<QueryResult> results;
+  results.reserve(queries.size());
+  search(queries, [&](QueryResult&& result) { results.push_back(std::move(result)); }, progress);
+  return results;
+}
+
+void SearchEngine::search(const std::vector<Query>& queries, const ResultSink& sink, const ProgressCallback& progress) {
   SearchProgress state;
   state.queries_total = queries.size();
   const Program program = impl_->program;
@@ -730,10 +958,11 @@ std::vector<QueryResult> SearchEngine::search(const std::vector<Query>& queries,
   const double residues = impl_->searched_residues() * (translates_subjects(program) ? 2.0 : 1.0);
   for (const auto& query : queries)
     state.cells_total += static_cast<double>(query.codes.size()) * strands * residues;
+  ProgressFeed feed(progress, state);
+  impl_->guessed_so_far = impl_->held_so_far = 0;
   const std::size_t batch = std::max<std::size_t>(impl_->options.query_batch, 1);
   for (std::size_t first = 0; first < queries.size(); first += batch)
-    impl_->search_batch(queries, first, std::min(queries.size(), first + batch), results, state, progress);
-  return results;
+    impl_->search_batch(queries, first, std::min(queries.size(), first + batch), sink, feed);
 }
 
 std::string SearchEngine::backend_description() const { return impl_->backend->description(); }

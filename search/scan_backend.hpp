@@ -4,6 +4,7 @@
 // located span (on the CPU), so every backend yields the same results.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -99,6 +100,14 @@ class ScanBackend {
   // Whether locate() may run on another thread while scan() runs (and gains from it: the scan leaves
   // the CPU cores free).
   virtual bool locates_while_scanning() const { return false; }
+  // Asks the backend to add to `cells` (relaxed atomic adds, a few per task, never per cell) the query
+  // residues x subject residues it has scored in the current scan(), for a progress report finer than
+  // one chunk. Returns false when the backend does not count (the engine then counts each query as
+  // done() reports it). nullptr stops counting.
+  virtual bool count_cells(std::atomic<std::uint64_t>* cells) {
+    (void)cells;
+    return false;
+  }
   virtual std::string description() const = 0;
 };
 

@@ -100,6 +100,10 @@ struct SearchOptions {
   Device device = Device::automatic;  // automatic: the GPUs when one is usable, else the CPU
   std::vector<int> gpus;              // GPU ordinals to use; empty = every usable GPU
   std::size_t query_batch = 4096;     // queries searched per pass over the database
+  // Host memory for the aligned hits of a batch not yet handed to search()'s sink, in bytes (estimated:
+  // each kept subject counted as one alignment spanning the query). A batch whose hits would need more
+  // is aligned and handed over in parts, in query order; at least one query at a time. 0: no bound.
+  std::uint64_t hit_memory = std::uint64_t{1} << 30;
   // Device memory each GPU may use, in bytes; 0 = what the device has free. A database chunk larger
   // than that is scanned in several batches of subjects (same results, more transfers).
   std::uint64_t gpu_memory_limit = 0;
@@ -161,6 +165,7 @@ struct QueryResult {
 struct SearchProgress {
   std::size_t queries_done = 0, queries_total = 0;
   double cells_done = 0.0, cells_total = 0.0;  // query residues x database residues
+  std::size_t queries_aligned = 0;  // queries whose results have gone to search()'s sink
   // Wall time so far, in seconds: in the scan (scores of every query against every subject, the
   // database streamed to the backend), and after it in aligning the kept hits (start and end, then the
   // traceback). Where the backend locates while it scans (a GPU), a query's hits are aligned as soon as
@@ -186,9 +191,18 @@ class SearchEngine {
   SearchEngine(SearchEngine&&) noexcept;
   ~SearchEngine();
 
-  // Searches queries against the whole database; one result per query, in query order.
-  std::vector<QueryResult> search(const std::vector<Query>& queries,
-                                  const std::function<void(const SearchProgress&)>& progress = {});
+  using ProgressCallback = std::function<void(const SearchProgress&)>;
+  using ResultSink = std::function<void(QueryResult&&)>;
+
+  // Searches queries against the whole database; one result per query, in query order. progress, if
+  // given, is called after each step (a database part scanned, results handed over) and every quarter
+  // of a second in between, from one thread at a time (not always the caller's).
+  std::vector<QueryResult> search(const std::vector<Query>& queries, const ProgressCallback& progress = {});
+  // The same, streamed: sink gets each query's result once, in query order, as soon as it and every
+  // query before it are aligned (a query batch, or the part of it that SearchOptions::hit_memory
+  // holds), so that results can be written while later batches are searched. sink is called from one
+  // thread at a time (not always the caller's); an exception it throws ends the search.
+  void search(const std::vector<Query>& queries, const ResultSink& sink, const ProgressCallback& progress = {});
 
   // "cpu (avx2, 2 threads)", "gpu (2 x NVIDIA H100)": what the search runs on.
   std::string backend_description() const;

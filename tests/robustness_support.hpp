@@ -210,6 +210,18 @@ inline void check_clean_failure(const CommandResult& result, std::initializer_li
   CHECK(result.out.empty());
 }
 
+// A usage error: exit status 2, a first line naming the option, then the pointer to --help.
+inline void check_usage_failure(const CommandResult& result, const std::string& option,
+                                std::initializer_list<std::string> parts) {
+  INFO("stderr: " << result.err);
+  CHECK(result.exit_code == 2);
+  const std::string first_line = result.err.substr(0, result.err.find('\n'));
+  CHECK(contains(first_line, ": " + option));
+  for (const std::string& part : parts) CHECK(contains(first_line, part));
+  CHECK(contains(result.err, "--help"));
+  CHECK(result.out.empty());
+}
+
 // A shell command line (that runs the tool as "$WARPSEARCH", for wrappers such as setpriv or ulimit),
 // its standard output going to stdout_path (default: captured).
 inline CommandResult run_tool_shell(const std::string& command, const std::string& stdout_path = "") {

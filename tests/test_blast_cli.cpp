@@ -4,6 +4,9 @@
 // identically (tests/blast_compare.py says which those are). blastp runs with -comp_based_stats 0 -seg no
 // -use_sw_tback, blastn with -task blastn and warpsearch's nucleotide scoring, so that its scores are
 // exact ones. Skipped with a message where BLAST+ or python3 is missing.
+#include <algorithm>
+#include <cctype>
+#include <random>
 #include <string>
 
 #include "tests/catch.hpp"
@@ -236,19 +239,88 @@ TEST_CASE("blast cli: BLAST's options are accepted, noted or refused", "[blast][
     CHECK(nucleotide.exit_code == 2);
     CHECK(contains(nucleotide.err, "protein database"));
   }
-  SECTION("translated programs say they are not yet supported") {
-    for (const std::string program : {"blastx", "tblastn", "tblastx"}) {
-      const auto r = run_warpsearch(program + query);
-      CHECK(r.exit_code == 1);
-      CHECK(contains(r.err, "not yet supported"));
-    }
-  }
   SECTION("-help lists the options") {
     const auto r = run_warpsearch("blastp -help");
     CHECK(r.exit_code == 0);
     CHECK(contains(r.out, "-max_target_seqs"));
     CHECK(contains(r.out, "-word_size"));
   }
+}
+
+TEST_CASE("blast cli: blastx, tblastn and tblastx run the translated searches of search --program", "[blast][cli]") {
+  TempDir dir;
+  // The bundled proteins' first three written as DNA (one codon per amino acid) inside random DNA, on
+  // alternating strands: what blastx finds in the proteins, tblastn and tblastx in the DNA.
+  const std::string amino_acids = "ARNDCQEGHILKMFPSTWYV";
+  const char* codons[] = {"GCT", "CGT", "AAT", "GAT", "TGT", "CAA", "GAA", "GGT", "CAT", "ATT",
+                          "CTG", "AAA", "ATG", "TTT", "CCG", "TCT", "ACT", "TGG", "TAT", "GTT"};
+  std::mt19937_64 rng(31);
+  const auto random_dna = [&](std::size_t length) {
+    std::string dna(length, 'A');
+    for (auto& c : dna) c = "ACGT"[rng() % 4];
+    return dna;
+  };
+  std::string coding_fasta, genome_fasta, protein_fasta;
+  {
+    const std::string text = read_file(source_path("data/queries.fa"));
+    std::size_t at = 0;
+    for (int k = 0; k < 3; ++k) {
+      const std::size_t header = text.find('>', at), line_end = text.find('\n', header);
+      const std::size_t next = text.find('>', line_end);
+      std::string protein;
+      for (std::size_t i = line_end; i < std::min(next, text.size()); ++i)
+        if (std::isalpha(static_cast<unsigned char>(text[i]))) protein += text[i];
+      at = next;
+      std::string dna;
+      for (const char residue : protein) {
+        const std::size_t a = amino_acids.find(residue);
+        if (a != std::string::npos) dna += codons[a];
+      }
+      if (k % 2) {
+        std::reverse(dna.begin(), dna.end());
+        for (auto& c : dna) c = c == 'A' ? 'T' : c == 'C' ? 'G' : c == 'G' ? 'C' : 'A';
+      }
+      protein_fasta += ">p" + std::to_string(k) + "\n" + protein + "\n";
+      coding_fasta += ">c" + std::to_string(k) + "\n" + dna + "\n";
+      genome_fasta += ">g" + std::to_string(k) + "\n" + random_dna(2000) + dna + random_dna(1500) + "\n";
+    }
+  }
+  write_file(dir.file("coding.fa"), coding_fasta);
+  write_file(dir.file("genome.fa"), genome_fasta);
+  write_file(dir.file("proteins.fa"), protein_fasta);
+  const std::string proteins = dir.file("proteins"), genome = dir.file("genome");
+  REQUIRE(run_warpsearch("makedb --quiet " + quoted(source_path("data/uniprot_sample.fa")) + " " + quoted(proteins))
+              .exit_code == 0);
+  REQUIRE(run_warpsearch("makedb --quiet " + quoted(dir.file("genome.fa")) + " " + quoted(genome)).exit_code == 0);
+  const std::string dna_queries = quoted(dir.file("coding.fa"));
+  const std::string protein_queries = quoted(dir.file("proteins.fa"));
+  struct Case {
+    std::string program, queries, db;
+  };
+  for (const Case& c : {Case{"blastx", dna_queries, proteins}, Case{"tblastn", protein_queries, genome},
+                        Case{"tblastx", dna_queries, genome}}) {
+    INFO(c.program);
+    const auto blast = run_warpsearch(c.program + " -query " + c.queries + " -db " + quoted(c.db) +
+                                      " -outfmt '6 std qframe sframe' -max_target_seqs 5 -evalue 1e-3");
+    INFO(blast.err);
+    REQUIRE(blast.exit_code == 0);
+    const auto search = run_warpsearch("search --quiet --program " + c.program + " -q " + c.queries + " -d " +
+                                       quoted(c.db) + " --outfmt '6 std qframe sframe' --max-target-seqs 5 --evalue 1e-3");
+    REQUIRE(search.exit_code == 0);
+    CHECK(std::count(blast.out.begin(), blast.out.end(), '\n') >= 3);
+    CHECK(blast.out == search.out);
+    // The database's alphabet must be the program's, and the message names the program that fits.
+    const auto wrong = run_warpsearch(c.program + " -query " + c.queries + " -db " +
+                                      quoted(c.db == proteins ? genome : proteins));
+    CHECK(wrong.exit_code == 2);
+    CHECK(contains(wrong.err, c.db == proteins ? "is a nucleotide database" : "is a protein database"));
+  }
+  // -subject makes a database of the program's subject alphabet.
+  const auto subject = run_warpsearch("tblastn -query " + protein_queries + " -subject " + quoted(dir.file("genome.fa")) +
+                                      " -outfmt 6 -evalue 1e-3");
+  INFO(subject.err);
+  CHECK(subject.exit_code == 0);
+  CHECK(std::count(subject.out.begin(), subject.out.end(), '\n') >= 3);
 }
 
 TEST_CASE("cli: --version names the version, commit, build type, CUDA and CPU kernels", "[cli]") {

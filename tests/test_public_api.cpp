@@ -263,7 +263,8 @@ TEST_CASE("public API: errors carry the tool's messages", "[api]") {
   CHECK(tool.exit_code == 1);
   CHECK(tool.err == "warpsearch search: error: " + message + "\n");
 
-  // A bad matrix name: ScoringScheme's message, as the tool prints it.
+  // A bad matrix name: ScoringScheme's message, as the tool prints it (a usage error there, naming
+  // the option).
   const std::vector<warpsearch::Sequence> subjects = {{"s1", "MKTAYIAKQRQISFVK"}, {"s2", "GSHMSLFDFFKNKGSA"}};
   warpsearch::make_database(subjects, dir.file("db"));
   const auto db = warpsearch::Database::open(dir.file("db"));
@@ -274,7 +275,8 @@ TEST_CASE("public API: errors carry the tool's messages", "[api]") {
     FAIL("no error for an unknown matrix");
   } catch (const std::invalid_argument& e) {
     const auto bad = run_warpsearch("search -q '" + dir.file("q.fa") + "' -d '" + dir.file("db") + "' --matrix BLOSUM63");
-    CHECK(bad.err == std::string("warpsearch search: error: ") + e.what() + "\n");
+    CHECK(bad.exit_code == 2);
+    CHECK(bad.err.rfind(std::string("warpsearch search: --matrix: ") + e.what() + "\n", 0) == 0);
   }
   // Options of the other sequence type, and values out of range.
   options.scoring = {};

@@ -44,7 +44,7 @@ TEST_CASE("robustness: unknown matrices, malformed matrix files, scoring values 
   SECTION("unknown matrix names list the known ones") {
     for (const std::string name : {"BLOSUM99", "blosum", "PAM", "''"}) {
       const auto result = run_warpsearch(search + " --matrix " + name);
-      check_clean_failure(result,
+      check_usage_failure(result, "--matrix",
                           {"unknown matrix", "BLOSUM45, BLOSUM50, BLOSUM62, BLOSUM80, BLOSUM90, PAM30, PAM70, PAM250",
                            "or the path of an NCBI matrix file"});
     }
@@ -85,7 +85,7 @@ TEST_CASE("robustness: unknown matrices, malformed matrix files, scoring values 
         {"--gapopen 126 --gapextend 2 --raw-scores", "--gapopen + --gapextend must be at most 127, not 128", 2},
         {"--gapopen 99999999999", "the argument ('99999999999') for option '--gapopen' is invalid", 2},
         {"--gapopen eleven", "for option '--gapopen' is invalid", 2},
-        {"--gapopen 9 --gapextend 3", "no E-values for BLOSUM62 with gap open 9, extend 3", 1},
+        {"--gapopen 9 --gapextend 3", "--gapopen, --gapextend: no E-values for BLOSUM62 with gap open 9, extend 3", 2},
         {"--evalue 0", "--evalue must be positive", 2},
         {"--evalue -1", "--evalue must be positive", 2},
         {"--max-target-seqs 0", "--max-target-seqs takes a number of hits from 1", 2},

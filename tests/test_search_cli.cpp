@@ -94,13 +94,13 @@ TEST_CASE("search cli: user errors are named, exit non-zero and leave no output"
   }
   SECTION("an unknown matrix lists the built-in ones") {
     const auto r = run_warpsearch("search -q " + queries + " -d " + quoted(db) + " --matrix BLOSUM99");
-    CHECK(r.exit_code == 1);
+    CHECK(r.exit_code == 2);  // an option value: a usage error
     CHECK(contains(r.err, "BLOSUM99"));
     CHECK(contains(r.err, "PAM250"));
   }
   SECTION("a gap pair without statistics lists the supported pairs") {
     const auto r = run_warpsearch("search -q " + queries + " -d " + quoted(db) + " --gapopen 2 --gapextend 7");
-    CHECK(r.exit_code == 1);
+    CHECK(r.exit_code == 2);
     CHECK(contains(r.err, "11/1"));
   }
   SECTION("a negative gap extend") {

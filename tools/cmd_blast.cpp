@@ -1,4 +1,4 @@
-// warpsearch blastp | blastn: BLAST+ command lines run as exact searches.
+// warpsearch blastp | blastn | blastx | tblastn | tblastx: BLAST+ command lines run as exact searches.
 //
 // A BLAST+ command line with `blastp` replaced by `warpsearch blastp` runs and writes the same columns:
 // the options keep BLAST's single-dash names and defaults and are translated into a `warpsearch search`
@@ -7,11 +7,12 @@
 // warpsearch does not implement (remote search, restricting the database, ...) are refused with a usage error rather than silently ignored.
 // blastp's composition-based statistics (-comp_based_stats, default 2) and -seg are applied
 // (search/composition.hpp, profile/seg.hpp); blastn's -dust, soft masking by default, only removes
-// seeds and is not applied (docs/composition_statistics.md). blastx, tblastn and tblastx name translated
-// searches, which this build does not run: they are refused with a message that says so.
+// seeds and is not applied (docs/composition_statistics.md). blastx, tblastn and tblastx run the translated
+// searches (search --program; docs/translated_search.md), with mode-0 statistics.
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -20,6 +21,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "db/database.hpp"
@@ -62,6 +64,8 @@ constexpr BlastOption kOptions[] = {
     {"reward", Action::option, "--match"},
     {"penalty", Action::option, "--mismatch"},
     {"strand", Action::option, "--strand"},
+    {"query_gencode", Action::option, "--query-gencode"},
+    {"db_gencode", Action::option, "--db-gencode"},
     {"min_raw_gapped_score", Action::option, "--min-score"},
     {"max_hsps", Action::option, "--max-hsps"},
     // Taxonomy: the database needs makedb --taxid-map; names from $WARPSEARCH_TAXDUMP (BLAST's taxdb).
@@ -185,14 +189,34 @@ std::string usage(const std::string& program) {
   return text;
 }
 
+// A message of `warpsearch search` about its options, with BLAST's names for them (--max-target-seqs
+// becomes -max_target_seqs): the user typed those.
+std::string with_blast_names(std::string message) {
+  for (const BlastOption& option : kOptions) {
+    if (option.action != Action::option || std::string_view(option.target).rfind("--", 0) != 0) continue;
+    const std::string target = option.target, name = std::string("-") + option.name;
+    for (std::size_t at = message.find(target); at != std::string::npos; at = message.find(target, at)) {
+      const std::size_t end = at + target.size();
+      if (end < message.size() && (std::isalnum(static_cast<unsigned char>(message[end])) || message[end] == '-')) {
+        at = end;
+        continue;
+      }
+      message.replace(at, target.size(), name);
+      at += name.size();
+    }
+  }
+  return message;
+}
+
 }  // namespace
 
 int run_blast(int argc, char** argv) {
   const std::string program = argv[0];
-  if (program == "blastx" || program == "tblastn" || program == "tblastx")
-    throw std::runtime_error(program + " (translated search) is not yet supported by this warpsearch build; "
-                             "blastp and blastn are");
-  std::vector<std::string> args = {"search"};
+  // The program's query and database alphabets (blastx: DNA queries against proteins; tblastn: proteins
+  // against DNA; tblastx: DNA against DNA, both translated).
+  const bool nucleotide_queries = program == "blastn" || program == "blastx" || program == "tblastx";
+  const bool nucleotide_database = program == "blastn" || program == "tblastn" || program == "tblastx";
+  std::vector<std::string> args = {"search", "--program", program};
   bool quiet = true;
   bool soft_masking = program == "blastn";  // blastn's default; blastp masks hard
   std::string database_path, subject_path;
@@ -230,7 +254,13 @@ int run_blast(int argc, char** argv) {
         std::string given = value();
         if (name == "db") database_path = given;
         if (name == "comp_based_stats") given = composition_mode_number(given);
-        if (name == "seg" && program != "blastp") throw UsageError{"-seg is a blastp option (blastn has -dust)"};
+        if (name == "seg" && program == "blastn") throw UsageError{"-seg is a protein option (blastn has -dust)"};
+        if (name == "seg" && program != "blastp") {
+          if (given != "no")
+            std::fprintf(stderr, "warpsearch %s: note: -seg is applied to blastp's queries only: not applied\n",
+                         program.c_str());
+          break;
+        }
         args.push_back(option->target);
         args.push_back(given);
         break;
@@ -276,19 +306,23 @@ int run_blast(int argc, char** argv) {
     MakeDbOptions make;
     make.input = subject_path;
     make.output = subject_directory->path() + "/subject";
-    make.type = program == "blastn" ? SequenceType::nucleotide : SequenceType::protein;
+    make.type = nucleotide_database ? SequenceType::nucleotide : SequenceType::protein;
     make_database(make);
     database_path = make.output;
     args.insert(args.end(), {"-d", database_path});
   }
   {
-    // blastp searches protein databases and blastn nucleotide ones; say so before the search options'
-    // messages about matrices would.
+    // blastp and blastx search protein databases, the others nucleotide ones; say so before the search
+    // options' messages about matrices would.
     const auto type = Database::open(database_path).info().type;
-    if (program == "blastp" && type != SequenceType::protein)
-      throw UsageError{"-db " + database_path + " is a nucleotide database: use 'warpsearch blastn'"};
-    if (program == "blastn" && type != SequenceType::nucleotide)
-      throw UsageError{"-db " + database_path + " is a protein database: use 'warpsearch blastp'"};
+    const std::string instead = nucleotide_queries ? (nucleotide_database ? "blastx" : "blastn")
+                                                   : (nucleotide_database ? "blastp" : "tblastn");
+    if (nucleotide_database && type != SequenceType::nucleotide)
+      throw UsageError{"-db " + database_path + " is a protein database: " + program +
+                       " searches nucleotide ones (use 'warpsearch " + instead + "')"};
+    if (!nucleotide_database && type != SequenceType::protein)
+      throw UsageError{"-db " + database_path + " is a nucleotide database: " + program +
+                       " searches protein ones (use 'warpsearch " + instead + "')"};
   }
   // SEG as soft masking only removes seeds: nothing for an exact search to mask.
   const auto seg = std::find(args.begin(), args.end(), "--seg");
@@ -306,7 +340,11 @@ int run_blast(int argc, char** argv) {
   std::vector<char*> pointers;
   for (auto& arg : args) pointers.push_back(arg.data());
   pointers.push_back(nullptr);
-  return run_search(static_cast<int>(args.size()), pointers.data());
+  try {
+    return run_search(static_cast<int>(args.size()), pointers.data());
+  } catch (const UsageError& e) {
+    throw UsageError{with_blast_names(e.what())};
+  }
 }
 
 }  // namespace warpsearch::tools

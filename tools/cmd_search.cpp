@@ -1,5 +1,4 @@
 // warpsearch search: queries against a database, results in BLAST+'s formats (output/output.hpp) or JSON Lines.
-#include <unistd.h>
 
 #include <boost/program_options.hpp>
 #include <chrono>
@@ -22,43 +21,13 @@
 #endif
 #include "tools/commands.hpp"
 #include "tools/common_options.hpp"
+#include "tools/progress_line.hpp"
 #include "tools/taxonomy_options.hpp"
 
 namespace po = boost::program_options;
 
 namespace warpsearch::tools {
 namespace {
-
-// A one-line progress report on stderr, for runs that last: redrawn at most a few times a second,
-// shown only on a terminal and only once the run has taken a couple of seconds.
-class ProgressBar {
- public:
-  explicit ProgressBar(bool enabled) : enabled_(enabled && ::isatty(STDERR_FILENO)) {}
-  ~ProgressBar() {
-    if (drawn_) std::fputs("\n", stderr);
-  }
-  void update(const SearchProgress& progress) {
-    if (!enabled_) return;
-    const double elapsed = seconds_since(start_);
-    if (elapsed < 2.0 || seconds_since(last_) < 0.25) return;
-    last_ = Clock::now();
-    const double fraction = progress.cells_total > 0 ? progress.cells_done / progress.cells_total : 0.0;
-    const double left = fraction > 0 ? elapsed * (1.0 - fraction) / fraction : 0.0;
-    std::fprintf(stderr, "\r  %5.1f%%  queries %zu/%zu  %.1f GCUPS  %.0f s left   ", 100.0 * fraction,
-                 progress.queries_done, progress.queries_total, progress.cells_done / elapsed / 1e9, left);
-    drawn_ = true;
-  }
-
- private:
-  using Clock = std::chrono::steady_clock;
-  static double seconds_since(Clock::time_point t) {
-    return std::chrono::duration<double>(Clock::now() - t).count();
-  }
-  bool enabled_;
-  bool drawn_ = false;
-  Clock::time_point start_ = Clock::now();
-  Clock::time_point last_ = start_;
-};
 
 constexpr const char* kSearchUsage =
     "usage: warpsearch search -q QUERIES -d DB [-o OUT] [options]\n"
@@ -84,7 +53,7 @@ std::vector<int> parse_gpu_list(const std::string& text) {
 
 int run_search(int argc, char** argv) {
   std::string query_path, database_path, output_path = "-", outfmt = "6", strand = "both", gpus, gpu_memory;
-  std::string program_text, seg_text = "no";
+  std::string program_text, seg_text = "no", hit_memory = "1G";
   Number<int> min_score = 1, query_gencode = 1, db_gencode = 1, comp_based_stats = 0;
   Number<std::size_t> max_target_seqs = 500, max_hsps = 0, query_batch = SearchOptions{}.query_batch;
   Number<double> evalue = 10.0;
@@ -136,6 +105,9 @@ int run_search(int argc, char** argv) {
        "several batches")
       ("query-batch", po::value(&query_batch)->value_name("N"),
        "queries searched per pass over the database (default 4096); under mpirun also what rank 0 hands out at a time")
+      ("hit-memory", po::value(&hit_memory)->value_name("BYTES"),
+       "host memory for aligned hits waiting to be written, e.g. 512M (default 1G); a query batch with more hits is "
+       "aligned and written in parts")
       ("skip-invalid", "skip (and count) queries with letters that are not residues, instead of stopping")
       ("quiet", "no progress or summary on stderr");
   po::variables_map vm;
@@ -178,6 +150,7 @@ int run_search(int argc, char** argv) {
   search_options.device = compute_options.device();
   if (vm.count("gpus")) search_options.gpus = parse_gpu_list(gpus);
   if (vm.count("gpu-memory")) search_options.gpu_memory_limit = parse_size("--gpu-memory", "bytes", gpu_memory);
+  search_options.hit_memory = parse_size("--hit-memory", "bytes", hit_memory);
   if (evalue <= 0) throw UsageError{"--evalue must be positive"};
   if (min_score < 1) throw UsageError{"--min-score takes a raw score of at least 1, not " + std::to_string(min_score.value)};
   if (max_target_seqs == 0 || max_target_seqs > (std::size_t{1} << 30))
@@ -230,6 +203,7 @@ int run_search(int argc, char** argv) {
   ScoringScheme scoring = scoring_options.scheme(
       nucleotide, vm,
       translates_subjects(program) ? std::string("searches; ") + program_name(program) + " scores proteins" : "databases");
+  if (!search_options.raw_scores_only) scoring_options.require_statistics(scoring, vm);
   if (comp_based_stats != 0 && !quiet && (translates_query(program) || translates_subjects(program)))
     std::fprintf(stderr, "warpsearch search: note: composition-based statistics are implemented for blastp only: "
                          "not applied to %s\n", program_name(program));
@@ -297,20 +271,28 @@ int run_search(int argc, char** argv) {
   AtomicFile output(output_path);
   SearchEngine engine(database, scoring, search_options);
   notice_cpu_fallback("search", search_options.device, engine.backend_description(), quiet);
-  ProgressBar bar(!quiet);
+  // Results are written as the engine hands them over (each query batch, in query order): a header
+  // first, then each query's part, then the footer (output/output.hpp). On stdout each query's part is
+  // flushed at once; a file appears, complete, when it is renamed into place at the end.
+  ProgressLine bar(!quiet);
   SearchProgress done;
-  const auto results = engine.search(queries, [&](const SearchProgress& p) {
-    bar.update(p);
-    done = p;
-  });
-  std::size_t hits = 0;
+  std::size_t hits = 0, written = 0;
   format.begin(output.stream(), database, context);
-  for (std::size_t q = 0; q < queries.size(); ++q) {
-    format.write(output.stream(), queries[q], results[q], database);
-    hits += results[q].hits.size();
-  }
+  engine.search(
+      queries,
+      [&](QueryResult&& result) {
+        format.write(output.stream(), queries[result.query], result, database);
+        hits += result.hits.size();
+        if (output.is_stdout()) output.flush();
+        bar.written(++written);
+      },
+      [&](const SearchProgress& p) {
+        bar.update(p);
+        done = p;
+      });
   format.end(output.stream());
   output.commit();
+  bar.finish();
 
   if (!quiet) {
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();

@@ -16,6 +16,7 @@
 #include "base/atomic_file.hpp"
 #include "base/text.hpp"
 #include "base/usable_cpus.hpp"
+#include "statistics/statistics.hpp"
 #include "tools/commands.hpp"
 
 namespace po = boost::program_options;
@@ -92,13 +93,35 @@ ScoringScheme ScoringOptions::scheme(bool nucleotide, const po::variables_map& g
   } else {
     if (given.count("match") || given.count("mismatch"))
       throw UsageError{"--match and --mismatch are for nucleotide " + sequences};
-    substitution = std::filesystem::exists(matrix_) ? SubstitutionMatrix::from_file(matrix_)
-                                                    : SubstitutionMatrix::builtin(matrix_);
+    // A file that exists is input (its errors are the file's); any other name must be a built-in one.
+    if (std::filesystem::exists(matrix_)) {
+      substitution = SubstitutionMatrix::from_file(matrix_);
+    } else {
+      try {
+        substitution = SubstitutionMatrix::builtin(matrix_);
+      } catch (const std::invalid_argument& e) {
+        throw UsageError{std::string("--matrix: ") + e.what()};
+      }
+    }
   }
   // A value given on the command line is kept, even a negative one (which ScoringScheme refuses).
   const int gap_open = gap_open_ < 0 && !given.count("gapopen") ? (nucleotide ? 5 : 11) : gap_open_.value;
   const int gap_extend = gap_extend_ < 0 && !given.count("gapextend") ? (nucleotide ? 2 : 1) : gap_extend_.value;
+  if (gap_open >= 0 && gap_extend >= 1 && gap_open + gap_extend > 127)
+    throw UsageError{"--gapopen + --gapextend must be at most 127, not " + std::to_string(gap_open) + " + " +
+                     std::to_string(gap_extend)};
   return ScoringScheme(std::move(substitution), GapOpen{gap_open}, GapExtend{gap_extend});
+}
+
+void ScoringOptions::require_statistics(const ScoringScheme& scoring, const po::variables_map& given) const {
+  try {
+    EvalueCalculator(scoring, 1, 1);
+  } catch (const std::invalid_argument& e) {
+    std::string named;
+    for (const char* name : {"matrix", "gapopen", "gapextend", "match", "mismatch"})
+      if (given.count(name)) named += (named.empty() ? "--" : ", --") + std::string(name);
+    throw UsageError{(named.empty() ? std::string("the scoring") : named) + ": " + e.what()};
+  }
 }
 
 void ScoringOptions::check(const po::variables_map& given) const {

@@ -63,9 +63,14 @@ class ScoringOptions {
   // The scheme for protein (the matrix: a built-in name, or an existing file) or nucleotide (match and
   // mismatch) sequences, with the gap defaults of its type (11/1 protein, 5/2 nucleotide). Options of
   // the other type are a UsageError; `sequences` names what is aligned in it ("databases",
-  // "sequences"). Bad values throw std::invalid_argument, as ScoringScheme does.
+  // "sequences"). An unknown matrix name and gap costs out of range are a UsageError; a bad matrix
+  // file throws std::invalid_argument or std::runtime_error naming the file.
   ScoringScheme scheme(bool nucleotide, const boost::program_options::variables_map& given,
                        const std::string& sequences) const;
+
+  // For searches that compute E-values: a UsageError naming the scoring options given when NCBI
+  // publishes no statistics for the scheme (the message lists the supported gap pairs).
+  void require_statistics(const ScoringScheme& scoring, const boost::program_options::variables_map& given) const;
 
   // The ranges of the values given, whatever the sequence type: a UsageError naming the option. Call
   // right after parsing, before any work.

@@ -174,7 +174,9 @@ def test_errors_are_exceptions_with_the_tools_messages(tool, tmp_path, protein_d
     with pytest.raises(ValueError) as error:
         db.search("MKV", matrix="BLOSUM63")
     out = run_tool(tool, "search", "-q", tmp_path / "q.fa", "-d", protein_db, "--matrix", "BLOSUM63")
-    assert out.stderr == f"warpsearch search: error: {error.value}\n"
+    # A usage error for the tool (exit 2, the option named), the same words.
+    assert out.returncode == 2
+    assert out.stderr.splitlines()[0] == f"warpsearch search: --matrix: {error.value}"
 
     with pytest.raises(ValueError, match=r"query 2 \('q2'\): '1' at position 2 is not a protein residue"):
         db.search([("q1", "MKV"), ("q2", "M1KV")])
