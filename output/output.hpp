@@ -99,6 +99,7 @@ class OutputFormat {
  private:
   OutputFormat();
   struct State;
+  struct QueryReport;  // one query's report (output/report.hpp)
   Kind kind_ = Kind::tabular;
   std::vector<int> columns_;
   std::unique_ptr<State> state_;
