@@ -323,6 +323,41 @@ TEST_CASE("blast cli: blastx, tblastn and tblastx run the translated searches of
   CHECK(std::count(subject.out.begin(), subject.out.end(), '\n') >= 3);
 }
 
+TEST_CASE("blast cli: a database made from blastdbcmd's FASTA and taxid map reports as the original", "[blast][cli]") {
+  if (!blast_available("blastdbcmd")) return;
+  TempDir dir;
+  // The bundled sample with a taxid per record (made up: 9606 and 10090 in turn), as a BLAST database.
+  const std::string fasta = read_file(source_path("data/uniprot_sample.fa"));
+  std::string map;
+  int records = 0;
+  for (std::size_t at = fasta.find('>'); at != std::string::npos; at = fasta.find('>', at + 1)) {
+    const std::size_t end = fasta.find_first_of(" \n", at);
+    map += fasta.substr(at + 1, end - at - 1) + (records++ % 2 ? " 10090\n" : " 9606\n");
+  }
+  write_file(dir.file("taxid.map"), map);
+  REQUIRE(shell("cd " + quoted(dir.path()) + " && makeblastdb -in " + quoted(source_path("data/uniprot_sample.fa")) +
+                " -dbtype prot -parse_seqids -taxid_map taxid.map -out blastdb > /dev/null")
+              .exit_code == 0);
+  // The documented way out of it (docs/makedb.md), and a database made from the original FASTA.
+  REQUIRE(shell("cd " + quoted(dir.path()) + " && blastdbcmd -db blastdb -entry all -outfmt '>%i %t\n%s' > out.fa && "
+                "blastdbcmd -db blastdb -entry all -outfmt '%i %T' > out.map")
+              .exit_code == 0);
+  REQUIRE(run_warpsearch("makedb --quiet --taxid-map " + quoted(dir.file("out.map")) + " " + quoted(dir.file("out.fa")) +
+                         " " + quoted(dir.file("converted")))
+              .exit_code == 0);
+  REQUIRE(run_warpsearch("makedb --quiet --taxid-map " + quoted(dir.file("taxid.map")) + " " +
+                         quoted(source_path("data/uniprot_sample.fa")) + " " + quoted(dir.file("original")))
+              .exit_code == 0);
+  const std::string search = "blastp -query " + quoted(source_path("data/queries.fa")) +
+                             " -outfmt '6 qseqid sseqid sacc stitle staxids evalue bitscore' -max_target_seqs 5 -db ";
+  const auto converted = run_warpsearch(search + quoted(dir.file("converted")));
+  const auto original = run_warpsearch(search + quoted(dir.file("original")));
+  REQUIRE(converted.exit_code == 0);
+  CHECK(std::count(converted.out.begin(), converted.out.end(), '\n') >= 20);
+  CHECK(converted.out == original.out);
+  CHECK(contains(converted.out, "\t10090\t"));
+}
+
 TEST_CASE("cli: --version names the version, commit, build type, CUDA and CPU kernels", "[cli]") {
   const auto r = run_warpsearch("--version");
   REQUIRE(r.exit_code == 0);
