@@ -45,6 +45,21 @@ namespace {
 // 6 with AVX2, 2.7 with SSE4.1, 0.3 scalar), the reverse pass over the prefix costing up to as much
 // again. GPU (H100): 0.13 s for a 5,478 x 22,152 search hit on its warp, both passes; about 0.9 T
 // cells/s over 100,000 pairs (bench/results, gpu_pair_bench); a call's launches and copies about 1 ms.
+// Contiguous shares of items with these weights for `parts` workers (GPUs), of about equal weight:
+// worker g takes items [bounds[g], bounds[g + 1]).
+std::vector<std::size_t> contiguous_shares(const std::vector<double>& weights, std::size_t parts) {
+  double total = 0;
+  for (const double weight : weights) total += weight;
+  std::vector<std::size_t> bounds{0};
+  double running = 0;
+  for (std::size_t k = 0; k < weights.size() && bounds.size() < parts; ++k) {
+    running += weights[k];
+    if (running >= total / static_cast<double>(parts) * static_cast<double>(bounds.size())) bounds.push_back(k + 1);
+  }
+  while (bounds.size() <= parts) bounds.push_back(weights.size());
+  return bounds;
+}
+
 LocateRates locate_rates() {
   LocateRates rates;
   switch (cpu::best_isa()) {
@@ -235,17 +250,7 @@ class GpuBackend final : public ScanBackend {
   // The GPUs' shares of a batch: contiguous, of about equal residue counts; GPU g takes subjects
   // [bounds[g], bounds[g + 1]).
   std::vector<std::size_t> shares(const SubjectBatch& all) const {
-    std::vector<std::size_t> bounds{0};
-    double total = 0;
-    for (std::size_t s = 0; s < all.count; ++s) total += all.lengths[s];
-    const double per_gpu = total / static_cast<double>(gpus_.size());
-    double residues = 0;
-    for (std::size_t s = 0; s < all.count && bounds.size() < gpus_.size(); ++s) {
-      residues += all.lengths[s];
-      if (residues >= per_gpu * static_cast<double>(bounds.size())) bounds.push_back(s + 1);
-    }
-    while (bounds.size() <= gpus_.size()) bounds.push_back(all.count);
-    return bounds;
+    return contiguous_shares(std::vector<double>(all.lengths, all.lengths + all.count), gpus_.size());
   }
 
   // Subjects [first, last) of a chunk's batch `all`, and the device memory they take.
@@ -440,19 +445,10 @@ class GpuBackend final : public ScanBackend {
   // spans[k] for the pairs k of `chosen`, split across the GPUs in contiguous shares of about equal cells.
   void locate_on_gpus(const std::vector<HitPair>& pairs, const std::vector<std::size_t>& chosen,
                       std::vector<HitSpan>& spans) {
-    const auto cells = [&](std::size_t k) {
-      return static_cast<double>(pairs[k].query.size()) * static_cast<double>(pairs[k].subject.size());
-    };
-    double total = 0;
-    for (const std::size_t k : chosen) total += cells(k);
-    std::vector<std::size_t> bounds{0};
-    double running = 0;
-    for (std::size_t n = 0; n < chosen.size() && bounds.size() < aligners_.size(); ++n) {
-      running += cells(chosen[n]);
-      if (running >= total / static_cast<double>(aligners_.size()) * static_cast<double>(bounds.size()))
-        bounds.push_back(n + 1);
-    }
-    while (bounds.size() <= aligners_.size()) bounds.push_back(chosen.size());
+    std::vector<double> cells;
+    for (const std::size_t k : chosen)
+      cells.push_back(static_cast<double>(pairs[k].query.size()) * static_cast<double>(pairs[k].subject.size()));
+    const std::vector<std::size_t> bounds = contiguous_shares(cells, aligners_.size());
     parallel_for(aligners_.size(), static_cast<unsigned>(aligners_.size()), [&](std::size_t g, unsigned) {
       if (bounds[g] == bounds[g + 1]) return;
       std::vector<gpu::PairTask> tasks;
@@ -478,22 +474,13 @@ class GpuBackend final : public ScanBackend {
   bool hot_columns(const std::vector<HotColumnRequest>& requests,
                    std::vector<std::vector<cpu::ColumnRange>>& hot) override {
     hot.assign(requests.size(), {});
-    std::vector<double> cells(requests.size());
-    double total = 0;
-    for (std::size_t k = 0; k < requests.size(); ++k) {
-      const HotColumnRequest& request = requests[k];
+    std::vector<double> cells;
+    for (const HotColumnRequest& request : requests) {
       if (request.query.size() > gpu::HotColumnScanner::kMaxQueryLength) return false;
-      cells[k] = static_cast<double>(request.query.size()) * static_cast<double>(request.segment.end - request.segment.begin);
-      total += cells[k];
+      cells.push_back(static_cast<double>(request.query.size()) *
+                      static_cast<double>(request.segment.end - request.segment.begin));
     }
-    std::vector<std::size_t> bounds{0};
-    double running = 0;
-    for (std::size_t k = 0; k < requests.size() && bounds.size() < gpus_.size(); ++k) {
-      running += cells[k];
-      if (running >= total / static_cast<double>(gpus_.size()) * static_cast<double>(bounds.size()))
-        bounds.push_back(k + 1);
-    }
-    while (bounds.size() <= gpus_.size()) bounds.push_back(requests.size());
+    const std::vector<std::size_t> bounds = contiguous_shares(cells, gpus_.size());
     if (hot_scanners_.size() != gpus_.size()) hot_scanners_.resize(gpus_.size());
     parallel_for(gpus_.size(), static_cast<unsigned>(gpus_.size()), [&](std::size_t g, unsigned) {
       if (bounds[g] == bounds[g + 1]) return;
