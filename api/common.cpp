@@ -74,9 +74,7 @@ engine::ScoringScheme scoring_scheme(const Scoring& scoring, bool nucleotide, co
 std::string encode(const Sequence& sequence, const engine::Alphabet& alphabet, const char* role, std::size_t index,
                    bool allow_empty) {
   std::string_view letters = sequence.residues;
-  const auto where = [&] {
-    return std::string(role) + " " + std::to_string(index + 1) + " ('" + sequence.id + "')";
-  };
+  const auto where = [&] { return std::string(role) + " " + std::to_string(index + 1) + " ('" + sequence.id + "')"; };
   if (alphabet.type() == engine::SequenceType::protein && !letters.empty() && letters.back() == '*')
     letters.remove_suffix(1);
   std::string codes;

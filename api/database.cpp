@@ -166,8 +166,8 @@ DatabaseInfo Database::info() const {
 namespace {
 void check_subject(const engine::Database& database, std::uint64_t subject) {
   if (subject >= database.info().subjects)
-    throw std::out_of_range("subject " + std::to_string(subject) + " is past the end of " + database.path() +
-                            " (" + std::to_string(database.info().subjects) + " subjects)");
+    throw std::out_of_range("subject " + std::to_string(subject) + " is past the end of " + database.path() + " (" +
+                            std::to_string(database.info().subjects) + " subjects)");
 }
 }  // namespace
 

@@ -9,8 +9,8 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <random>
@@ -140,8 +140,7 @@ FileWriter::FileWriter(const std::string& path, bool exclusive, Checksum checksu
   if (fd_ < 0) throw std::runtime_error(system_error("cannot create", path, errno));
 }
 
-FileWriter::FileWriter(int borrowed_fd, std::string name)
-    : fd_(borrowed_fd), owns_fd_(false), path_(std::move(name)) {
+FileWriter::FileWriter(int borrowed_fd, std::string name) : fd_(borrowed_fd), owns_fd_(false), path_(std::move(name)) {
   buffer_.reset(allocate_buffer(kWriteBuffer));
   capacity_ = kWriteBuffer;
 }
@@ -183,8 +182,7 @@ void FileWriter::release() noexcept {
 }
 
 void FileWriter::bypass_page_cache() {
-  if (fd_ < 0 || written_ != 0)
-    throw std::logic_error("bypass_page_cache after writing '" + path_ + "'");
+  if (fd_ < 0 || written_ != 0) throw std::logic_error("bypass_page_cache after writing '" + path_ + "'");
   if (direct_) return;
   const int flags = ::fcntl(fd_, F_GETFL);
   // Refused (EINVAL) where the filesystem has no direct I/O, e.g. tmpfs: then stay buffered.
@@ -230,8 +228,8 @@ std::uint32_t FileWriter::crc32() const {
 void FileWriter::write_through(const char* data, std::size_t size) {
   // size 0 also because zlib's crc32 of a null pointer is its initial value, not the running one.
   if (checksummed_ && size > 0)
-    crc_ = static_cast<std::uint32_t>(
-        ::crc32_z(crc_, reinterpret_cast<const Bytef*>(data), static_cast<z_size_t>(size)));
+    crc_ =
+        static_cast<std::uint32_t>(::crc32_z(crc_, reinterpret_cast<const Bytef*>(data), static_cast<z_size_t>(size)));
   write_all(data, size);
 }
 
@@ -245,8 +243,7 @@ void FileWriter::write_all(const char* data, std::size_t size) {
       }
       const int error = errno;
       // A filesystem that took the O_DIRECT flag but refuses the transfer: write it buffered.
-      if (direct_ && error == EINVAL &&
-          ::fcntl(fd_, F_SETFL, ::fcntl(fd_, F_GETFL) & ~O_DIRECT) == 0) {
+      if (direct_ && error == EINVAL && ::fcntl(fd_, F_SETFL, ::fcntl(fd_, F_GETFL) & ~O_DIRECT) == 0) {
         direct_ = false;
         continue;
       }
@@ -275,8 +272,7 @@ void FileWriter::close(bool sync) {
   if (fd_ < 0) return;
   flush();
   if (used_ > 0) write_direct_tail();
-  if (sync && ::fsync(fd_) != 0 && errno != EINVAL)
-    throw std::runtime_error(system_error("cannot sync", path_, errno));
+  if (sync && ::fsync(fd_) != 0 && errno != EINVAL) throw std::runtime_error(system_error("cannot sync", path_, errno));
   if (owns_fd_) {
     const int fd = std::exchange(fd_, -1);
     if (::close(fd) != 0) throw std::runtime_error(system_error("cannot close", path_, errno));
@@ -436,8 +432,7 @@ AtomicDirectory::AtomicDirectory(const std::string& target) : target_(target) {
     unregister_temporary(temporary_);
     if (error != EEXIST || attempt > 100) {
       temporary_.clear();
-      throw std::runtime_error(system_error("cannot create a temporary directory for", target,
-                                            error));
+      throw std::runtime_error(system_error("cannot create a temporary directory for", target, error));
     }
   }
 }

@@ -31,8 +31,7 @@ class FileWriter {
   enum class Checksum { on, off };  // off: for scratch files, whose CRC-32 nobody reads
   // Creates path (mode 0666 less the umask), truncating an existing file; with exclusive, an existing
   // file is an error.
-  explicit FileWriter(const std::string& path, bool exclusive = false,
-                      Checksum checksum = Checksum::on);
+  explicit FileWriter(const std::string& path, bool exclusive = false, Checksum checksum = Checksum::on);
   // Writes to a descriptor the caller keeps owning (stdout); name is used in error messages.
   FileWriter(int borrowed_fd, std::string name);
   FileWriter(FileWriter&& other) noexcept;

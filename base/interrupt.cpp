@@ -102,7 +102,8 @@ void watch(int wake_fd, std::chrono::milliseconds grace) {
   // The program has the grace period to unwind and exit by itself; a second signal cuts it short.
   const auto deadline = std::chrono::steady_clock::now() + grace;
   for (;;) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0) break;
     pollfd wake{wake_fd, POLLIN, 0};
     const int ready = ::poll(&wake, 1, static_cast<int>(left.count()));
@@ -131,7 +132,8 @@ void arm_interrupt_deadline(const std::string& program, std::chrono::millisecond
     r.grace = grace;
   }
   int fds[2];
-  if (::pipe2(fds, O_CLOEXEC) != 0) throw std::runtime_error(std::string("cannot create a pipe: ") + std::strerror(errno));
+  if (::pipe2(fds, O_CLOEXEC) != 0)
+    throw std::runtime_error(std::string("cannot create a pipe: ") + std::strerror(errno));
   // The handler never blocks: a full pipe (thousands of signals) already woke the watchdog.
   ::fcntl(fds[1], F_SETFL, ::fcntl(fds[1], F_GETFL) | O_NONBLOCK);
   // The watchdog runs with the signals blocked, so that they reach (and interrupt) the working threads.

@@ -22,8 +22,7 @@ void parallel_for(std::size_t count, unsigned threads, Task&& task) {
   std::mutex error_mutex;
   auto work = [&](unsigned worker) {
     try {
-      for (std::size_t i; !failed.load(std::memory_order_relaxed) && (i = next.fetch_add(1)) < count;)
-        task(i, worker);
+      for (std::size_t i; !failed.load(std::memory_order_relaxed) && (i = next.fetch_add(1)) < count;) task(i, worker);
     } catch (...) {
       std::lock_guard<std::mutex> lock(error_mutex);
       if (!first_error) first_error = std::current_exception();

@@ -13,10 +13,14 @@ std::size_t utf8_length(std::string_view text, std::size_t i) {
   const unsigned char lead = byte(i);
   std::size_t length = 0;
   std::uint32_t code = 0, minimum = 0;
-  if (lead >= 0xC2 && lead <= 0xDF) length = 2, code = lead & 0x1F, minimum = 0xA0;  // U+0080..9F: C1
-  else if (lead >= 0xE0 && lead <= 0xEF) length = 3, code = lead & 0x0F, minimum = 0x800;
-  else if (lead >= 0xF0 && lead <= 0xF4) length = 4, code = lead & 0x07, minimum = 0x10000;
-  else return 0;
+  if (lead >= 0xC2 && lead <= 0xDF)
+    length = 2, code = lead & 0x1F, minimum = 0xA0;  // U+0080..9F: C1
+  else if (lead >= 0xE0 && lead <= 0xEF)
+    length = 3, code = lead & 0x0F, minimum = 0x800;
+  else if (lead >= 0xF0 && lead <= 0xF4)
+    length = 4, code = lead & 0x07, minimum = 0x10000;
+  else
+    return 0;
   if (i + length > text.size()) return 0;
   for (std::size_t k = 1; k < length; ++k) {
     if ((byte(i + k) & 0xC0) != 0x80) return 0;
@@ -48,9 +52,12 @@ std::string printable_excerpt(std::string_view text, std::size_t max_bytes) {
         continue;
       }
     }
-    if (c == '\t') out += "\\t";
-    else if (c == '\n') out += "\\n";
-    else if (c == '\r') out += "\\r";
+    if (c == '\t')
+      out += "\\t";
+    else if (c == '\n')
+      out += "\\n";
+    else if (c == '\r')
+      out += "\\r";
     else {
       char escaped[8];
       std::snprintf(escaped, sizeof escaped, "\\x%02X", c);

@@ -11,9 +11,9 @@
 // the threads' CPU time (per core: the kernel's speed even while other jobs share the cores).
 #include <algorithm>
 #include <chrono>
-#include <ctime>
 #include <cstdint>
 #include <cstdio>
+#include <ctime>
 #include <fstream>
 #include <iostream>
 #include <numeric>
@@ -112,17 +112,28 @@ int main(int argc, char** argv) try {
   std::size_t max_queries = 1000;
   for (int i = 1; i < argc; ++i) {
     const std::string flag = argv[i];
-    if (flag == "--db") db_path = argument(i, argc, argv);
-    else if (flag == "--queries") query_path = argument(i, argc, argv);
-    else if (flag == "--isa") isa_choice = argument(i, argc, argv);
-    else if (flag == "--width") width_choice = argument(i, argc, argv);
-    else if (flag == "--threads") threads = std::max(1, std::min(64, std::stoi(argument(i, argc, argv))));
-    else if (flag == "--repeat") repeat = std::stoi(argument(i, argc, argv));
-    else if (flag == "--max-queries") max_queries = std::stoul(argument(i, argc, argv));
-    else if (flag == "--matrix") matrix = argument(i, argc, argv);
-    else if (flag == "--gap-open") gap_open = std::stoi(argument(i, argc, argv));
-    else if (flag == "--gap-extend") gap_extend = std::stoi(argument(i, argc, argv));
-    else throw std::invalid_argument("unknown option " + flag);
+    if (flag == "--db")
+      db_path = argument(i, argc, argv);
+    else if (flag == "--queries")
+      query_path = argument(i, argc, argv);
+    else if (flag == "--isa")
+      isa_choice = argument(i, argc, argv);
+    else if (flag == "--width")
+      width_choice = argument(i, argc, argv);
+    else if (flag == "--threads")
+      threads = std::max(1, std::min(64, std::stoi(argument(i, argc, argv))));
+    else if (flag == "--repeat")
+      repeat = std::stoi(argument(i, argc, argv));
+    else if (flag == "--max-queries")
+      max_queries = std::stoul(argument(i, argc, argv));
+    else if (flag == "--matrix")
+      matrix = argument(i, argc, argv);
+    else if (flag == "--gap-open")
+      gap_open = std::stoi(argument(i, argc, argv));
+    else if (flag == "--gap-extend")
+      gap_extend = std::stoi(argument(i, argc, argv));
+    else
+      throw std::invalid_argument("unknown option " + flag);
   }
   const ScoringScheme scoring(SubstitutionMatrix::builtin(matrix), GapOpen{gap_open}, GapExtend{gap_extend});
   const Packed db = pack_sorted(read_fasta(db_path));
@@ -145,7 +156,8 @@ int main(int argc, char** argv) try {
   std::printf("# db %s: %zu subjects, %llu residues; %zu queries from %s; %s %d/%d; %d thread(s); best of %d\n",
               db_path.c_str(), db.lengths.size(), static_cast<unsigned long long>(db.residues), queries.size(),
               query_path.c_str(), matrix.c_str(), gap_open, gap_extend, threads, repeat);
-  std::printf("isa\tfirst_width\tquery\tquery_length\tseconds\tgcups\tcpu_seconds\tgcups_per_core\tscored_16\tscored_32\n");
+  std::printf(
+      "isa\tfirst_width\tquery\tquery_length\tseconds\tgcups\tcpu_seconds\tgcups_per_core\tscored_16\tscored_32\n");
   std::vector<std::int32_t> reference_scores;
   for (Isa isa : {Isa::avx512bw, Isa::avx2, Isa::sse41, Isa::scalar}) {
     if (!cpu::isa_supported(isa) || (isa_choice != "all" && isa_choice != cpu::isa_name(isa))) continue;
@@ -180,16 +192,18 @@ int main(int argc, char** argv) try {
           scored_32 += stats[t].scored_32;
         }
         const double cells = static_cast<double>(query.codes.size()) * static_cast<double>(db.residues);
-        std::printf("%s\t%d\t%s\t%zu\t%.4f\t%.2f\t%.4f\t%.2f\t%zu\t%zu\n", cpu::isa_name(isa),
-                    static_cast<int>(width), query.name.c_str(), query.codes.size(), best, cells / best / 1e9, best_cpu,
-                    cells / best_cpu / 1e9, scored_16, scored_32);
+        std::printf("%s\t%d\t%s\t%zu\t%.4f\t%.2f\t%.4f\t%.2f\t%zu\t%zu\n", cpu::isa_name(isa), static_cast<int>(width),
+                    query.name.c_str(), query.codes.size(), best, cells / best / 1e9, best_cpu, cells / best_cpu / 1e9,
+                    scored_16, scored_32);
         total_seconds += best;
         total_cpu_seconds += best_cpu;
         total_cells += cells;
         // Every instruction set and width must agree on every score: compare against the first run.
         if (&query == &queries.front()) {
-          if (reference_scores.empty()) reference_scores = scores;
-          else if (scores != reference_scores) throw std::logic_error(std::string("scores differ: ") + cpu::isa_name(isa));
+          if (reference_scores.empty())
+            reference_scores = scores;
+          else if (scores != reference_scores)
+            throw std::logic_error(std::string("scores differ: ") + cpu::isa_name(isa));
         }
       }
       std::printf("%s\t%d\tALL\t-\t%.4f\t%.2f\t%.4f\t%.2f\t-\t-\n", cpu::isa_name(isa), static_cast<int>(width),

@@ -39,15 +39,24 @@ Options parse(int argc, char** argv) {
     const std::string arg = argv[i];
     if (i + 1 >= argc) throw std::invalid_argument("option " + arg + " needs a value");
     const std::string value = argv[++i];
-    if (arg == "--matrix") o.matrix = value;
-    else if (arg == "--reward") o.reward = std::stoi(value);
-    else if (arg == "--penalty") o.penalty = std::stoi(value);
-    else if (arg == "--gapopen") o.gap_open = std::stoi(value);
-    else if (arg == "--gapextend") o.gap_extend = std::stoi(value);
-    else if (arg == "--residues") o.residues = std::stoull(value);
-    else if (arg == "--sequences") o.sequences = std::stoull(value);
-    else if (arg == "--max-rel") o.max_rel = std::stod(value);
-    else if (arg == "--max-bits") o.max_bits = std::stod(value);
+    if (arg == "--matrix")
+      o.matrix = value;
+    else if (arg == "--reward")
+      o.reward = std::stoi(value);
+    else if (arg == "--penalty")
+      o.penalty = std::stoi(value);
+    else if (arg == "--gapopen")
+      o.gap_open = std::stoi(value);
+    else if (arg == "--gapextend")
+      o.gap_extend = std::stoi(value);
+    else if (arg == "--residues")
+      o.residues = std::stoull(value);
+    else if (arg == "--sequences")
+      o.sequences = std::stoull(value);
+    else if (arg == "--max-rel")
+      o.max_rel = std::stod(value);
+    else if (arg == "--max-bits")
+      o.max_bits = std::stod(value);
     else if (arg == "--model") {
       if (value != "fsc" && value != "length-adjusted")
         throw std::invalid_argument("--model is fsc or length-adjusted, not " + value);
@@ -89,10 +98,14 @@ int main(int argc, char** argv) {
     std::string worst = "-";
     std::string line;
     while (std::getline(std::cin, line)) {
-      if (auto v = field(line, "query_len")) qlen = static_cast<std::uint32_t>(*v);
-      else if (auto l = field(line, "len")) slen = static_cast<std::uint32_t>(*l);
-      else if (auto b = field(line, "bit_score")) bits = *b;
-      else if (auto s = field(line, "score")) score = static_cast<int>(*s);
+      if (auto v = field(line, "query_len"))
+        qlen = static_cast<std::uint32_t>(*v);
+      else if (auto l = field(line, "len"))
+        slen = static_cast<std::uint32_t>(*l);
+      else if (auto b = field(line, "bit_score"))
+        bits = *b;
+      else if (auto s = field(line, "score"))
+        score = static_cast<int>(*s);
       else if (auto e = field(line, "evalue")) {
         const double ours = o.finite_size ? calc.evalue(score, qlen, slen) : calc.evalue(score, qlen);
         ++hits;
@@ -106,7 +119,8 @@ int main(int argc, char** argv) {
         if (rel > max_rel) {
           max_rel = rel;
           char text[200];
-          std::snprintf(text, sizeof text, "qlen=%u,slen=%u,score=%d,blast=%.6g,ours=%.6g", qlen, slen, score, *e, ours);
+          std::snprintf(text, sizeof text, "qlen=%u,slen=%u,score=%d,blast=%.6g,ours=%.6g", qlen, slen, score, *e,
+                        ours);
           worst = text;
         }
       }

@@ -31,8 +31,8 @@
 #include <vector>
 
 #include "bench/bench_support.hpp"
-#include "db/fasta.hpp"
 #include "core/alignment_mode.hpp"
+#include "db/fasta.hpp"
 #include "kernels/gpu/pair_aligner.hpp"
 #include "kernels/reference/reference.hpp"
 #include "profile/scoring.hpp"
@@ -42,7 +42,8 @@ namespace {
 using warpsearch::AlignmentMode;
 
 // Every record of a FASTA file; `type` is detected when not given.
-std::vector<warpsearch::SequenceRecord> read_all(const std::string& path, std::optional<warpsearch::SequenceType>& type) {
+std::vector<warpsearch::SequenceRecord> read_all(const std::string& path,
+                                                 std::optional<warpsearch::SequenceType>& type) {
   warpsearch::FastaReader reader(path, type);
   type = reader.type();
   std::vector<warpsearch::SequenceRecord> records;
@@ -73,36 +74,66 @@ int main(int argc, char** argv) {
     for (warpsearch::bench::Arguments args(argc, argv); args.next();) {
       const std::string& arg = args.option();
       auto value = [&] { return args.value(); };
-      if (arg == "--query") query_path = value();
-      else if (arg == "--target") target_path = value();
-      else if (arg == "--fasta") fasta_path = value();
-      else if (arg == "--pairs") pair_count = std::stoull(value());
-      else if (arg == "--min-length") min_length = std::stoull(value());
-      else if (arg == "--max-length") max_length = std::stoull(value());
-      else if (arg == "--seed") seed = std::stoull(value());
-      else if (arg == "--mode") mode_name = value();
-      else if (arg == "--matrix") matrix_name = value();
-      else if (arg == "--open") open = std::stoi(value());
-      else if (arg == "--extend") extend = std::stoi(value());
-      else if (arg == "--match") match = std::stoi(value());
-      else if (arg == "--mismatch") mismatch = std::stoi(value());
-      else if (arg == "--repeat") repeat = std::max(1, std::stoi(value()));
-      else if (arg == "--check") check = std::stoi(value());
-      else if (arg == "--tsv") tsv_path = value();
-      else if (arg == "--label") label = value();
-      else if (arg == "--trace") trace_path = value();
-      else if (arg == "--no-early-exit") kernel_options.reverse_early_exit = false;
-      else if (arg == "--early-exit-steps") kernel_options.early_exit_check_steps = std::stoi(value());
-      else if (arg == "--packed") kernel_options.packed_lanes = true;
-      else if (arg == "--no-reverse-first") kernel_options.reverse_first = false;
-      else if (arg == "--packed-limit") kernel_options.packed_length_limit = std::stoi(value());
-      else if (arg == "--first-percent") sub_batch_limits.first_percent = static_cast<std::uint32_t>(std::stoul(value()));
-      else if (arg == "--last-percent") sub_batch_limits.last_percent = static_cast<std::uint32_t>(std::stoul(value()));
-      else if (arg == "--input-order") sub_batch_limits.largest_first = false;
-      else if (arg == "--max-sub-batches") sub_batch_limits.max_parts = std::stoull(value());
-      else if (arg == "--sub-batch-pairs") sub_batch_limits.min_pairs = std::stoull(value());
-      else if (arg == "--sub-batch-residues") sub_batch_limits.residues = std::stoull(value());
-      else throw std::invalid_argument("unknown option " + arg);
+      if (arg == "--query")
+        query_path = value();
+      else if (arg == "--target")
+        target_path = value();
+      else if (arg == "--fasta")
+        fasta_path = value();
+      else if (arg == "--pairs")
+        pair_count = std::stoull(value());
+      else if (arg == "--min-length")
+        min_length = std::stoull(value());
+      else if (arg == "--max-length")
+        max_length = std::stoull(value());
+      else if (arg == "--seed")
+        seed = std::stoull(value());
+      else if (arg == "--mode")
+        mode_name = value();
+      else if (arg == "--matrix")
+        matrix_name = value();
+      else if (arg == "--open")
+        open = std::stoi(value());
+      else if (arg == "--extend")
+        extend = std::stoi(value());
+      else if (arg == "--match")
+        match = std::stoi(value());
+      else if (arg == "--mismatch")
+        mismatch = std::stoi(value());
+      else if (arg == "--repeat")
+        repeat = std::max(1, std::stoi(value()));
+      else if (arg == "--check")
+        check = std::stoi(value());
+      else if (arg == "--tsv")
+        tsv_path = value();
+      else if (arg == "--label")
+        label = value();
+      else if (arg == "--trace")
+        trace_path = value();
+      else if (arg == "--no-early-exit")
+        kernel_options.reverse_early_exit = false;
+      else if (arg == "--early-exit-steps")
+        kernel_options.early_exit_check_steps = std::stoi(value());
+      else if (arg == "--packed")
+        kernel_options.packed_lanes = true;
+      else if (arg == "--no-reverse-first")
+        kernel_options.reverse_first = false;
+      else if (arg == "--packed-limit")
+        kernel_options.packed_length_limit = std::stoi(value());
+      else if (arg == "--first-percent")
+        sub_batch_limits.first_percent = static_cast<std::uint32_t>(std::stoul(value()));
+      else if (arg == "--last-percent")
+        sub_batch_limits.last_percent = static_cast<std::uint32_t>(std::stoul(value()));
+      else if (arg == "--input-order")
+        sub_batch_limits.largest_first = false;
+      else if (arg == "--max-sub-batches")
+        sub_batch_limits.max_parts = std::stoull(value());
+      else if (arg == "--sub-batch-pairs")
+        sub_batch_limits.min_pairs = std::stoull(value());
+      else if (arg == "--sub-batch-residues")
+        sub_batch_limits.residues = std::stoull(value());
+      else
+        throw std::invalid_argument("unknown option " + arg);
     }
     const AlignmentMode mode = parse_mode(mode_name);
 
@@ -137,9 +168,10 @@ int main(int argc, char** argv) {
     }
 
     const bool dna = *type == warpsearch::SequenceType::nucleotide;
-    const warpsearch::ScoringScheme scoring(
-        dna ? warpsearch::SubstitutionMatrix::nucleotide(match, mismatch) : warpsearch::SubstitutionMatrix::builtin(matrix_name),
-        warpsearch::GapOpen{open.value_or(dna ? 5 : 11)}, warpsearch::GapExtend{extend.value_or(dna ? 2 : 1)});
+    const warpsearch::ScoringScheme scoring(dna ? warpsearch::SubstitutionMatrix::nucleotide(match, mismatch)
+                                                : warpsearch::SubstitutionMatrix::builtin(matrix_name),
+                                            warpsearch::GapOpen{open.value_or(dna ? 5 : 11)},
+                                            warpsearch::GapExtend{extend.value_or(dna ? 2 : 1)});
     std::vector<warpsearch::gpu::PairTask> tasks(queries.size());
     std::uint64_t residues = 0;
     for (std::size_t k = 0; k < tasks.size(); ++k) {
@@ -177,16 +209,18 @@ int main(int argc, char** argv) {
     const double cells = static_cast<double>(timings.forward_cells);
     const double gcups = cells / t / 1e9;
     const double gcups_passes = cells / tk / 1e9;
-    std::printf("%s: %zu pairs, %llu residues, %s, %s %d/%d, %.3g cells (+%.3g reverse, %.3g of them up to the "
-                "starts' rows; early exit %s, packed %s)\n",
-                aligner.device_name().c_str(), tasks.size(), static_cast<unsigned long long>(residues), mode_name.c_str(),
-                scoring.matrix().name().c_str(), scoring.gap_open(), scoring.gap_extend(), cells,
-                static_cast<double>(timings.reverse_cells), static_cast<double>(timings.reverse_cells_to_start),
-                kernel_options.reverse_early_exit ? "on" : "off", kernel_options.packed_lanes ? "on" : "off");
-    std::printf("overall: %.4f s median of %d, %.1f GCUPS, %.0f pairs/s; passes only %.4f s, %.1f GCUPS "
-                "(%u sub-batches; overlapping: host pack %.4f, upload %.4f, forward %.4f, reverse %.4f)\n",
-                t, repeat, gcups, static_cast<double>(tasks.size()) / t, tk, gcups_passes, timings.sub_batches,
-                timings.pack, timings.upload, timings.forward, timings.reverse);
+    std::printf(
+        "%s: %zu pairs, %llu residues, %s, %s %d/%d, %.3g cells (+%.3g reverse, %.3g of them up to the "
+        "starts' rows; early exit %s, packed %s)\n",
+        aligner.device_name().c_str(), tasks.size(), static_cast<unsigned long long>(residues), mode_name.c_str(),
+        scoring.matrix().name().c_str(), scoring.gap_open(), scoring.gap_extend(), cells,
+        static_cast<double>(timings.reverse_cells), static_cast<double>(timings.reverse_cells_to_start),
+        kernel_options.reverse_early_exit ? "on" : "off", kernel_options.packed_lanes ? "on" : "off");
+    std::printf(
+        "overall: %.4f s median of %d, %.1f GCUPS, %.0f pairs/s; passes only %.4f s, %.1f GCUPS "
+        "(%u sub-batches; overlapping: host pack %.4f, upload %.4f, forward %.4f, reverse %.4f)\n",
+        t, repeat, gcups, static_cast<double>(tasks.size()) / t, tk, gcups_passes, timings.sub_batches, timings.pack,
+        timings.upload, timings.forward, timings.reverse);
     std::printf("host: first upload enqueued after %.4f s, copying %.4f, enqueuing %.4f, waiting %.4f\n",
                 timings.host_first_upload, timings.host_copy, timings.host_enqueue, timings.host_wait);
 

@@ -30,8 +30,8 @@
 
 #include "bench/bench_support.hpp"
 #include "core/alphabet.hpp"
-#include "kernels/gpu/gpu_scorer.hpp"
 #include "core/subject_batch.hpp"
+#include "kernels/gpu/gpu_scorer.hpp"
 #include "profile/scoring.hpp"
 
 namespace {
@@ -61,10 +61,10 @@ std::vector<Record> read_fasta(const std::string& path, const warpsearch::Alphab
   return records;
 }
 
-#define BENCH_CUDA(expr)                                                                     \
-  do {                                                                                       \
-    const cudaError_t status_ = (expr);                                                      \
-    if (status_ != cudaSuccess)                                                              \
+#define BENCH_CUDA(expr)                                                                        \
+  do {                                                                                          \
+    const cudaError_t status_ = (expr);                                                         \
+    if (status_ != cudaSuccess)                                                                 \
       throw std::runtime_error(std::string(#expr) + " failed: " + cudaGetErrorString(status_)); \
   } while (0)
 
@@ -95,7 +95,8 @@ double time_on_gpus(const warpsearch::SubjectBatch& all, const std::vector<std::
     const auto start = std::chrono::steady_clock::now();
     std::vector<std::thread> threads;
     for (int d = 0; d < devices; ++d)
-      threads.emplace_back([&, d] { scorers[static_cast<std::size_t>(d)].score(queries, scores[static_cast<std::size_t>(d)].data()); });
+      threads.emplace_back(
+          [&, d] { scorers[static_cast<std::size_t>(d)].score(queries, scores[static_cast<std::size_t>(d)].data()); });
     for (auto& t : threads) t.join();
     best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   }
@@ -117,8 +118,8 @@ int scale_over_gpus(const warpsearch::SubjectBatch& all, const std::vector<Recor
   }
   const double one = time_on_gpus(all, queries, scoring, 1, residues);
   const double many = time_on_gpus(all, queries, scoring, devices, residues);
-  std::printf("gpus\tseconds\tGCUPS\n1\t%.3f\t%.1f\n%d\t%.3f\t%.1f\nspeed-up %.2fx on %d GPUs\n", one, cells / one / 1e9,
-              devices, many, cells / many / 1e9, one / many, devices);
+  std::printf("gpus\tseconds\tGCUPS\n1\t%.3f\t%.1f\n%d\t%.3f\t%.1f\nspeed-up %.2fx on %d GPUs\n", one,
+              cells / one / 1e9, devices, many, cells / many / 1e9, one / many, devices);
   return 0;
 }
 
@@ -134,19 +135,32 @@ int main(int argc, char** argv) {
     for (warpsearch::bench::Arguments args(argc, argv); args.next();) {
       const std::string& arg = args.option();
       auto value = [&] { return args.value(); };
-      if (arg == "--db") db_path = value();
-      else if (arg == "--queries") query_path = value();
-      else if (arg == "--matrix") matrix_name = value();
-      else if (arg == "--open") open = std::stoi(value());
-      else if (arg == "--extend") extend = std::stoi(value());
-      else if (arg == "--repeat") repeat = std::max(1, std::stoi(value()));
-      else if (arg == "--tsv") tsv_path = value();
-      else if (arg == "--label") label = value();
-      else if (arg == "--only-query") only_query = std::stoi(value());
-      else if (arg == "--gpus") gpus = std::max(1, std::stoi(value()));
-      else if (arg == "--table-copies") table_copies = std::stoi(value());
-      else if (arg == "--copies-min-waves") copies_min_waves = std::stod(value());
-      else throw std::invalid_argument("unknown option " + arg);
+      if (arg == "--db")
+        db_path = value();
+      else if (arg == "--queries")
+        query_path = value();
+      else if (arg == "--matrix")
+        matrix_name = value();
+      else if (arg == "--open")
+        open = std::stoi(value());
+      else if (arg == "--extend")
+        extend = std::stoi(value());
+      else if (arg == "--repeat")
+        repeat = std::max(1, std::stoi(value()));
+      else if (arg == "--tsv")
+        tsv_path = value();
+      else if (arg == "--label")
+        label = value();
+      else if (arg == "--only-query")
+        only_query = std::stoi(value());
+      else if (arg == "--gpus")
+        gpus = std::max(1, std::stoi(value()));
+      else if (arg == "--table-copies")
+        table_copies = std::stoi(value());
+      else if (arg == "--copies-min-waves")
+        copies_min_waves = std::stod(value());
+      else
+        throw std::invalid_argument("unknown option " + arg);
     }
     if (db_path.empty() || query_path.empty()) throw std::invalid_argument("--db and --queries are required");
     if (warpsearch::gpu::usable_device_count() == 0) {
@@ -161,7 +175,8 @@ int main(int argc, char** argv) {
     std::vector<Record> subjects = read_fasta(db_path, alphabet);
     std::vector<Record> queries = read_fasta(query_path, alphabet);
     if (only_query >= 0) {
-      if (static_cast<std::size_t>(only_query) >= queries.size()) throw std::invalid_argument("--only-query out of range");
+      if (static_cast<std::size_t>(only_query) >= queries.size())
+        throw std::invalid_argument("--only-query out of range");
       queries = {queries[static_cast<std::size_t>(only_query)]};
     }
     if (queries.empty()) throw std::invalid_argument(query_path + ": no queries");
@@ -202,13 +217,14 @@ int main(int argc, char** argv) {
     const auto t2 = std::chrono::steady_clock::now();
     const auto setup = scorer.setup_timings();
     std::fprintf(stderr, "device setup %.2f s; set_subjects %.3f s (pack %.3f, upload %.3f, plan %.3f)\n",
-                 std::chrono::duration<double>(t_device - t1).count(), std::chrono::duration<double>(t2 - t_device).count(),
-                 setup.pack_seconds, setup.upload_seconds, setup.plan_seconds);
-    std::fprintf(stderr, "%s: %zu subjects, %llu residues (longest %u); %zu queries; read+pack %.2f s, upload %.2f s; %s\n",
+                 std::chrono::duration<double>(t_device - t1).count(),
+                 std::chrono::duration<double>(t2 - t_device).count(), setup.pack_seconds, setup.upload_seconds,
+                 setup.plan_seconds);
+    std::fprintf(stderr,
+                 "%s: %zu subjects, %llu residues (longest %u); %zu queries; read+pack %.2f s, upload %.2f s; %s\n",
                  db_path.c_str(), subjects.size(), static_cast<unsigned long long>(residues),
-                 lengths.empty() ? 0u : lengths.back(), queries.size(),
-                 std::chrono::duration<double>(t1 - t0).count(), std::chrono::duration<double>(t2 - t1).count(),
-                 scorer.device_name().c_str());
+                 lengths.empty() ? 0u : lengths.back(), queries.size(), std::chrono::duration<double>(t1 - t0).count(),
+                 std::chrono::duration<double>(t2 - t1).count(), scorer.device_name().c_str());
 
     std::vector<std::int32_t> scores(subjects.size());
     cudaEvent_t start, stop;
@@ -249,14 +265,17 @@ int main(int argc, char** argv) {
     for (const auto& q : queries) all.push_back(q.codes);
     std::vector<std::int32_t> all_scores(all.size() * subjects.size());
     const double batch_seconds = time_call(all, all_scores.data());
-    std::printf("%-12s overall: %.1f GCUPS (sum of per-query medians, %.3f s); one call for all queries: %.1f GCUPS (%.3f s)\n",
-                label.c_str(), total_cells / total_seconds / 1e9, total_seconds, total_cells / batch_seconds / 1e9,
-                batch_seconds);
+    std::printf(
+        "%-12s overall: %.1f GCUPS (sum of per-query medians, %.3f s); one call for all queries: %.1f GCUPS (%.3f s)\n",
+        label.c_str(), total_cells / total_seconds / 1e9, total_seconds, total_cells / batch_seconds / 1e9,
+        batch_seconds);
     if (tsv) {
       std::fprintf(tsv, "%s\tALL_per_query\t0\t%llu\t%zu\t%.6f\t%.1f\t0\n", label.c_str(),
-                   static_cast<unsigned long long>(residues), subjects.size(), total_seconds, total_cells / total_seconds / 1e9);
+                   static_cast<unsigned long long>(residues), subjects.size(), total_seconds,
+                   total_cells / total_seconds / 1e9);
       std::fprintf(tsv, "%s\tALL_one_call\t0\t%llu\t%zu\t%.6f\t%.1f\t0\n", label.c_str(),
-                   static_cast<unsigned long long>(residues), subjects.size(), batch_seconds, total_cells / batch_seconds / 1e9);
+                   static_cast<unsigned long long>(residues), subjects.size(), batch_seconds,
+                   total_cells / batch_seconds / 1e9);
       std::fclose(tsv);
     }
     cudaEventDestroy(start);

@@ -24,13 +24,14 @@
 
 #include "bench/bench_support.hpp"
 #include "db/fasta.hpp"
-#include "kernels/reference/banded_xdrop.hpp"
 #include "kernels/gpu/gpu_xdrop.hpp"
+#include "kernels/reference/banded_xdrop.hpp"
 #include "profile/scoring.hpp"
 
 namespace {
 
-std::unordered_map<std::string, std::string> read_all(const std::string& path, std::optional<warpsearch::SequenceType>& type) {
+std::unordered_map<std::string, std::string> read_all(const std::string& path,
+                                                      std::optional<warpsearch::SequenceType>& type) {
   warpsearch::FastaReader reader(path, type);
   type = reader.type();
   std::unordered_map<std::string, std::string> records;
@@ -48,19 +49,32 @@ int main(int argc, char** argv) {
     for (warpsearch::bench::Arguments args(argc, argv); args.next();) {
       const std::string& arg = args.option();
       auto value = [&] { return args.value(); };
-      if (arg == "--query") query_path = value();
-      else if (arg == "--target") target_path = value();
-      else if (arg == "--pairs") pairs_path = value();
-      else if (arg == "--xdrop") xdrop = std::stoi(value());
-      else if (arg == "--match") match = std::stoi(value());
-      else if (arg == "--mismatch") mismatch = std::stoi(value());
-      else if (arg == "--gapopen") open = std::stoi(value());
-      else if (arg == "--gapextend") extend = std::stoi(value());
-      else if (arg == "--repeat") repeat = std::max(1, std::stoi(value()));
-      else if (arg == "--check") check = std::stoi(value());
-      else if (arg == "--tsv") tsv_path = value();
-      else if (arg == "--label") label = value();
-      else throw std::invalid_argument("unknown option " + arg);
+      if (arg == "--query")
+        query_path = value();
+      else if (arg == "--target")
+        target_path = value();
+      else if (arg == "--pairs")
+        pairs_path = value();
+      else if (arg == "--xdrop")
+        xdrop = std::stoi(value());
+      else if (arg == "--match")
+        match = std::stoi(value());
+      else if (arg == "--mismatch")
+        mismatch = std::stoi(value());
+      else if (arg == "--gapopen")
+        open = std::stoi(value());
+      else if (arg == "--gapextend")
+        extend = std::stoi(value());
+      else if (arg == "--repeat")
+        repeat = std::max(1, std::stoi(value()));
+      else if (arg == "--check")
+        check = std::stoi(value());
+      else if (arg == "--tsv")
+        tsv_path = value();
+      else if (arg == "--label")
+        label = value();
+      else
+        throw std::invalid_argument("unknown option " + arg);
     }
     if (query_path.empty() || target_path.empty() || pairs_path.empty())
       throw std::invalid_argument("give --query A.fa --target B.fa --pairs PAIRS.tsv");
@@ -80,7 +94,8 @@ int main(int argc, char** argv) {
         throw std::invalid_argument(pairs_path + ": not 'query target query_seed target_seed length': " + line);
       const auto q = queries.find(a);
       const auto t = targets.find(b);
-      if (q == queries.end() || t == targets.end()) throw std::invalid_argument(pairs_path + ": unknown ID in: " + line);
+      if (q == queries.end() || t == targets.end())
+        throw std::invalid_argument(pairs_path + ": unknown ID in: " + line);
       tasks.push_back({q->second, t->second, warpsearch::Seed{query_seed - 1, target_seed - 1, length}});
       residues += q->second.size() + t->second.size();
     }
@@ -103,15 +118,17 @@ int main(int argc, char** argv) {
     const double t = warpsearch::bench::median(seconds);
     const double tk = warpsearch::bench::median(kernel_seconds);
     const double cells = static_cast<double>(timings.cells);
-    std::printf("%s: %zu pairs, %llu residues, X = %d, %d/%d %d/%d, %.4g cells (%.3g wasted, %llu of %llu jobs rerun, "
-                "%llu on the CPU)\n",
-                aligner.device_name().c_str(), tasks.size(), static_cast<unsigned long long>(residues), xdrop, match,
-                mismatch, open, extend, cells, static_cast<double>(timings.wasted_cells),
-                static_cast<unsigned long long>(timings.rerun_jobs), static_cast<unsigned long long>(timings.device_jobs),
-                static_cast<unsigned long long>(timings.host_jobs));
-    std::printf("call: %.4f s median of %d, %.1f GCUPS, %.0f pairs/s; kernels %.4f s, %.1f GCUPS (upload %.4f, host %.4f)\n",
-                t, repeat, cells / t / 1e9, static_cast<double>(tasks.size()) / t, tk, cells / tk / 1e9, timings.upload,
-                timings.host);
+    std::printf(
+        "%s: %zu pairs, %llu residues, X = %d, %d/%d %d/%d, %.4g cells (%.3g wasted, %llu of %llu jobs rerun, "
+        "%llu on the CPU)\n",
+        aligner.device_name().c_str(), tasks.size(), static_cast<unsigned long long>(residues), xdrop, match, mismatch,
+        open, extend, cells, static_cast<double>(timings.wasted_cells),
+        static_cast<unsigned long long>(timings.rerun_jobs), static_cast<unsigned long long>(timings.device_jobs),
+        static_cast<unsigned long long>(timings.host_jobs));
+    std::printf(
+        "call: %.4f s median of %d, %.1f GCUPS, %.0f pairs/s; kernels %.4f s, %.1f GCUPS (upload %.4f, host %.4f)\n", t,
+        repeat, cells / t / 1e9, static_cast<double>(tasks.size()) / t, tk, cells / tk / 1e9, timings.upload,
+        timings.host);
 
     int mismatches = 0;
     if (check > 0 && !tasks.empty()) {
@@ -139,12 +156,14 @@ int main(int argc, char** argv) {
       std::ofstream tsv(tsv_path, std::ios::app);
       if (header)
         tsv << "label\tdevice\txdrop\tscoring\tpairs\tresidues\tcells\twasted_cells\tseconds\tgcups\tpairs_per_s\t"
-               "kernel_seconds\tkernel_gcups\tupload_s\thost_s\tdevice_jobs\trerun_jobs\thost_jobs\tchecked_mismatches\n";
+               "kernel_seconds\tkernel_gcups\tupload_s\thost_s\tdevice_jobs\trerun_jobs\thost_jobs\tchecked_"
+               "mismatches\n";
       tsv << label << '\t' << aligner.device_name() << '\t' << xdrop << '\t' << match << '/' << mismatch << ' ' << open
           << '/' << extend << '\t' << tasks.size() << '\t' << residues << '\t' << timings.cells << '\t'
-          << timings.wasted_cells << '\t' << t << '\t' << cells / t / 1e9 << '\t' << static_cast<double>(tasks.size()) / t
-          << '\t' << tk << '\t' << cells / tk / 1e9 << '\t' << timings.upload << '\t' << timings.host << '\t'
-          << timings.device_jobs << '\t' << timings.rerun_jobs << '\t' << timings.host_jobs << '\t' << mismatches << '\n';
+          << timings.wasted_cells << '\t' << t << '\t' << cells / t / 1e9 << '\t'
+          << static_cast<double>(tasks.size()) / t << '\t' << tk << '\t' << cells / tk / 1e9 << '\t' << timings.upload
+          << '\t' << timings.host << '\t' << timings.device_jobs << '\t' << timings.rerun_jobs << '\t'
+          << timings.host_jobs << '\t' << mismatches << '\n';
     }
     return mismatches == 0 ? 0 : 1;
   } catch (const std::exception& error) {

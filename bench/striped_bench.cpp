@@ -119,8 +119,8 @@ int main(int argc, char** argv) try {
     std::vector<const std::string*> long_enough;
     for (const auto& record : records)
       if (record.size() >= length) long_enough.push_back(&record);
-    if (long_enough.size() < 2) throw std::runtime_error(fasta + ": fewer than two records of " +
-                                                         std::to_string(length) + " residues");
+    if (long_enough.size() < 2)
+      throw std::runtime_error(fasta + ": fewer than two records of " + std::to_string(length) + " residues");
     const std::string query = long_enough[0]->substr(0, length);
     const std::string unrelated = long_enough[1]->substr(0, length);
     std::string related = warpsearch::test::mutated_codes(rng, query, 20, 0.3, 4);
@@ -144,9 +144,9 @@ int main(int argc, char** argv) try {
             row("kernel", isa, width == Width::w16 ? "16" : "32", mode, seconds);
           }
         // The whole alignment: forward and reverse passes on this instruction set, the same traceback.
-        const double seconds = best_seconds(
-            [&] { (void)cpu::align_pair(query, *subject, scoring, AlignmentMode::local, {}, isa); }, repeat,
-            min_seconds);
+        const double seconds =
+            best_seconds([&] { (void)cpu::align_pair(query, *subject, scoring, AlignmentMode::local, {}, isa); },
+                         repeat, min_seconds);
         row("align", isa, "auto", AlignmentMode::local, seconds);
       }
     }

@@ -65,7 +65,7 @@ std::uint64_t share_boundary(const Database& database, std::uint64_t k, std::uin
 constexpr std::uint64_t kStripesPerRank = 8;
 
 struct Timings {
-  double scan = 0, align = 0, wait = 0;  // every rank
+  double scan = 0, align = 0, wait = 0;     // every rank
   double merge = 0, output = 0, input = 0;  // rank 0
 };
 
@@ -73,8 +73,13 @@ class RankSearch {
  public:
   RankSearch(const MpiSession& mpi, Watchdog& watchdog, const SearchJob& job, const Database& database,
              const ScoringScheme& scoring, SearchOptions options, const OutputFormat& format)
-      : mpi_(mpi), watchdog_(watchdog), job_(job), database_(database), scoring_(scoring),
-        options_(std::move(options)), format_(format) {}
+      : mpi_(mpi),
+        watchdog_(watchdog),
+        job_(job),
+        database_(database),
+        scoring_(scoring),
+        options_(std::move(options)),
+        format_(format) {}
 
   void run() {
     std::string message = setup();
@@ -88,8 +93,10 @@ class RankSearch {
       const auto kind = in.get<std::uint8_t>();
       // Every rank guards rank 0's temporary output: when rank 0 is killed outright, the launcher's
       // SIGTERM to the others still gets it removed (on storage they share).
-      if (mpi_.rank() != 0) watchdog_.guard(in.get_string());
-      else in.get_string();
+      if (mpi_.rank() != 0)
+        watchdog_.guard(in.get_string());
+      else
+        in.get_string();
       if (kind == 'E') break;
       message = search_batch(in);
     }
@@ -160,8 +167,8 @@ class RankSearch {
       Reader in(bodies[r], mpi_.name_of(static_cast<int>(r)));
       const std::string path = in.get_string(), theirs = in.get_string();
       if (theirs != identity())
-        throw std::runtime_error(mpi_.name_of(static_cast<int>(r)) + " opened another database: " + path + " (" + theirs +
-                                 "), rank 0 opened " + database_.path() + " (" + identity() + ")");
+        throw std::runtime_error(mpi_.name_of(static_cast<int>(r)) + " opened another database: " + path + " (" +
+                                 theirs + "), rank 0 opened " + database_.path() + " (" + identity() + ")");
     }
     output_.emplace(job_.output_path);
     format_.begin(output_->stream(), database_, job_.output);
@@ -249,9 +256,8 @@ class RankSearch {
       for (const CandidateKey& key : list) put_key(out, key);
     }
     const auto waited = Clock::now();
-    const std::string reply = round(mpi_, ok(out.take()), [&](std::vector<std::string>& bodies) {
-      return merge_candidates(bodies, keys.size());
-    });
+    const std::string reply = round(
+        mpi_, ok(out.take()), [&](std::vector<std::string>& bodies) { return merge_candidates(bodies, keys.size()); });
     timings_.wait += seconds_since(waited);
     selection_ended_ = Clock::now();
     Reader in(reply, "rank 0");
@@ -287,8 +293,7 @@ class RankSearch {
         for (std::size_t r = 0; r < ranks; ++r) {
           const std::size_t next = starts[r][q] + taken[r * queries + q];
           if (next == starts[r][q + 1]) continue;
-          if (best == ranks ||
-              ranks_before(keys[r][next], keys[best][starts[best][q] + taken[best * queries + q]]))
+          if (best == ranks || ranks_before(keys[r][next], keys[best][starts[best][q] + taken[best * queries + q]]))
             best = r;
         }
         if (best == ranks) break;
@@ -315,7 +320,9 @@ class RankSearch {
       hits[r].resize(batch_.size());
       for (auto& list : hits[r])
         for (auto n = in.get<std::uint64_t>(); n > 0; --n) list.push_back(get_hit(in));
-      if (!in.done()) throw std::runtime_error("internal error: " + mpi_.name_of(static_cast<int>(r)) + " sent more hits than queries");
+      if (!in.done())
+        throw std::runtime_error("internal error: " + mpi_.name_of(static_cast<int>(r)) +
+                                 " sent more hits than queries");
       std::string().swap(bodies[r]);
     }
     // A subject lives on one rank, which lists its hits together, best first (the engine's order): the

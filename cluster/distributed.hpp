@@ -19,8 +19,8 @@
 #include <string>
 
 #include "db/database.hpp"
-#include "profile/scoring.hpp"
 #include "output/output.hpp"
+#include "profile/scoring.hpp"
 #include "search/warpsearch.hpp"
 
 namespace warpsearch::distributed {
@@ -33,8 +33,8 @@ struct SearchJob {
   std::string query_path;   // read by rank 0 only ('-' is rank 0's stdin)
   std::string output_path;  // written by rank 0 only ('-' for its stdout)
   bool skip_invalid_queries = false;
-  bool quiet = false;       // no summary on stderr
-  OutputContext output;     // what the report formats state (output/output.hpp)
+  bool quiet = false;    // no summary on stderr
+  OutputContext output;  // what the report formats state (output/output.hpp)
 };
 
 // Runs this rank's part of the search, MPI_Init to MPI_Finalize. Returns the process exit status: 0; 1

@@ -9,7 +9,8 @@ void check(int code, const char* call) {
   char text[MPI_MAX_ERROR_STRING];
   int length = 0;
   MPI_Error_string(code, text, &length);
-  throw std::runtime_error(std::string("MPI: ") + call + " failed: " + std::string(text, static_cast<std::size_t>(length)));
+  throw std::runtime_error(std::string("MPI: ") + call +
+                           " failed: " + std::string(text, static_cast<std::size_t>(length)));
 }
 
 void wait_polling(MPI_Request& request, const char* call) {
@@ -52,7 +53,8 @@ std::string round(const MpiSession& mpi, std::string message,
       } catch (const Interrupted&) {
         throw;
       } catch (const std::exception& e) {
-        failures = "warpsearch search: " + mpi.name_of(0) + " (" + mpi.host() + "): error: " + describe_failure(e) + "\n";
+        failures =
+            "warpsearch search: " + mpi.name_of(0) + " (" + mpi.host() + "): error: " + describe_failure(e) + "\n";
       }
     }
     if (!failures.empty()) {

@@ -52,7 +52,8 @@ class MpiSession {
     check(MPI_Comm_rank(MPI_COMM_WORLD, &rank_), "MPI_Comm_rank");
     check(MPI_Comm_size(MPI_COMM_WORLD, &size_), "MPI_Comm_size");
     MPI_Comm local;
-    check(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &local), "MPI_Comm_split_type");
+    check(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &local),
+          "MPI_Comm_split_type");
     check(MPI_Comm_rank(local, &local_rank_), "MPI_Comm_rank");
     check(MPI_Comm_size(local, &local_size_), "MPI_Comm_size");
     MPI_Comm_free(&local);
@@ -188,9 +189,9 @@ class Watchdog {
       if (Clock::now() - *noticed < kGrace) continue;
       remove_guarded();
       char text[200];
-      const int length = std::snprintf(text, sizeof text,
-                                       "warpsearch search: %s: interrupted by signal %d; no output was written\n",
-                                       rank_name_.c_str(), signal_number);
+      const int length =
+          std::snprintf(text, sizeof text, "warpsearch search: %s: interrupted by signal %d; no output was written\n",
+                        rank_name_.c_str(), signal_number);
       if (length > 0) (void)!::write(STDERR_FILENO, text, static_cast<std::size_t>(length));
       std::_Exit(128 + signal_number);
     }

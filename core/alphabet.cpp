@@ -59,17 +59,14 @@ const Alphabet& Alphabet::nucleotide() {
   static const Alphabet alphabet(SequenceType::nucleotide);
   return alphabet;
 }
-const Alphabet& Alphabet::of(SequenceType type) {
-  return type == SequenceType::protein ? protein() : nucleotide();
-}
+const Alphabet& Alphabet::of(SequenceType type) { return type == SequenceType::protein ? protein() : nucleotide(); }
 
 std::string Alphabet::encode_string(std::string_view letters) const {
   std::string codes(letters.size(), '\0');
   for (std::size_t i = 0; i < letters.size(); ++i) {
     const std::uint8_t code = encode(static_cast<unsigned char>(letters[i]));
     if (code >= kIgnored)
-      throw std::invalid_argument(std::string("'") + letters[i] + "' is not a " + name() +
-                                  " residue");
+      throw std::invalid_argument(std::string("'") + letters[i] + "' is not a " + name() + " residue");
     codes[i] = static_cast<char>(code);
   }
   return codes;
@@ -77,8 +74,7 @@ std::string Alphabet::encode_string(std::string_view letters) const {
 
 std::string Alphabet::decode_string(std::string_view codes) const {
   std::string letters(codes.size(), '\0');
-  for (std::size_t i = 0; i < codes.size(); ++i)
-    letters[i] = decode(static_cast<std::uint8_t>(codes[i]));
+  for (std::size_t i = 0; i < codes.size(); ++i) letters[i] = decode(static_cast<std::uint8_t>(codes[i]));
   return letters;
 }
 
@@ -88,7 +84,12 @@ SequenceType guess_sequence_type(std::string_view sample) {
     if (!std::isalpha(c)) continue;
     ++letters;
     switch (std::toupper(c)) {
-      case 'A': case 'C': case 'G': case 'T': case 'U': case 'N': ++nucleotides; break;
+      case 'A':
+      case 'C':
+      case 'G':
+      case 'T':
+      case 'U':
+      case 'N': ++nucleotides; break;
       default: break;
     }
   }

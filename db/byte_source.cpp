@@ -46,24 +46,21 @@ ByteSource::~ByteSource() {
 
 std::size_t ByteSource::read(char* out, std::size_t capacity) {
   if (decoder_) return decode_some(reinterpret_cast<unsigned char*>(out), capacity);
-  return gzip_ ? inflate_some(reinterpret_cast<unsigned char*>(out), capacity)
-               : read_plain(out, capacity);
+  return gzip_ ? inflate_some(reinterpret_cast<unsigned char*>(out), capacity) : read_plain(out, capacity);
 }
 
 std::size_t ByteSource::read_at(std::uint64_t offset, char* out, std::size_t capacity) const {
   for (;;) {
     const ssize_t n = ::pread(fd_, out, capacity, static_cast<off_t>(offset));
     if (n >= 0) return static_cast<std::size_t>(n);
-    if (errno != EINTR)
-      throw std::runtime_error("cannot read " + quoted_excerpt(path_) + ": " + std::strerror(errno));
+    if (errno != EINTR) throw std::runtime_error("cannot read " + quoted_excerpt(path_) + ": " + std::strerror(errno));
     throw_if_interrupted();
   }
 }
 
 bool ByteSource::unchanged() const {
   struct stat now;
-  return ::fstat(fd_, &now) == 0 && now.st_size == opened_.st_size &&
-         now.st_mtim.tv_sec == opened_.st_mtim.tv_sec &&
+  return ::fstat(fd_, &now) == 0 && now.st_size == opened_.st_size && now.st_mtim.tv_sec == opened_.st_mtim.tv_sec &&
          now.st_mtim.tv_nsec == opened_.st_mtim.tv_nsec;
 }
 
@@ -82,8 +79,7 @@ std::size_t ByteSource::read_fd(void* out, std::size_t capacity) {
     const ssize_t n = ::read(fd_, out, capacity);
     if (n >= 0) return static_cast<std::size_t>(n);
     if (errno != EINTR)
-      throw std::runtime_error("cannot read '" + input_display_name(path_) + "': " +
-                               std::strerror(errno));
+      throw std::runtime_error("cannot read '" + input_display_name(path_) + "': " + std::strerror(errno));
     throw_if_interrupted();
   }
 }
@@ -107,10 +103,9 @@ std::size_t ByteSource::inflate_some(unsigned char* out, std::size_t capacity) {
       stream_.avail_in = static_cast<uInt>(raw_end_);
       if (raw_end_ == 0) {
         if (in_member_)
-          throw std::runtime_error(input_display_name(path_) +
-                                   ": truncated gzip stream: the compressed data ends at byte " +
-                                   std::to_string(compressed_offset()) +
-                                   " in the middle of a member; expected more compressed data");
+          throw std::runtime_error(
+              input_display_name(path_) + ": truncated gzip stream: the compressed data ends at byte " +
+              std::to_string(compressed_offset()) + " in the middle of a member; expected more compressed data");
         break;
       }
     }

@@ -55,7 +55,7 @@ class ByteSource {
   std::unique_ptr<StreamDecoder> decoder_;
   int fd_ = -1;
   bool owns_fd_ = false;
-  bool regular_ = false;  // a regular file opened by path
+  bool regular_ = false;   // a regular file opened by path
   struct stat opened_ {};  // its size and modification time when opened
   std::vector<unsigned char> raw_;
   std::size_t raw_pos_ = 0;

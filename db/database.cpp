@@ -9,18 +9,17 @@
 #include <stdexcept>
 #include <utility>
 
-#include "db/manifest.hpp"
 #include "base/mapped_file.hpp"
 #include "base/text.hpp"
+#include "db/manifest.hpp"
 
 namespace warpsearch {
 
-static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
-              "database files are little-endian arrays, mapped as they are");
+static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "database files are little-endian arrays, mapped as they are");
 
 struct Chunk::Impl {
   ChunkInfo info;
-  MappedFile files[4];  // indexed by detail::ChunkFile
+  MappedFile files[4];      // indexed by detail::ChunkFile
   std::uint64_t first = 0;  // a slice's first subject within the mapped chunk
   // An in-memory chunk's arrays (Chunk::in_memory), used instead of files when held. A selection
   // (Chunk::select) holds its per-subject arrays and reads the words of the source: of its mapped
@@ -57,9 +56,7 @@ const std::uint32_t* Chunk::words() const {
 }
 
 std::string Chunk::subject_codes(std::size_t i) const {
-  if (i >= size())
-    throw std::out_of_range("subject " + std::to_string(i) + " of a chunk of " +
-                            std::to_string(size()));
+  if (i >= size()) throw std::out_of_range("subject " + std::to_string(i) + " of a chunk of " + std::to_string(size()));
   // Little-endian packing: the residues of a subject are its bytes in order.
   const auto* bytes = reinterpret_cast<const char*>(words() + word_offsets()[i]);
   return std::string(bytes, lengths()[i]);
@@ -173,8 +170,7 @@ struct Database::Impl {
         fail(detail::ChunkFile::lengths, s,
              "length " + std::to_string(length) + " outside the chunk's " + std::to_string(info.min_length) + ".." +
                  std::to_string(info.max_length));
-      if (s > 0 && length < lengths[s - 1])
-        fail(detail::ChunkFile::lengths, s, "lengths not in ascending order");
+      if (s > 0 && length < lengths[s - 1]) fail(detail::ChunkFile::lengths, s, "lengths not in ascending order");
       if (offsets[s] != word)
         fail(detail::ChunkFile::offsets, s,
              "offset " + std::to_string(offsets[s]) + ", expected " + std::to_string(word));
@@ -205,8 +201,9 @@ struct Database::Impl {
     const auto* bytes = static_cast<const std::uint8_t*>(file.data());
     const std::uint64_t size = file.size();
     const auto fail = [&](std::uint64_t at, const std::string& what) {
-      throw std::runtime_error("database " + shown + ": file " + detail::chunk_file_name(i, detail::ChunkFile::residues) +
-                               ", byte " + std::to_string(at) + ": " + what + " (the database is inconsistent with its " +
+      throw std::runtime_error("database " + shown + ": file " +
+                               detail::chunk_file_name(i, detail::ChunkFile::residues) + ", byte " +
+                               std::to_string(at) + ": " + what + " (the database is inconsistent with its " +
                                alphabet.name() + " alphabet; rebuild it with makedb)");
     };
     std::uint64_t at = 0;
@@ -236,9 +233,9 @@ struct Database::Impl {
 
   std::string_view header(std::uint64_t original_index) const {
     if (original_index >= manifest.info.subjects)
-      throw std::out_of_range("database " + shown + ": subject index " +
-                              std::to_string(original_index) + " out of range (the database has " +
-                              std::to_string(manifest.info.subjects) + " subjects)");
+      throw std::out_of_range("database " + shown + ": subject index " + std::to_string(original_index) +
+                              " out of range (the database has " + std::to_string(manifest.info.subjects) +
+                              " subjects)");
     check_headers();
     const auto* offsets = reinterpret_cast<const std::uint64_t*>(header_offsets.data());
     const std::uint64_t begin = offsets[original_index], end = offsets[original_index + 1];
@@ -270,8 +267,8 @@ Database Database::open(const std::string& directory) {
     throw std::runtime_error("cannot open database " + quoted_excerpt(directory) + ": it has no " +
                              detail::kManifestName + " (not a warpsearch database?)");
   if (!S_ISREG(status.st_mode))
-    throw std::runtime_error("cannot open database " + quoted_excerpt(directory) + ": its " +
-                             detail::kManifestName + " is not a regular file");
+    throw std::runtime_error("cannot open database " + quoted_excerpt(directory) + ": its " + detail::kManifestName +
+                             " is not a regular file");
   {
     const MappedFile manifest_file(manifest_path);
     impl->manifest = detail::parse_manifest(manifest_file.view(), manifest_path);
@@ -279,8 +276,7 @@ Database Database::open(const std::string& directory) {
   for (const detail::FileEntry& entry : impl->manifest.files) {
     const std::string file = impl->file_path(entry.name);
     if (::stat(file.c_str(), &status) != 0)
-      throw std::runtime_error("database " + impl->shown + " is incomplete: file " + entry.name +
-                               " is missing");
+      throw std::runtime_error("database " + impl->shown + " is incomplete: file " + entry.name + " is missing");
     if (static_cast<std::uint64_t>(status.st_size) != entry.size)
       throw std::runtime_error("database " + impl->shown + ": file " + entry.name + " has " +
                                std::to_string(status.st_size) + " bytes; the manifest says " +
@@ -303,8 +299,7 @@ const DatabaseInfo& Database::info() const { return impl_->manifest.info; }
 Chunk Database::chunk(std::size_t i) const {
   if (i >= num_chunks())
     throw std::out_of_range("database " + impl_->shown + ": chunk " + std::to_string(i) +
-                            " out of range (the database has " + std::to_string(num_chunks()) +
-                            " chunks)");
+                            " out of range (the database has " + std::to_string(num_chunks()) + " chunks)");
   auto chunk = std::make_unique<Chunk::Impl>();
   chunk->info = info().chunks[i];
   for (detail::ChunkFile kind : detail::kChunkFiles) {
@@ -378,8 +373,8 @@ void Database::verify() const {
       problem = e.what();
     }
     if (problem.empty()) continue;
-    failures += (failures.empty() ? "" : ", ") + entry.name +
-                (problem == "checksum" ? std::string() : " (" + problem + ")");
+    failures +=
+        (failures.empty() ? "" : ", ") + entry.name + (problem == "checksum" ? std::string() : " (" + problem + ")");
   }
   if (!failures.empty())
     throw std::runtime_error("database " + impl_->shown + " fails verification: " + failures +

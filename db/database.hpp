@@ -28,7 +28,7 @@ struct ChunkInfo {
   std::uint64_t first_subject = 0;  // sorted position of the chunk's first subject
   std::uint64_t subjects = 0;
   std::uint64_t residues = 0;
-  std::uint64_t words = 0;          // packed 32-bit words, padding included
+  std::uint64_t words = 0;  // packed 32-bit words, padding included
   std::uint32_t min_length = 0;
   std::uint32_t max_length = 0;
 };
@@ -39,11 +39,11 @@ struct DatabaseInfo {
   std::uint64_t subjects = 0;
   std::uint64_t residues = 0;
   std::uint32_t max_length = 0;
-  std::string created_by;       // "warpsearch 0.1.0"
-  std::string created_at;       // ISO 8601, UTC
-  std::string source;           // the FASTA path makedb read
+  std::string created_by;  // "warpsearch 0.1.0"
+  std::string created_at;  // ISO 8601, UTC
+  std::string source;      // the FASTA path makedb read
   std::vector<ChunkInfo> chunks;
-  std::uint64_t skipped = 0;    // invalid FASTA records makedb skipped (--skip-invalid)
+  std::uint64_t skipped = 0;  // invalid FASTA records makedb skipped (--skip-invalid)
   std::uint32_t min_length = 0;
   // length_histogram[k]: subjects whose length is in [2^k, 2^(k+1)); trailing empty bins omitted.
   std::vector<std::uint64_t> length_histogram;
@@ -59,10 +59,10 @@ class Chunk {
   const ChunkInfo& info() const;
   std::size_t size() const { return static_cast<std::size_t>(info().subjects); }
   // Per subject, in sorted order within the chunk:
-  const std::uint32_t* lengths() const;          // residues
-  const std::uint64_t* word_offsets() const;     // first word of the subject in words()
-  const std::uint64_t* original_indices() const; // 0-based position in the source FASTA
-  const std::uint32_t* words() const;            // the packed residues
+  const std::uint32_t* lengths() const;           // residues
+  const std::uint64_t* word_offsets() const;      // first word of the subject in words()
+  const std::uint64_t* original_indices() const;  // 0-based position in the source FASTA
+  const std::uint32_t* words() const;             // the packed residues
   // The residue codes of subject i (0-based within the chunk), unpacked.
   std::string subject_codes(std::size_t i) const;
   // The chunk as the kernels read it; valid while this Chunk lives.

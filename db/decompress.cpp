@@ -56,7 +56,8 @@ class Bzip2Decoder final : public StreamDecoder {
         if (*in_size == 0) break;
         // A new stream: the first one, or one more of a concatenation (pbzip2 writes many).
         stream_ = bz_stream{};
-        if (BZ2_bzDecompressInit(&stream_, 0, 0) != BZ_OK) throw std::runtime_error(name_ + ": cannot initialise libbz2");
+        if (BZ2_bzDecompressInit(&stream_, 0, 0) != BZ_OK)
+          throw std::runtime_error(name_ + ": cannot initialise libbz2");
         in_stream_ = true;
       }
       const auto given = static_cast<unsigned>(std::min<std::size_t>(*in_size, UINT_MAX));

@@ -30,8 +30,8 @@ class StreamDecoder {
   // Decodes from in[0..*in_size) into out[0..capacity): consumes input (advances in, lowers *in_size)
   // and returns the bytes written. at_end: no input follows what is given; then a stream cut short
   // throws. Returns 0 only when the input is used up (or at the end).
-  virtual std::size_t decode(const unsigned char*& in, std::size_t* in_size, unsigned char* out,
-                             std::size_t capacity, bool at_end) = 0;
+  virtual std::size_t decode(const unsigned char*& in, std::size_t* in_size, unsigned char* out, std::size_t capacity,
+                             bool at_end) = 0;
 };
 
 // A decoder for bzip2, xz or zstd; name: the input as errors name it.

@@ -9,17 +9,17 @@
 #include <stdexcept>
 #include <vector>
 
-#include "db/byte_source.hpp"
 #include "base/interrupt.hpp"
 #include "base/text.hpp"
+#include "db/byte_source.hpp"
 
 namespace warpsearch {
 namespace {
 
 constexpr std::size_t kBlockSize = ByteSource::kBlockSize;  // bytes read (or inflated) at a time
-constexpr std::size_t kTypeSampleLetters = 256 << 10;  // residue letters the type guess looks at
-constexpr std::size_t kTypeScanLimit = 16 << 20;       // input bytes buffered for that guess, at most
-constexpr std::size_t kMaxHeaderBytes = 16 << 20;      // longer "headers" are binary data
+constexpr std::size_t kTypeSampleLetters = 256 << 10;       // residue letters the type guess looks at
+constexpr std::size_t kTypeScanLimit = 16 << 20;            // input bytes buffered for that guess, at most
+constexpr std::size_t kMaxHeaderBytes = 16 << 20;           // longer "headers" are binary data
 
 // Classes of input bytes in sequence lines, beside the residue codes (< kMaxCodes). OR-ing the
 // classes of a run of bytes tells at once whether it holds blanks (bit 0x80) or bad bytes (0x40).
@@ -44,13 +44,11 @@ using ByteTable = std::array<std::uint8_t, 256>;
 // The codes (or classes) of n bytes by table, stored to out if kStore; returns the OR of them all.
 // Four accumulators, so that the ORs do not wait for each other.
 template <bool kStore>
-std::uint8_t translate_run(const ByteTable& table, const unsigned char* in, std::size_t n,
-                           std::uint8_t* out) {
+std::uint8_t translate_run(const ByteTable& table, const unsigned char* in, std::size_t n, std::uint8_t* out) {
   std::uint8_t a = 0, b = 0, c = 0, d = 0;
   std::size_t i = 0;
   for (; i + 4 <= n; i += 4) {
-    const std::uint8_t w = table[in[i]], x = table[in[i + 1]], y = table[in[i + 2]],
-                       z = table[in[i + 3]];
+    const std::uint8_t w = table[in[i]], x = table[in[i + 1]], y = table[in[i + 2]], z = table[in[i + 3]];
     if constexpr (kStore) {
       out[i] = w;
       out[i + 1] = x;
@@ -69,7 +67,6 @@ std::uint8_t translate_run(const ByteTable& table, const unsigned char* in, std:
   }
   return static_cast<std::uint8_t>(a | b | c | d);
 }
-
 
 }  // namespace
 
@@ -153,10 +150,9 @@ struct FastaReader::Impl {
 
   std::uint64_t offset() const { return buffer_offset + pos; }
 
-  [[noreturn]] void fail(const std::string& what, std::uint64_t at_line, std::uint64_t at_byte,
-                         bool in_record) const {
-    std::string message = input_display_name(path) + ": line " + std::to_string(at_line) + ", byte " +
-                          std::to_string(at_byte);
+  [[noreturn]] void fail(const std::string& what, std::uint64_t at_line, std::uint64_t at_byte, bool in_record) const {
+    std::string message =
+        input_display_name(path) + ": line " + std::to_string(at_line) + ", byte " + std::to_string(at_byte);
     if (in_record)
       message += ", record " + std::to_string(records_started) +
                  (current_id.empty() ? std::string(" (no ID)") : " (" + quoted_excerpt(current_id) + ")");
@@ -165,8 +161,7 @@ struct FastaReader::Impl {
 
   // A problem confined to the current record: an error, or with skip_invalid, a reason to skip it.
   void record_problem(const std::string& what, std::uint64_t at_line, std::uint64_t at_byte) {
-    if (!skip_invalid)
-      fail(advise_skip ? what + " (--skip-invalid skips such records)" : what, at_line, at_byte, true);
+    if (!skip_invalid) fail(advise_skip ? what + " (--skip-invalid skips such records)" : what, at_line, at_byte, true);
     record_bad = true;
   }
 
@@ -230,8 +225,7 @@ struct FastaReader::Impl {
           last_code = code;
         } else if (code == kBadByte) {
           const auto at = buffer_offset + static_cast<std::uint64_t>(bytes - buffer.data()) + i;
-          record_problem("invalid character " + describe_byte(in[i]) + " in a " +
-                             Alphabet::of(type).name() +
+          record_problem("invalid character " + describe_byte(in[i]) + " in a " + Alphabet::of(type).name() +
                              " sequence; expected residue letters, or a header line starting with " +
                              (fastq ? "'@'" : "'>'"),
                          line, at);
@@ -275,9 +269,8 @@ struct FastaReader::Impl {
     const std::uint64_t quality_line = line, quality_at = offset();
     read_line(scratch, "quality line");
     if (!record_bad && scratch.size() != length)
-      record_problem("the quality line has " + std::to_string(scratch.size()) +
-                         " characters and the sequence " + std::to_string(length) +
-                         "; expected one quality character per residue",
+      record_problem("the quality line has " + std::to_string(scratch.size()) + " characters and the sequence " +
+                         std::to_string(length) + "; expected one quality character per residue",
                      quality_line, quality_at);
   }
 
@@ -288,8 +281,7 @@ struct FastaReader::Impl {
       if (!skip_empty_lines()) {
         if (delivered == 0)
           fail(skipped == 0 ? "no sequence records; expected FASTA ('>') or FASTQ ('@') records"
-                            : "no valid sequence records (" + std::to_string(skipped) +
-                                  " skipped as invalid)",
+                            : "no valid sequence records (" + std::to_string(skipped) + " skipped as invalid)",
                line, offset(), false);
         return false;
       }
@@ -297,10 +289,9 @@ struct FastaReader::Impl {
       if (records_started == 0) fastq = first == '@';
       const char marker = fastq ? '@' : '>';
       if (first != marker)
-        fail(records_started == 0
-                 ? "sequence data before the first header; expected a header line starting with '>'"
-                 : std::string("expected a FASTQ header line starting with '@', found ") +
-                       describe_byte(static_cast<unsigned char>(first)),
+        fail(records_started == 0 ? "sequence data before the first header; expected a header line starting with '>'"
+                                  : std::string("expected a FASTQ header line starting with '@', found ") +
+                                        describe_byte(static_cast<unsigned char>(first)),
              line, offset(), false);
       ++records_started;
       record_bad = false;
@@ -313,8 +304,7 @@ struct FastaReader::Impl {
       record.sequence_offset = offset();
       split_header(record);
       current_id = record.id;
-      if (record.id.empty()) record_problem("the header has no ID; expected '>ID description'",
-                                            header_line, header_at);
+      if (record.id.empty()) record_problem("the header has no ID; expected '>ID description'", header_line, header_at);
       check_header_bytes(header_line, header_at);
       read_sequence_lines(record.codes);
       if (fastq) read_fastq_tail(residues);
@@ -324,8 +314,7 @@ struct FastaReader::Impl {
       }
       record.length = residues;
       if (!record_bad && residues == 0)
-        record_problem("the record has no residues; expected sequence lines after the header",
-                       header_line, header_at);
+        record_problem("the record has no residues; expected sequence lines after the header", header_line, header_at);
       if (record_bad) {
         ++skipped;
         continue;
@@ -350,9 +339,8 @@ struct FastaReader::Impl {
     for (std::size_t i = 0; i < scratch.size(); ++i) {
       const auto c = static_cast<unsigned char>(scratch[i]);
       if ((c < 0x20 && c != '\t' && c != 0x01) || c == 0x7F) {
-        record_problem("control character " + describe_byte(c) +
-                           " in the header; expected printable text",
-                       header_line, header_at + 1 + i);
+        record_problem("control character " + describe_byte(c) + " in the header; expected printable text", header_line,
+                       header_at + 1 + i);
         return;
       }
     }
@@ -374,10 +362,9 @@ struct FastaReader::Impl {
       // Residues and line ends: a little more than the residues still wanted, so that wrapped lines
       // usually take one read.
       const std::size_t wanted = count - done;
-      const std::size_t n = source->read_at(
-          *offset_in_input, reread_buffer.data(),
-          static_cast<std::size_t>(std::min<std::uint64_t>(
-              reread_buffer.size(), std::uint64_t{wanted} + wanted / 16 + 64)));
+      const std::size_t n = source->read_at(*offset_in_input, reread_buffer.data(),
+                                            static_cast<std::size_t>(std::min<std::uint64_t>(
+                                                reread_buffer.size(), std::uint64_t{wanted} + wanted / 16 + 64)));
       if (n == 0) throw changed("end of the file");
       const auto* in = reinterpret_cast<const unsigned char*>(reread_buffer.data());
       std::size_t i = 0;
@@ -385,8 +372,7 @@ struct FastaReader::Impl {
       while (i < n && done < count) {
         const std::size_t run = std::min(n - i, count - done);
         const auto* newline = static_cast<const unsigned char*>(std::memchr(in + i, '\n', run));
-        const std::size_t length =
-            newline != nullptr ? static_cast<std::size_t>(newline - (in + i)) : run;
+        const std::size_t length = newline != nullptr ? static_cast<std::size_t>(newline - (in + i)) : run;
         auto* codes = reinterpret_cast<std::uint8_t*>(out + done);
         const std::uint8_t classes = translate_run<true>(table, in + i, length, codes);
         if ((classes & kBadBit) != 0) throw changed("a byte that is not a residue");
@@ -408,8 +394,8 @@ struct FastaReader::Impl {
   SequenceType type = SequenceType::protein;
   ByteTable table{};  // byte in a sequence line (LF excluded) -> code or class
   std::uint8_t stop_code = Alphabet::kInvalid;
-  bool keep = true;                // keep residue codes in the records
-  bool advise_skip = true;         // name --skip-invalid in messages
+  bool keep = true;                 // keep residue codes in the records
+  bool advise_skip = true;          // name --skip-invalid in messages
   std::vector<char> reread_buffer;  // for read_residues_again
 
   std::vector<char> buffer;
@@ -424,12 +410,11 @@ struct FastaReader::Impl {
   std::string scratch;     // header, '+' and quality lines
   std::string translated;  // one line's codes, before they are appended to the record
   bool record_bad = false;
-  std::uint64_t residues = 0;                     // of the current record so far
-  std::uint8_t last_code = Alphabet::kInvalid;    // its last residue so far
+  std::uint64_t residues = 0;                   // of the current record so far
+  std::uint8_t last_code = Alphabet::kInvalid;  // its last residue so far
 };
 
-FastaReader::FastaReader(const std::string& path, std::optional<SequenceType> type,
-                         bool skip_invalid)
+FastaReader::FastaReader(const std::string& path, std::optional<SequenceType> type, bool skip_invalid)
     : impl_(std::make_unique<Impl>(path, type, skip_invalid)) {}
 FastaReader::FastaReader(FastaReader&&) noexcept = default;
 FastaReader& FastaReader::operator=(FastaReader&&) noexcept = default;

@@ -35,10 +35,10 @@ namespace warpsearch {
 struct SequenceRecord {
   std::string id;
   std::string description;
-  std::string codes;        // residue codes of the reader's alphabet (core/alphabet.hpp); left empty
-                            // by a reader that does not keep codes (FastaReader::keep_codes)
-  std::uint64_t length = 0;  // residues (codes.size() when codes are kept)
-  std::uint64_t index = 0;   // 0-based number among the records delivered (skipped ones not counted)
+  std::string codes;                  // residue codes of the reader's alphabet (core/alphabet.hpp); left empty
+                                      // by a reader that does not keep codes (FastaReader::keep_codes)
+  std::uint64_t length = 0;           // residues (codes.size() when codes are kept)
+  std::uint64_t index = 0;            // 0-based number among the records delivered (skipped ones not counted)
   std::uint64_t sequence_offset = 0;  // input offset (uncompressed) of the byte after the header line
 };
 
@@ -57,8 +57,8 @@ class FastaReader {
   // Fills record with the next valid record; false at the end of the input. Reusing one record
   // object across calls reuses its memory. Throws at the end of an input that held no valid record.
   bool next(SequenceRecord& record);
-  std::uint64_t skipped() const;          // records skipped as invalid
-  std::uint64_t bytes_consumed() const;   // uncompressed input bytes parsed so far
+  std::uint64_t skipped() const;         // records skipped as invalid
+  std::uint64_t bytes_consumed() const;  // uncompressed input bytes parsed so far
   const std::string& path() const;
 
   // Whether messages about a record that could be skipped (invalid letters, no residues) add

@@ -17,9 +17,9 @@
 #include <vector>
 
 #include "base/atomic_file.hpp"
-#include "db/fasta.hpp"
 #include "base/interrupt.hpp"
 #include "base/text.hpp"
+#include "db/fasta.hpp"
 #include "db/manifest.hpp"
 
 namespace warpsearch {
@@ -53,8 +53,7 @@ void refuse_existing_output(const std::string& output) {
   const auto status = std::filesystem::symlink_status(output, error);
   if (error || !std::filesystem::exists(status)) return;
   if (!std::filesystem::is_directory(status) || !std::filesystem::is_empty(output, error))
-    throw std::runtime_error("cannot create database '" + output +
-                             "': it already exists (remove it first)");
+    throw std::runtime_error("cannot create database '" + output + "': it already exists (remove it first)");
 }
 
 unsigned floor_log2(std::uint64_t value) {
@@ -81,8 +80,7 @@ std::uint64_t key_index(std::uint64_t key) { return key & 0xFFFFFFFFu; }
 class ResidueSource {
  public:
   // spool_path empty: the input.
-  ResidueSource(FastaReader& reader, const std::string& spool_path)
-      : reader_(reader), path_(spool_path) {
+  ResidueSource(FastaReader& reader, const std::string& spool_path) : reader_(reader), path_(spool_path) {
     if (path_.empty()) return;
     fd_ = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd_ < 0) throw std::runtime_error("cannot open " + quoted_excerpt(path_) + ": " + std::strerror(errno));
@@ -132,9 +130,8 @@ struct Window {
 };
 
 // Writes the four files of one chunk: subjects[begin, end) (sorted).
-ChunkInfo write_chunk(const std::string& directory, std::size_t chunk_number,
-                      const std::vector<Subject>& subjects, std::size_t begin, std::size_t end,
-                      ResidueSource& source, std::uint8_t pad_code, Window& window,
+ChunkInfo write_chunk(const std::string& directory, std::size_t chunk_number, const std::vector<Subject>& subjects,
+                      std::size_t begin, std::size_t end, ResidueSource& source, std::uint8_t pad_code, Window& window,
                       std::vector<detail::FileEntry>& files) {
   ChunkInfo info;
   info.first_subject = begin;
@@ -177,8 +174,7 @@ ChunkInfo write_chunk(const std::string& directory, std::size_t chunk_number,
       if (size > kWindowBytes) {  // a subject longer than the window, through it in pieces
         std::uint64_t remaining = length, position = subjects[s].position;
         while (remaining > 0) {
-          const auto piece =
-              static_cast<std::size_t>(std::min<std::uint64_t>(remaining, kWindowBytes));
+          const auto piece = static_cast<std::size_t>(std::min<std::uint64_t>(remaining, kWindowBytes));
           source.read(&position, bytes, piece);
           remaining -= piece;
           pad(piece);
@@ -198,8 +194,8 @@ ChunkInfo write_chunk(const std::string& directory, std::size_t chunk_number,
     }
     residues.write(bytes, filled);
   }
-  const std::uint64_t padded = (word + detail::kChunkWordAlignment - 1) /
-                               detail::kChunkWordAlignment * detail::kChunkWordAlignment;
+  const std::uint64_t padded =
+      (word + detail::kChunkWordAlignment - 1) / detail::kChunkWordAlignment * detail::kChunkWordAlignment;
   const std::vector<char> padding((padded - word) * 4, static_cast<char>(pad_code));
   residues.write(padding.data(), padding.size());
   info.words = padded;
@@ -219,10 +215,8 @@ ChunkInfo write_chunk(const std::string& directory, std::size_t chunk_number,
 
 MakeDbReport make_database(const MakeDbOptions& options) {
   const auto start = std::chrono::steady_clock::now();
-  if (options.chunk_residues == 0)
-    throw std::invalid_argument("the chunk size must be at least 1 residue");
-  if (options.output.empty() || options.output == "-")
-    throw std::invalid_argument("makedb needs an output directory");
+  if (options.chunk_residues == 0) throw std::invalid_argument("the chunk size must be at least 1 residue");
+  if (options.output.empty() || options.output == "-") throw std::invalid_argument("makedb needs an output directory");
   refuse_existing_output(options.output);
 
   FastaReader reader(options.input, options.type, options.skip_invalid);
@@ -258,8 +252,8 @@ MakeDbReport make_database(const MakeDbOptions& options) {
     while (reader.next(record)) {
       const std::uint64_t length = record.length;
       if (length > std::numeric_limits<std::uint32_t>::max())
-        throw std::runtime_error(options.input + ": record " + std::to_string(record.index + 1) +
-                                 " (" + quoted_excerpt(record.id) + ") has " + std::to_string(length) +
+        throw std::runtime_error(options.input + ": record " + std::to_string(record.index + 1) + " (" +
+                                 quoted_excerpt(record.id) + ") has " + std::to_string(length) +
                                  " residues; a database subject may have at most 4294967295");
       if (record.index > 0xFFFFFFFFu)
         throw std::runtime_error(options.input + ": more than 4294967296 sequences; split the input");
@@ -277,8 +271,8 @@ MakeDbReport make_database(const MakeDbOptions& options) {
       }
 
       const auto length32 = static_cast<std::uint32_t>(length);
-      subjects.push_back({std::uint64_t{length32} << 32 | record.index,
-                          spool ? spool->size() : record.sequence_offset});
+      subjects.push_back(
+          {std::uint64_t{length32} << 32 | record.index, spool ? spool->size() : record.sequence_offset});
       if (spool) spool->write(record.codes.data(), record.codes.size());
 
       info.residues += length;
@@ -298,8 +292,7 @@ MakeDbReport make_database(const MakeDbOptions& options) {
       manifest.files.push_back({detail::kTaxidsName, taxids->size(), taxids->crc32()});
     }
     manifest.files.push_back({detail::kHeadersName, headers.size(), headers.crc32()});
-    manifest.files.push_back(
-        {detail::kHeaderOffsetsName, header_offsets.size(), header_offsets.crc32()});
+    manifest.files.push_back({detail::kHeaderOffsetsName, header_offsets.size(), header_offsets.crc32()});
   }
 
   if (options.between_passes) options.between_passes();
@@ -313,11 +306,10 @@ MakeDbReport make_database(const MakeDbOptions& options) {
     for (std::size_t begin = 0; begin < count;) {
       std::size_t end = begin;
       std::uint64_t residues = 0;
-      while (end < count &&
-             (end == begin || residues + key_length(subjects[end].key) <= options.chunk_residues))
+      while (end < count && (end == begin || residues + key_length(subjects[end].key) <= options.chunk_residues))
         residues += key_length(subjects[end++].key);
-      info.chunks.push_back(write_chunk(temporary, info.chunks.size(), subjects, begin, end,
-                                        source, alphabet.pad_code(), window, manifest.files));
+      info.chunks.push_back(write_chunk(temporary, info.chunks.size(), subjects, begin, end, source,
+                                        alphabet.pad_code(), window, manifest.files));
       begin = end;
       // What was read again came from the file pass 1 read.
       if (spool_path.empty()) reader.check_unchanged();
@@ -345,8 +337,7 @@ MakeDbReport make_database(const MakeDbOptions& options) {
   report.input_bytes = reader.bytes_consumed();
   report.max_length = info.max_length;
   report.chunks = info.chunks.size();
-  report.seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return report;
 }
 

@@ -12,11 +12,11 @@
 namespace warpsearch {
 
 struct MakeDbOptions {
-  std::string input;   // FASTA / FASTQ, plain or gzip; "-" reads stdin
-  std::string output;  // the database directory to create; must not exist (or be empty)
-  std::optional<SequenceType> type;               // std::nullopt: detected from the residues
+  std::string input;                 // FASTA / FASTQ, plain or gzip; "-" reads stdin
+  std::string output;                // the database directory to create; must not exist (or be empty)
+  std::optional<SequenceType> type;  // std::nullopt: detected from the residues
   std::uint64_t chunk_residues = std::uint64_t{1} << 30;  // residues per chunk, at most (>= 1)
-  bool skip_invalid = false;                      // skip (and count) invalid records
+  bool skip_invalid = false;                              // skip (and count) invalid records
   // The NCBI taxonomy ID of a record, from its FASTA ID (0: unknown); when set, the database stores one
   // per subject (file "taxids", db/FORMAT.md). output/taxonomy.hpp makes it from a taxid map file, as
   // makeblastdb -taxid_map, or one ID for all, as -taxid. May throw; called once per record, in order.

@@ -16,8 +16,8 @@
 #include <stdexcept>
 #include <thread>
 
-#include "base/text.hpp"
 #include "base/parallel.hpp"  // parallel_for (header only)
+#include "base/text.hpp"
 
 namespace warpsearch::detail {
 namespace {
@@ -191,9 +191,9 @@ std::string format_manifest(const Manifest& manifest) {
       << "chunks " << info.chunks.size() << "\n";
   for (std::size_t i = 0; i < info.chunks.size(); ++i) {
     const ChunkInfo& chunk = info.chunks[i];
-    out << "chunk " << i << " first_subject " << chunk.first_subject << " subjects "
-        << chunk.subjects << " residues " << chunk.residues << " words " << chunk.words
-        << " min_length " << chunk.min_length << " max_length " << chunk.max_length << "\n";
+    out << "chunk " << i << " first_subject " << chunk.first_subject << " subjects " << chunk.subjects << " residues "
+        << chunk.residues << " words " << chunk.words << " min_length " << chunk.min_length << " max_length "
+        << chunk.max_length << "\n";
   }
   for (const FileEntry& file : manifest.files)
     out << "file " << file.name << ' ' << file.size << ' ' << hex32(file.crc32) << "\n";
@@ -229,8 +229,7 @@ Manifest parse_manifest(std::string_view text, const std::string& path) {
   while (!stored.empty() && (stored.back() == '\n' || stored.back() == '\r')) stored.remove_suffix(1);
   if (stored != expected)
     throw std::runtime_error("database manifest " + quoted_excerpt(path) + " fails its checksum (stored " +
-                             std::string(stored) + ", computed " + expected +
-                             "): the file was modified or damaged");
+                             std::string(stored) + ", computed " + expected + "): the file was modified or damaged");
 
   info.created_by = parser.only("created_by").rest;
   info.created_at = parser.only("created_at").rest;
@@ -251,18 +250,18 @@ Manifest parse_manifest(std::string_view text, const std::string& path) {
   const Line& max_line = parser.only("max_length");
   info.max_length = static_cast<std::uint32_t>(parser.number(max_line, max_line.rest, u32_max));
   const Line& histogram = parser.only("length_histogram");
-  for (const std::string& word : histogram.words)
-    info.length_histogram.push_back(parser.number(histogram, word));
+  for (const std::string& word : histogram.words) info.length_histogram.push_back(parser.number(histogram, word));
 
   const std::uint64_t chunk_count = parser.number_of("chunks");
   std::map<std::string, std::size_t> file_index;
   for (const Line& line : parser.lines()) {
     if (line.key == "chunk") {
       const auto& w = line.words;
-      if (w.size() != 13 || w[1] != "first_subject" || w[3] != "subjects" || w[5] != "residues" ||
-          w[7] != "words" || w[9] != "min_length" || w[11] != "max_length")
-        parser.fail(line, "expected 'chunk N first_subject N subjects N residues N words N "
-                          "min_length N max_length N'");
+      if (w.size() != 13 || w[1] != "first_subject" || w[3] != "subjects" || w[5] != "residues" || w[7] != "words" ||
+          w[9] != "min_length" || w[11] != "max_length")
+        parser.fail(line,
+                    "expected 'chunk N first_subject N subjects N residues N words N "
+                    "min_length N max_length N'");
       if (parser.number(line, w[0]) != info.chunks.size()) parser.fail(line, "chunks out of order");
       ChunkInfo chunk;
       chunk.first_subject = parser.number(line, w[2]);
@@ -273,8 +272,7 @@ Manifest parse_manifest(std::string_view text, const std::string& path) {
       chunk.max_length = static_cast<std::uint32_t>(parser.number(line, w[12], u32_max));
       info.chunks.push_back(chunk);
     } else if (line.key == "file") {
-      if (line.words.size() != 3 || line.words[2].size() != 8)
-        parser.fail(line, "expected 'file NAME SIZE CRC32'");
+      if (line.words.size() != 3 || line.words[2].size() != 8) parser.fail(line, "expected 'file NAME SIZE CRC32'");
       FileEntry file;
       file.name = line.words[0];
       if (file.name.find('/') != std::string::npos || file.name.front() == '.')
@@ -283,27 +281,25 @@ Manifest parse_manifest(std::string_view text, const std::string& path) {
       char* end = nullptr;
       file.crc32 = static_cast<std::uint32_t>(std::strtoul(line.words[2].c_str(), &end, 16));
       if (*end != '\0') parser.fail(line, quoted_excerpt(line.words[2]) + " is not a hexadecimal CRC-32");
-      if (!file_index.emplace(file.name, manifest.files.size()).second)
-        parser.fail(line, "file listed twice");
+      if (!file_index.emplace(file.name, manifest.files.size()).second) parser.fail(line, "file listed twice");
       manifest.files.push_back(file);
     }
   }
 
   // The counts must agree with each other, so that readers may trust them as array bounds.
   if (info.chunks.size() != chunk_count)
-    parser.fail("'chunks " + std::to_string(chunk_count) + "' but " +
-                std::to_string(info.chunks.size()) + " chunk lines");
+    parser.fail("'chunks " + std::to_string(chunk_count) + "' but " + std::to_string(info.chunks.size()) +
+                " chunk lines");
   std::uint64_t subjects = 0, residues = 0;
   for (std::size_t i = 0; i < info.chunks.size(); ++i) {
     const ChunkInfo& chunk = info.chunks[i];
     // Subjects are sorted by length across chunks, and every length lies within the database's range.
     if (chunk.subjects > std::numeric_limits<std::uint32_t>::max())  // before the products below
       parser.fail("chunk " + std::to_string(i) + " has more subjects than a chunk can hold");
-    const bool lengths_agree = chunk.min_length >= std::max(info.min_length, 1u) &&
-                               chunk.max_length <= info.max_length &&
-                               (i == 0 || info.chunks[i - 1].max_length <= chunk.min_length) &&
-                               chunk.residues >= chunk.subjects * chunk.min_length &&
-                               chunk.residues <= chunk.subjects * chunk.max_length;
+    const bool lengths_agree =
+        chunk.min_length >= std::max(info.min_length, 1u) && chunk.max_length <= info.max_length &&
+        (i == 0 || info.chunks[i - 1].max_length <= chunk.min_length) &&
+        chunk.residues >= chunk.subjects * chunk.min_length && chunk.residues <= chunk.subjects * chunk.max_length;
     if (chunk.first_subject != subjects || chunk.subjects == 0 || chunk.min_length > chunk.max_length ||
         !lengths_agree || chunk.subjects > std::numeric_limits<std::uint32_t>::max() ||
         chunk.words < (chunk.residues + 3) / 4 || chunk.words % kChunkWordAlignment != 0)
@@ -318,15 +314,15 @@ Manifest parse_manifest(std::string_view text, const std::string& path) {
     }
   }
   if (subjects != info.subjects || residues != info.residues)
-    parser.fail("the chunks hold " + std::to_string(subjects) + " subjects and " +
-                std::to_string(residues) + " residues, not the " + std::to_string(info.subjects) +
-                " and " + std::to_string(info.residues) + " stated");
+    parser.fail("the chunks hold " + std::to_string(subjects) + " subjects and " + std::to_string(residues) +
+                " residues, not the " + std::to_string(info.subjects) + " and " + std::to_string(info.residues) +
+                " stated");
   // The database's own figures agree with its chunks': the length range, and the histogram (one bin
   // per power of two of a 32-bit length) counts every subject.
   if (!info.chunks.empty() &&
       (info.min_length != info.chunks.front().min_length || info.max_length != info.chunks.back().max_length))
-    parser.fail("min_length " + std::to_string(info.min_length) + " and max_length " +
-                std::to_string(info.max_length) + " disagree with the chunks' lengths");
+    parser.fail("min_length " + std::to_string(info.min_length) + " and max_length " + std::to_string(info.max_length) +
+                " disagree with the chunks' lengths");
   std::uint64_t histogram_count = 0;
   for (const std::uint64_t bin : info.length_histogram) {
     if (bin > info.subjects) parser.fail("the length histogram counts more subjects than the database has");
@@ -337,8 +333,7 @@ Manifest parse_manifest(std::string_view text, const std::string& path) {
                 std::to_string(info.length_histogram.size()) + " bins, not the " + std::to_string(info.subjects) +
                 " stated");
   const auto offsets = file_index.find(kHeaderOffsetsName);
-  if (file_index.count(kHeadersName) == 0 || offsets == file_index.end())
-    parser.fail("no file lines for the headers");
+  if (file_index.count(kHeadersName) == 0 || offsets == file_index.end()) parser.fail("no file lines for the headers");
   if (manifest.files[offsets->second].size != (info.subjects + 1) * 8)
     parser.fail(std::string(kHeaderOffsetsName) + " has the wrong size");
   const auto taxids = file_index.find(kTaxidsName);

@@ -22,8 +22,8 @@ inline constexpr const char* kTaxidsName = "taxids";
 inline constexpr std::uint64_t kChunkWordAlignment = 16;
 
 enum class ChunkFile { residues, lengths, offsets, indices };
-inline constexpr ChunkFile kChunkFiles[] = {ChunkFile::residues, ChunkFile::lengths,
-                                            ChunkFile::offsets, ChunkFile::indices};
+inline constexpr ChunkFile kChunkFiles[] = {ChunkFile::residues, ChunkFile::lengths, ChunkFile::offsets,
+                                            ChunkFile::indices};
 std::string chunk_file_name(std::size_t chunk, ChunkFile kind);
 // The size a chunk file must have.
 std::uint64_t chunk_file_size(const ChunkInfo& chunk, ChunkFile kind);

@@ -11,11 +11,14 @@ int main(int argc, char** argv) {
     return 2;
   }
   const std::vector<warpsearch::Sequence> proteins = {
-      {"sp|P69905|HBA_HUMAN", "MVLSPADKTNVKAAWGKVGAHAGEYGAEALERMFLSFPTTKTYFPHFDLSHGSAQVKGHGKKVADALTNAVAHVDDMPNALSALSDLHAHKL",
+      {"sp|P69905|HBA_HUMAN",
+       "MVLSPADKTNVKAAWGKVGAHAGEYGAEALERMFLSFPTTKTYFPHFDLSHGSAQVKGHGKKVADALTNAVAHVDDMPNALSALSDLHAHKL",
        "Hemoglobin subunit alpha"},
-      {"sp|P68871|HBB_HUMAN", "MVHLTPEEKSAVTALWGKVNVDEVGGEALGRLLVVYPWTQRFFESFGDLSTPDAVMGNPKVKAHGKKVLGAFSDGLAHLDNLKGTFATLSELHCDKL",
+      {"sp|P68871|HBB_HUMAN",
+       "MVHLTPEEKSAVTALWGKVNVDEVGGEALGRLLVVYPWTQRFFESFGDLSTPDAVMGNPKVKAHGKKVLGAFSDGLAHLDNLKGTFATLSELHCDKL",
        "Hemoglobin subunit beta"},
-      {"sp|P02144|MYG_HUMAN", "MGLSDGEWQLVLNVWGKVEADIPGHGQEVLIRLFKGHPETLEKFDKFKHLKSEDEMKASEDLKKHGATVLTALGGILKKKGHHEAEIKPLAQSHATKH",
+      {"sp|P02144|MYG_HUMAN",
+       "MGLSDGEWQLVLNVWGKVEADIPGHGQEVLIRLFKGHPETLEKFDKFKHLKSEDEMKASEDLKKHGATVLTALGGILKKKGHHEAEIKPLAQSHATKH",
        "Myoglobin"},
   };
   try {
@@ -23,7 +26,8 @@ int main(int argc, char** argv) {
     std::cout << "built " << argv[1] << ": " << report.sequences << " " << warpsearch::sequence_type_name(report.type)
               << " sequences, " << report.residues << " residues\n";
     const auto db = warpsearch::Database::open(argv[1]);
-    for (std::uint64_t s = 0; s < db.info().subjects; ++s) std::cout << s << '\t' << db.id(s) << '\t' << db.description(s) << '\n';
+    for (std::uint64_t s = 0; s < db.info().subjects; ++s)
+      std::cout << s << '\t' << db.id(s) << '\t' << db.description(s) << '\n';
   } catch (const std::exception& e) {
     std::cerr << "build_database: error: " << e.what() << '\n';
     return 1;

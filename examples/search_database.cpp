@@ -19,9 +19,8 @@ int main(int argc, char** argv) {
     for (const warpsearch::QueryResult& result : searcher.search_fasta(argv[2]))
       for (const warpsearch::Hit& hit : result.hits)
         std::cout << hit.qseqid << '\t' << hit.sseqid << '\t' << hit.pident << '\t' << hit.length << '\t'
-                  << hit.mismatch << '\t' << hit.gapopen << '\t' << hit.qstart << '\t' << hit.qend << '\t'
-                  << hit.sstart << '\t' << hit.send << '\t' << hit.evalue << '\t' << hit.bitscore << '\t'
-                  << hit.cigar << '\n';
+                  << hit.mismatch << '\t' << hit.gapopen << '\t' << hit.qstart << '\t' << hit.qend << '\t' << hit.sstart
+                  << '\t' << hit.send << '\t' << hit.evalue << '\t' << hit.bitscore << '\t' << hit.cigar << '\n';
   } catch (const std::exception& e) {
     std::cerr << "search_database: error: " << e.what() << '\n';
     return 1;

@@ -23,7 +23,8 @@ void append_range(std::string& line, std::uint32_t begin, std::uint32_t end) {
 AlignWriter::AlignWriter(std::ostream& out, const Alphabet& alphabet, AlignOutputOptions options)
     : out_(out), alphabet_(alphabet), options_(options) {
   if (options_.format == AlignFormat::sam && alphabet.type() != SequenceType::nucleotide)
-    throw std::invalid_argument("SAM output (--outfmt sam) is for nucleotide sequences; these are protein (use --outfmt tsv)");
+    throw std::invalid_argument(
+        "SAM output (--outfmt sam) is for nucleotide sequences; these are protein (use --outfmt tsv)");
 }
 
 void AlignWriter::header(const std::vector<SamReference>& references, const std::string& command_line) {
@@ -89,7 +90,8 @@ void AlignWriter::write(std::string_view query_id, std::string_view target_id, s
     line += "\t255\t";
     if (alignment.query_begin > 0) line += std::to_string(alignment.query_begin) + "S";
     line += cpu::cigar(alignment.operations);
-    if (alignment.query_end < query_codes.size()) line += std::to_string(query_codes.size() - alignment.query_end) + "S";
+    if (alignment.query_end < query_codes.size())
+      line += std::to_string(query_codes.size() - alignment.query_end) + "S";
   } else {
     line += "*\t0\t0\t*";
   }

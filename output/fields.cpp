@@ -15,7 +15,8 @@ namespace {
 // Identifiers
 
 bool all_of(std::string_view s, int (*predicate)(int)) {
-  return !s.empty() && std::all_of(s.begin(), s.end(), [&](char c) { return predicate(static_cast<unsigned char>(c)) != 0; });
+  return !s.empty() &&
+         std::all_of(s.begin(), s.end(), [&](char c) { return predicate(static_cast<unsigned char>(c)) != 0; });
 }
 
 // "NP_000001.1" -> "NP_000001"; a version is a dot and digits at the end.
@@ -62,7 +63,7 @@ std::vector<std::string_view> split_bars(std::string_view id) {
 }
 
 bool is_accession_tag(std::string_view tag) {
-  static const char* const tags[] = {"sp", "tr", "ref", "gb", "emb", "dbj", "pir", "prf", "tpg",
+  static const char* const tags[] = {"sp",  "tr",  "ref", "gb",  "emb", "dbj", "pir", "prf", "tpg",
                                      "tpe", "tpd", "gpp", "nat", "pat", "bbs", "bbm", "gim"};
   return std::any_of(std::begin(tags), std::end(tags), [&](const char* t) { return tag == t; });
 }
@@ -76,18 +77,30 @@ void append_utf8(std::string_view text, std::size_t& i, std::string& out) {
   const unsigned char c = byte(i);
   std::size_t length = 0;
   std::uint32_t code = 0;
-  if (c < 0x80) { out += static_cast<char>(c); ++i; return; }
-  if (c >= 0xC2 && c <= 0xDF) { length = 2; code = c & 0x1Fu; }
-  else if (c >= 0xE0 && c <= 0xEF) { length = 3; code = c & 0x0Fu; }
-  else if (c >= 0xF0 && c <= 0xF4) { length = 4; code = c & 0x07u; }
+  if (c < 0x80) {
+    out += static_cast<char>(c);
+    ++i;
+    return;
+  }
+  if (c >= 0xC2 && c <= 0xDF) {
+    length = 2;
+    code = c & 0x1Fu;
+  } else if (c >= 0xE0 && c <= 0xEF) {
+    length = 3;
+    code = c & 0x0Fu;
+  } else if (c >= 0xF0 && c <= 0xF4) {
+    length = 4;
+    code = c & 0x07u;
+  }
   bool valid = length > 0 && i + length <= text.size();
   for (std::size_t k = 1; valid && k < length; ++k) {
     valid = (byte(i + k) & 0xC0) == 0x80;
     code = (code << 6) | (byte(i + k) & 0x3Fu);
   }
   // Overlong forms, surrogates and code points beyond U+10FFFF are invalid too.
-  if (valid) valid = !(length == 3 && code < 0x800) && !(length == 4 && (code < 0x10000 || code > 0x10FFFF)) &&
-                     !(code >= 0xD800 && code <= 0xDFFF);
+  if (valid)
+    valid = !(length == 3 && code < 0x800) && !(length == 4 && (code < 0x10000 || code > 0x10FFFF)) &&
+            !(code >= 0xD800 && code <= 0xDFFF);
   if (!valid) {
     out += "\xEF\xBF\xBD";
     ++i;
@@ -96,7 +109,6 @@ void append_utf8(std::string_view text, std::size_t& i, std::string& out) {
   out.append(text.substr(i, length));
   i += length;
 }
-
 
 }  // namespace
 
@@ -165,8 +177,10 @@ std::string xml_text(std::string_view text) {
       case '\r': out += "&#xD;"; break;
       default:
         // XML 1.0 has no way to write the other control characters, not even as references.
-        if (c < 0x20) out += "\xEF\xBF\xBD";
-        else out += static_cast<char>(c);
+        if (c < 0x20)
+          out += "\xEF\xBF\xBD";
+        else
+          out += static_cast<char>(c);
     }
   }
   return out;
@@ -202,8 +216,10 @@ SequenceId parse_sequence_id_parts(std::string_view fasta_id, SequenceType type)
   };
   const auto parts = split_bars(fasta_id);
   if (parts.size() == 1) {
-    if (is_refseq_accession(fasta_id, type)) id.seqid = "ref|" + id.seqid + "|";
-    else if (type == SequenceType::protein && is_uniprot_accession(fasta_id)) id.seqid = "sp|" + id.seqid + "|";
+    if (is_refseq_accession(fasta_id, type))
+      id.seqid = "ref|" + id.seqid + "|";
+    else if (type == SequenceType::protein && is_uniprot_accession(fasta_id))
+      id.seqid = "sp|" + id.seqid + "|";
     else {
       id.accession = id.accession_version = id.seqid;
       return id;

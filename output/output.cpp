@@ -11,9 +11,9 @@
 
 #include "core/genetic_code.hpp"
 #include "kernels/cpu/alignment.hpp"
-#include "statistics/statistics.hpp"
 #include "output/report.hpp"
 #include "output/taxonomy.hpp"
+#include "statistics/statistics.hpp"
 
 namespace warpsearch {
 
@@ -21,24 +21,57 @@ using namespace report;  // NOLINT: the writers' shared parts (output/report.hpp
 
 namespace report {
 
-
-const ColumnName kColumns[kColumnCount] = {
-    {"qseqid", "query id"}, {"qgi", "query gi"}, {"qacc", "query acc."}, {"qaccver", "query acc.ver"},
-    {"qlen", "query length"}, {"sseqid", "subject id"}, {"sallseqid", "subject ids"}, {"sgi", "subject gi"},
-    {"sallgi", "subject gis"}, {"sacc", "subject acc."}, {"saccver", "subject acc.ver"},
-    {"sallacc", "subject accs."}, {"slen", "subject length"}, {"qstart", "q. start"}, {"qend", "q. end"},
-    {"sstart", "s. start"}, {"send", "s. end"}, {"qseq", "query seq"}, {"sseq", "subject seq"},
-    {"evalue", "evalue"}, {"bitscore", "bit score"}, {"score", "score"}, {"length", "alignment length"},
-    {"pident", "% identity"}, {"nident", "identical"}, {"mismatch", "mismatches"}, {"positive", "positives"},
-    {"gapopen", "gap opens"}, {"gaps", "gaps"}, {"ppos", "% positives"}, {"frames", "query/sbjct frames"},
-    {"qframe", "query frame"}, {"sframe", "sbjct frame"}, {"btop", "BTOP"}, {"staxid", "subject tax id"},
-    {"ssciname", "subject sci name"}, {"scomname", "subject com names"}, {"sblastname", "subject blast name"},
-    {"sskingdom", "subject super kingdom"}, {"staxids", "subject tax ids"}, {"sscinames", "subject sci names"},
-    {"scomnames", "subject com names"}, {"sblastnames", "subject blast names"},
-    {"sskingdoms", "subject super kingdoms"}, {"stitle", "subject title"}, {"salltitles", "subject titles"},
-    {"sstrand", "subject strand"}, {"qcovs", "% query coverage per subject"},
-    {"qcovhsp", "% query coverage per hsp"}, {"qcovus", "% query coverage per uniq subject"},
-    {"cigar", "cigar"}};
+const ColumnName kColumns[kColumnCount] = {{"qseqid", "query id"},
+                                           {"qgi", "query gi"},
+                                           {"qacc", "query acc."},
+                                           {"qaccver", "query acc.ver"},
+                                           {"qlen", "query length"},
+                                           {"sseqid", "subject id"},
+                                           {"sallseqid", "subject ids"},
+                                           {"sgi", "subject gi"},
+                                           {"sallgi", "subject gis"},
+                                           {"sacc", "subject acc."},
+                                           {"saccver", "subject acc.ver"},
+                                           {"sallacc", "subject accs."},
+                                           {"slen", "subject length"},
+                                           {"qstart", "q. start"},
+                                           {"qend", "q. end"},
+                                           {"sstart", "s. start"},
+                                           {"send", "s. end"},
+                                           {"qseq", "query seq"},
+                                           {"sseq", "subject seq"},
+                                           {"evalue", "evalue"},
+                                           {"bitscore", "bit score"},
+                                           {"score", "score"},
+                                           {"length", "alignment length"},
+                                           {"pident", "% identity"},
+                                           {"nident", "identical"},
+                                           {"mismatch", "mismatches"},
+                                           {"positive", "positives"},
+                                           {"gapopen", "gap opens"},
+                                           {"gaps", "gaps"},
+                                           {"ppos", "% positives"},
+                                           {"frames", "query/sbjct frames"},
+                                           {"qframe", "query frame"},
+                                           {"sframe", "sbjct frame"},
+                                           {"btop", "BTOP"},
+                                           {"staxid", "subject tax id"},
+                                           {"ssciname", "subject sci name"},
+                                           {"scomname", "subject com names"},
+                                           {"sblastname", "subject blast name"},
+                                           {"sskingdom", "subject super kingdom"},
+                                           {"staxids", "subject tax ids"},
+                                           {"sscinames", "subject sci names"},
+                                           {"scomnames", "subject com names"},
+                                           {"sblastnames", "subject blast names"},
+                                           {"sskingdoms", "subject super kingdoms"},
+                                           {"stitle", "subject title"},
+                                           {"salltitles", "subject titles"},
+                                           {"sstrand", "subject strand"},
+                                           {"qcovs", "% query coverage per subject"},
+                                           {"qcovhsp", "% query coverage per hsp"},
+                                           {"qcovus", "% query coverage per uniq subject"},
+                                           {"cigar", "cigar"}};
 // BLAST 2.12's "std": qaccver saccver pident length mismatch gapopen qstart qend sstart send evalue bitscore.
 constexpr Column kStandardColumns[] = {kQaccver, kSaccver, kPident, kLength, kMismatch, kGapopen,
                                        kQstart,  kQend,    kSstart, kSend,   kEvalue,   kBitscore};
@@ -66,9 +99,12 @@ std::string taxonomy_name(const Taxonomy* taxonomy, std::uint32_t taxid, int col
   if (taxonomy == nullptr || !taxonomy->knows(taxid)) return "N/A";
   std::string name;
   switch (column) {
-    case kSsciname: case kSscinames: name = taxonomy->scientific_name(taxid); break;
-    case kScomname: case kScomnames: name = taxonomy->common_name(taxid); break;
-    case kSblastname: case kSblastnames: name = taxonomy->blast_name(taxid); break;
+    case kSsciname:
+    case kSscinames: name = taxonomy->scientific_name(taxid); break;
+    case kScomname:
+    case kScomnames: name = taxonomy->common_name(taxid); break;
+    case kSblastname:
+    case kSblastnames: name = taxonomy->blast_name(taxid); break;
     default: name = taxonomy->super_kingdom(taxid); break;
   }
   return name.empty() ? "N/A" : name;
@@ -76,7 +112,6 @@ std::string taxonomy_name(const Taxonomy* taxonomy, std::uint32_t taxid, int col
 
 // ---------------------------------------------------------------------------------------------------------
 // One hit as the reports show it
-
 
 Presented present(const Query& query, const Hit& hit, const Alphabet& alphabet, const ScoringScheme& scoring) {
   Presented p;
@@ -96,8 +131,10 @@ Presented present(const Query& query, const Hit& hit, const Alphabet& alphabet, 
       p.sseq += subject_residue ? protein.decode(s) : '-';
       char mid = ' ';
       if (op == 'M') {
-        if (q == s) mid = protein.decode(q);
-        else if (scoring.score(q, s) > 0) mid = '+';
+        if (q == s)
+          mid = protein.decode(q);
+        else if (scoring.score(q, s) > 0)
+          mid = '+';
         if (scoring.score(q, s) > 0) ++p.positives;
       }
       p.midline += mid;
@@ -107,9 +144,9 @@ Presented present(const Query& query, const Hit& hit, const Alphabet& alphabet, 
     p.operations = hit.operations;
     const NucleotideSpan q = hit.query_frame != 0 ? nucleotide_span(hit.query_frame, hit.query_begin, hit.query_end, m)
                                                   : NucleotideSpan{hit.query_begin + 1u, hit.query_end};
-    const NucleotideSpan s =
-        hit.subject_frame != 0 ? nucleotide_span(hit.subject_frame, hit.subject_begin, hit.subject_end, hit.subject_length)
-                               : NucleotideSpan{hit.subject_begin + 1u, hit.subject_end};
+    const NucleotideSpan s = hit.subject_frame != 0 ? nucleotide_span(hit.subject_frame, hit.subject_begin,
+                                                                      hit.subject_end, hit.subject_length)
+                                                    : NucleotideSpan{hit.subject_begin + 1u, hit.subject_end};
     p.qstart = q.start;
     p.qend = q.end;
     p.sstart = s.start;
@@ -132,8 +169,10 @@ Presented present(const Query& query, const Hit& hit, const Alphabet& alphabet, 
     p.sseq += subject_residue ? alphabet.decode(s) : '-';
     char mid = ' ';
     if (op == 'M') {
-      if (q == s) mid = nucleotide ? '|' : alphabet.decode(q);
-      else if (!nucleotide && scoring.score(q, s) > 0) mid = '+';
+      if (q == s)
+        mid = nucleotide ? '|' : alphabet.decode(q);
+      else if (!nucleotide && scoring.score(q, s) > 0)
+        mid = '+';
       if (nucleotide ? q == s : scoring.score(q, s) > 0) ++p.positives;
     }
     p.midline += mid;
@@ -191,9 +230,7 @@ std::string btop(const Presented& p) {
   return out;
 }
 
-long percent_rounded(double part, double whole) {
-  return whole > 0 ? std::lround(100.0 * part / whole) : 0;
-}
+long percent_rounded(double part, double whole) { return whole > 0 ? std::lround(100.0 * part / whole) : 0; }
 
 // A percentage as BLAST rounds coverages and the pairwise report's identities: to the nearest percent,
 // but 100 only for the whole.
@@ -218,8 +255,10 @@ std::vector<std::vector<const Hit*>> group_by_subject(const std::vector<Hit>& hi
 long query_coverage(const std::vector<const Hit*>& group, std::uint64_t query_length) {
   std::vector<std::pair<std::uint64_t, std::uint64_t>> spans;
   for (const Hit* hit : group) {
-    if (hit->strand == Strand::minus) spans.emplace_back(query_length - hit->query_end, query_length - hit->query_begin);
-    else spans.emplace_back(hit->query_begin, hit->query_end);
+    if (hit->strand == Strand::minus)
+      spans.emplace_back(query_length - hit->query_end, query_length - hit->query_begin);
+    else
+      spans.emplace_back(hit->query_begin, hit->query_end);
   }
   std::sort(spans.begin(), spans.end());
   std::uint64_t covered = 0, reached = 0;
@@ -268,7 +307,6 @@ std::string wrapped(const std::string& text, std::size_t width) {
 
 // ---------------------------------------------------------------------------------------------------------
 
-
 OutputFormat::OutputFormat() : state_(std::make_unique<State>()) {}
 OutputFormat::OutputFormat(OutputFormat&&) noexcept = default;
 OutputFormat& OutputFormat::operator=(OutputFormat&&) noexcept = default;
@@ -303,21 +341,30 @@ OutputFormat OutputFormat::parse(const std::string& spec) {
   std::string kind;
   words >> kind;
   const bool has_columns = kind == "6" || kind == "7" || kind == "10";
-  if (kind == "json" || kind == "jsonl") format.kind_ = Kind::json_lines;
-  else if (kind == "0") format.kind_ = Kind::pairwise;
-  else if (kind == "5") format.kind_ = Kind::xml;
-  else if (kind == "6") format.kind_ = Kind::tabular;
-  else if (kind == "7") format.kind_ = Kind::commented_tabular;
-  else if (kind == "10") format.kind_ = Kind::csv;
-  else if (kind == "15") format.kind_ = Kind::blast_json;
-  else if (kind == "17" || kind == "sam") format.kind_ = Kind::sam;
+  if (kind == "json" || kind == "jsonl")
+    format.kind_ = Kind::json_lines;
+  else if (kind == "0")
+    format.kind_ = Kind::pairwise;
+  else if (kind == "5")
+    format.kind_ = Kind::xml;
+  else if (kind == "6")
+    format.kind_ = Kind::tabular;
+  else if (kind == "7")
+    format.kind_ = Kind::commented_tabular;
+  else if (kind == "10")
+    format.kind_ = Kind::csv;
+  else if (kind == "15")
+    format.kind_ = Kind::blast_json;
+  else if (kind == "17" || kind == "sam")
+    format.kind_ = Kind::sam;
   else
     throw std::invalid_argument("unknown output format '" + spec +
                                 "' (known: 0, 5, 6, 7, 10, 15, 17 or sam, json; 6, 7 and 10 take columns, e.g. "
                                 "\"6 std qcovs\")");
   std::string name;
   if (!has_columns && words >> name)
-    throw std::invalid_argument("output format " + kind + " takes no columns (only 6, 7 and 10 do), not '" + name + "'");
+    throw std::invalid_argument("output format " + kind + " takes no columns (only 6, 7 and 10 do), not '" + name +
+                                "'");
   // A column named twice appears once, where it is first named, as in BLAST.
   auto add = [&](int column) {
     if (std::find(format.columns_.begin(), format.columns_.end(), column) == format.columns_.end())
@@ -346,7 +393,8 @@ namespace {
 
 void write_pairwise_header(std::ostream& out, const std::string& program, const Database& database,
                            const std::string& database_name) {
-  out << upper_case(program) << " " << kBlastVersion << " (warpsearch " WARPSEARCH_VERSION ", exact Smith-Waterman)\n\n\n";
+  out << upper_case(program) << " " << kBlastVersion
+      << " (warpsearch " WARPSEARCH_VERSION ", exact Smith-Waterman)\n\n\n";
   out << "Reference: Stephen F. Altschul, Thomas L. Madden, Alejandro A.\n"
          "Schaffer, Jinghui Zhang, Zheng Zhang, Webb Miller, and David J.\n"
          "Lipman (1997), \"Gapped BLAST and PSI-BLAST: a new generation of\n"
@@ -382,18 +430,14 @@ void OutputFormat::begin(std::ostream& out, const Database& database, const Outp
   if (EvalueCalculator::supported(scoring) && residues > 0)
     s.statistics.emplace(scoring, residues, filtered ? s.context.searched_subjects : database.info().subjects);
   switch (kind_) {
-    case Kind::pairwise:
-      write_pairwise_header(out, program, database, s.context.database_name);
-      break;
+    case Kind::pairwise: write_pairwise_header(out, program, database, s.context.database_name); break;
     case Kind::xml:
       out << "<?xml version=\"1.0\"?>\n"
              "<!DOCTYPE BlastOutput PUBLIC \"-//NCBI//NCBI BlastOutput/EN\" "
              "\"http://www.ncbi.nlm.nih.gov/dtd/NCBI_BlastOutput.dtd\">\n<BlastOutput>\n";
       // The query fields of the report's head are the first query's: written with it (write()).
       break;
-    case Kind::blast_json:
-      out << "{\n\"BlastOutput2\": [\n";
-      break;
+    case Kind::blast_json: out << "{\n\"BlastOutput2\": [\n"; break;
     case Kind::sam: {
       out << "@HD\tVN:1.6\tSO:unsorted\n";
       const std::uint64_t subjects = database.info().subjects;
@@ -409,37 +453,33 @@ void OutputFormat::begin(std::ostream& out, const Database& database, const Outp
       out << "\n";
       break;
     }
-    default:
-      break;
+    default: break;
   }
 }
 
 void OutputFormat::end(std::ostream& out) const {
   const State& s = *state_;
   switch (kind_) {
-    case Kind::commented_tabular:
-      out << "# BLAST processed " << s.queries_written << " queries\n";
-      break;
+    case Kind::commented_tabular: out << "# BLAST processed " << s.queries_written << " queries\n"; break;
     case Kind::xml:
       if (s.queries_written > 0) out << "</BlastOutput_iterations>\n";
       out << "</BlastOutput>\n";
       break;
-    case Kind::blast_json:
-      out << "]\n}\n";
-      break;
+    case Kind::blast_json: out << "]\n}\n"; break;
     case Kind::pairwise: {
       if (!s.begun) break;
       const ScoringScheme* scoring = s.context.scoring;
       out << "\n  Database: " << s.context.database_name << "\n";
       if (scoring != nullptr) {
-        if (scoring->matrix().type() == SequenceType::protein) out << "\n\n\nMatrix: " << scoring->matrix().name() << "\n";
-        else out << "\n\n\nMatrix: blastn matrix " << scoring->matrix().name() << "\n";
+        if (scoring->matrix().type() == SequenceType::protein)
+          out << "\n\n\nMatrix: " << scoring->matrix().name() << "\n";
+        else
+          out << "\n\n\nMatrix: blastn matrix " << scoring->matrix().name() << "\n";
         out << "Gap Penalties: Existence: " << scoring->gap_open() << ", Extension: " << scoring->gap_extend() << "\n";
       }
       break;
     }
-    default:
-      break;
+    default: break;
   }
 }
 
@@ -458,8 +498,8 @@ void OutputFormat::write(std::ostream& out, const Query& query, const QueryResul
   }
 }
 
-OutputFormat::QueryReport::QueryReport(const OutputFormat& format_in, const Query& query_in, const QueryResult& result_in,
-                                       const Database& database_in)
+OutputFormat::QueryReport::QueryReport(const OutputFormat& format_in, const Query& query_in,
+                                       const QueryResult& result_in, const Database& database_in)
     : format(format_in),
       s(*format_in.state_),
       query(query_in),

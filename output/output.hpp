@@ -36,9 +36,9 @@ class Taxonomy;  // output/taxonomy.hpp
 // What the reports state beside the hits. All optional: without scoring, positives are counted with
 // BLOSUM62 (protein) or as identities (nucleotide), and the reports name no matrix.
 struct OutputContext {
-  std::string program;        // "blastp", "blastn"; empty: from the database's sequence type
-  std::string database_name;  // as the user named the database; empty: the database's path
-  std::string command_line;   // for SAM's @PG line
+  std::string program;                     // "blastp", "blastn"; empty: from the database's sequence type
+  std::string database_name;               // as the user named the database; empty: the database's path
+  std::string command_line;                // for SAM's @PG line
   const ScoringScheme* scoring = nullptr;  // must outlive the writes
   double max_evalue = 10.0;
   // Names for the columns sscinames, scomnames, sblastnames, sskingdoms (and the singular ones) of the
@@ -115,7 +115,7 @@ std::string tabular_field(std::string_view text);  // TAB, CR, LF -> ' '
 std::string csv_field(std::string_view text);      // quoted when it holds , " CR or LF
 std::string json_string(std::string_view text);    // with its quotes
 std::string xml_text(std::string_view text);
-std::string sam_qname(std::string_view text);      // [!-?A-~]{1,254}
-std::string sam_rname(std::string_view text);      // [0-9A-Za-z!#$%&+./:;?@^_|~-][0-9A-Za-z!#$%&*+./:;=?@^_|~-]*
+std::string sam_qname(std::string_view text);  // [!-?A-~]{1,254}
+std::string sam_rname(std::string_view text);  // [0-9A-Za-z!#$%&+./:;?@^_|~-][0-9A-Za-z!#$%&*+./:;=?@^_|~-]*
 
 }  // namespace warpsearch

@@ -43,8 +43,8 @@ void OutputFormat::QueryReport::pairwise(std::ostream& out) const {
         const Presented p = present(query, hit, alphabet, scoring);
         const std::size_t length = hit.operations.size();
         auto percent = [&](std::uint32_t part) { return coverage_percent(part, length); };
-        out << " Score = " << pairwise_bitscore(hit.bitscore) << " bits (" << hit.score << "),  Expect = "
-            << pairwise_evalue(hit.evalue) << "\n"
+        out << " Score = " << pairwise_bitscore(hit.bitscore) << " bits (" << hit.score
+            << "),  Expect = " << pairwise_evalue(hit.evalue) << "\n"
             << " Identities = " << hit.identities << "/" << length << " (" << percent(hit.identities) << "%)";
         if (!nucleotide || translated(hit))
           out << ", Positives = " << p.positives << "/" << length << " (" << percent(p.positives) << "%)";
@@ -71,8 +71,10 @@ void OutputFormat::QueryReport::pairwise(std::ostream& out) const {
         for (std::size_t at = 0; at < length; at += 60) {
           const std::size_t n = std::min<std::size_t>(60, length - at);
           const std::string qpart = p.qseq.substr(at, n), spart = p.sseq.substr(at, n);
-          const auto qresidues = static_cast<std::int64_t>(n - static_cast<std::size_t>(std::count(qpart.begin(), qpart.end(), '-')));
-          const auto sresidues = static_cast<std::int64_t>(n - static_cast<std::size_t>(std::count(spart.begin(), spart.end(), '-')));
+          const auto qresidues =
+              static_cast<std::int64_t>(n - static_cast<std::size_t>(std::count(qpart.begin(), qpart.end(), '-')));
+          const auto sresidues =
+              static_cast<std::int64_t>(n - static_cast<std::size_t>(std::count(spart.begin(), spart.end(), '-')));
           const std::int64_t qlast = qresidues ? q + qstep * (qwidth * qresidues - 1) : q - qstep;
           const std::int64_t slast = sresidues ? sbj + sstep * (swidth * sresidues - 1) : sbj - sstep;
           char prefix[64];
@@ -91,7 +93,8 @@ void OutputFormat::QueryReport::pairwise(std::ostream& out) const {
   if (s.statistics) {
     const auto& k = s.statistics->parameters();
     char line[160];
-    std::snprintf(line, sizeof line, "\nGapped\nLambda      K        H\n   %5.3f   %6.4f    %5.3f \n\n", k.lambda, k.K, k.H);
+    std::snprintf(line, sizeof line, "\nGapped\nLambda      K        H\n   %5.3f   %6.4f    %5.3f \n\n", k.lambda, k.K,
+                  k.H);
     out << line << "Effective search space used: " << std::llround(stats_search_space()) << "\n\n\n";
   }
   return;

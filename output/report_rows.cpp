@@ -21,7 +21,8 @@ void OutputFormat::QueryReport::tabular(std::ostream& out) const {
         << "\n";
     if (!result.hits.empty()) {
       out << "# Fields: ";
-      for (std::size_t i = 0; i < format.columns_.size(); ++i) out << (i ? ", " : "") << kColumns[format.columns_[i]].description;
+      for (std::size_t i = 0; i < format.columns_.size(); ++i)
+        out << (i ? ", " : "") << kColumns[format.columns_[i]].description;
       out << "\n";
     }
     out << "# " << result.hits.size() << " hits found\n";
@@ -35,12 +36,17 @@ void OutputFormat::QueryReport::tabular(std::ostream& out) const {
       const std::size_t length = hit.operations.size();
       auto value = [&](int column) -> std::string {
         switch (column) {
-          case kQseqid: case kQacc: case kQaccver: return query.id;
+          case kQseqid:
+          case kQacc:
+          case kQaccver: return query.id;
           case kQgi: return "0";
           case kQlen: return std::to_string(query_length);
-          case kSseqid: case kSallseqid: return sid.seqid;
-          case kSgi: case kSallgi: return std::to_string(sid.gi);
-          case kSacc: case kSallacc: return sid.accession;
+          case kSseqid:
+          case kSallseqid: return sid.seqid;
+          case kSgi:
+          case kSallgi: return std::to_string(sid.gi);
+          case kSacc:
+          case kSallacc: return sid.accession;
           case kSaccver: return sid.accession_version;
           case kSlen: return std::to_string(hit.subject_length);
           case kQstart: return std::to_string(p.qstart);
@@ -60,8 +66,7 @@ void OutputFormat::QueryReport::tabular(std::ostream& out) const {
           case kPositive: return std::to_string(p.positives);
           case kGapopen: return std::to_string(hit.gap_opens);
           case kGaps: return std::to_string(hit.gaps);
-          case kPpos:
-            return printf_string("%.2f", length ? 100.0 * p.positives / static_cast<double>(length) : 0.0);
+          case kPpos: return printf_string("%.2f", length ? 100.0 * p.positives / static_cast<double>(length) : 0.0);
           case kFrames:
             if (translated(hit)) return std::to_string(hit.query_frame) + "/" + std::to_string(hit.subject_frame);
             return nucleotide ? "1/" + std::to_string(frame(hit)) : "1/1";
@@ -76,18 +81,25 @@ void OutputFormat::QueryReport::tabular(std::ostream& out) const {
             const std::uint32_t taxid = database.taxid(hit.subject);
             return taxid == 0 ? "N/A" : std::to_string(taxid);
           }
-          case kSsciname: case kScomname: case kSblastname: case kSskingdom: case kSscinames:
-          case kScomnames: case kSblastnames: case kSskingdoms:
-            return taxonomy_name(s.context.taxonomy, database.taxid(hit.subject), column);
-          case kStitle: case kSalltitles: return subject_title(hit.subject);
+          case kSsciname:
+          case kScomname:
+          case kSblastname:
+          case kSskingdom:
+          case kSscinames:
+          case kScomnames:
+          case kSblastnames:
+          case kSskingdoms: return taxonomy_name(s.context.taxonomy, database.taxid(hit.subject), column);
+          case kStitle:
+          case kSalltitles: return subject_title(hit.subject);
           case kSstrand:
             return nucleotide && !translated(hit) ? (hit.strand == Strand::minus ? "minus" : "plus") : "N/A";
           case kQcovs: return std::to_string(qcovs);
           case kQcovhsp:
             // A translated query's span counts amino acids against its length in bases, as blastx does.
-            if (hit.query_frame != 0) return std::to_string(coverage_percent(hit.query_end - hit.query_begin, query_length));
-            return std::to_string(coverage_percent(p.qend >= p.qstart ? p.qend - p.qstart + 1 : p.qstart - p.qend + 1,
-                                                   query_length));
+            if (hit.query_frame != 0)
+              return std::to_string(coverage_percent(hit.query_end - hit.query_begin, query_length));
+            return std::to_string(
+                coverage_percent(p.qend >= p.qstart ? p.qend - p.qstart + 1 : p.qstart - p.qend + 1, query_length));
           case kQcovus: return nucleotide ? std::to_string(qcovs) : "N/A";
           case kCigar: return cpu::cigar(p.operations);
           default: return "";
@@ -112,19 +124,18 @@ void OutputFormat::QueryReport::json_lines(std::ostream& out) const {
       const SequenceId sid = parse_sequence_id(database.id(hit.subject), type);
       out << "{\"qseqid\":" << json_string(query.id) << ",\"sseqid\":" << json_string(database.id(hit.subject))
           << ",\"sacc\":" << json_string(sid.accession_version)
-          << ",\"stitle\":" << json_string(subject_title(hit.subject))
-          << ",\"score\":" << hit.score
+          << ",\"stitle\":" << json_string(subject_title(hit.subject)) << ",\"score\":" << hit.score
           << ",\"bitscore\":" << (std::isnan(hit.bitscore) ? "null" : printf_string("%.4g", hit.bitscore))
-          << ",\"evalue\":" << (std::isnan(hit.evalue) ? "null" : printf_string("%.4g", hit.evalue))
-          << ",\"pident\":" << printf_string("%.3f", length ? 100.0 * hit.identities / static_cast<double>(length) : 0.0)
-          << ",\"length\":" << length << ",\"mismatch\":" << hit.mismatches
-          << ",\"positive\":" << p.positives << ",\"gapopen\":" << hit.gap_opens << ",\"gaps\":" << hit.gaps
-          << ",\"qstart\":" << p.qstart << ",\"qend\":" << p.qend << ",\"sstart\":" << p.sstart
-          << ",\"send\":" << p.send << ",\"qlen\":" << query_length << ",\"slen\":" << hit.subject_length
-          << ",\"strand\":\"" << (hit.strand == Strand::minus ? "minus" : "plus") << "\""
+          << ",\"evalue\":" << (std::isnan(hit.evalue) ? "null" : printf_string("%.4g", hit.evalue)) << ",\"pident\":"
+          << printf_string("%.3f", length ? 100.0 * hit.identities / static_cast<double>(length) : 0.0)
+          << ",\"length\":" << length << ",\"mismatch\":" << hit.mismatches << ",\"positive\":" << p.positives
+          << ",\"gapopen\":" << hit.gap_opens << ",\"gaps\":" << hit.gaps << ",\"qstart\":" << p.qstart
+          << ",\"qend\":" << p.qend << ",\"sstart\":" << p.sstart << ",\"send\":" << p.send
+          << ",\"qlen\":" << query_length << ",\"slen\":" << hit.subject_length << ",\"strand\":\""
+          << (hit.strand == Strand::minus ? "minus" : "plus") << "\""
           << ",\"qframe\":" << (translated(hit) ? hit.query_frame : 1)
-          << ",\"sframe\":" << (translated(hit) ? hit.subject_frame : frame(hit))
-          << ",\"cigar\":\"" << cpu::cigar(p.operations) << "\"}\n";
+          << ",\"sframe\":" << (translated(hit) ? hit.subject_frame : frame(hit)) << ",\"cigar\":\""
+          << cpu::cigar(p.operations) << "\"}\n";
     }
   return;
 }

@@ -66,8 +66,15 @@ void OutputFormat::QueryReport::xml(std::ostream& out) const {
           << "      <Hsp_query-to>" << p.qend << "</Hsp_query-to>\n"
           << "      <Hsp_hit-from>" << p.sstart << "</Hsp_hit-from>\n"
           << "      <Hsp_hit-to>" << p.send << "</Hsp_hit-to>\n"
-          << "      <Hsp_query-frame>" << (translated(hit) ? hit.query_frame : nucleotide ? 1 : 0) << "</Hsp_query-frame>\n"
-          << "      <Hsp_hit-frame>" << (translated(hit) ? hit.subject_frame : nucleotide ? frame(hit) : 0)
+          << "      <Hsp_query-frame>"
+          << (translated(hit) ? hit.query_frame
+              : nucleotide    ? 1
+                              : 0)
+          << "</Hsp_query-frame>\n"
+          << "      <Hsp_hit-frame>"
+          << (translated(hit) ? hit.subject_frame
+              : nucleotide    ? frame(hit)
+                              : 0)
           << "</Hsp_hit-frame>\n"
           << "      <Hsp_identity>" << hit.identities << "</Hsp_identity>\n"
           << "      <Hsp_positive>" << p.positives << "</Hsp_positive>\n"
@@ -100,8 +107,8 @@ void OutputFormat::QueryReport::blast_json(std::ostream& out) const {
   if (query_number > 1) out << ",\n";
   out << "{\n    \"report\": {\n"
       << "      \"program\": \"" << program << "\",\n"
-      << "      \"version\": " << json_string(upper_case(program) + " " + kBlastVersion + " (warpsearch " WARPSEARCH_VERSION ")")
-      << ",\n"
+      << "      \"version\": "
+      << json_string(upper_case(program) + " " + kBlastVersion + " (warpsearch " WARPSEARCH_VERSION ")") << ",\n"
       << "      \"reference\": \"Stephen F. Altschul, Thomas L. Madden, Alejandro A. Sch&auml;ffer, Jinghui "
          "Zhang, Zheng Zhang, Webb Miller, and David J. Lipman (1997), \\\"Gapped BLAST and PSI-BLAST: a new "
          "generation of protein database search programs\\\", Nucleic Acids Res. 25:3389-3402.\",\n"
@@ -171,8 +178,7 @@ void OutputFormat::QueryReport::blast_json(std::ostream& out) const {
       out << "                  \"hit_from\": " << p.sstart << ",\n"
           << "                  \"hit_to\": " << p.send << ",\n";
       if (hit.subject_frame != 0) out << "                  \"hit_frame\": " << hit.subject_frame << ",\n";
-      out
-          << "                  \"align_len\": " << hit.operations.size() << ",\n"
+      out << "                  \"align_len\": " << hit.operations.size() << ",\n"
           << "                  \"gaps\": " << hit.gaps << ",\n"
           << "                  \"qseq\": \"" << p.qseq << "\",\n"
           << "                  \"hseq\": \"" << p.sseq << "\",\n"

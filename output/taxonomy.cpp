@@ -104,53 +104,57 @@ std::uint32_t TaxidMap::taxid_of(std::string_view fasta_id) const {
 
 Taxonomy Taxonomy::load(const std::string& directory) {
   Taxonomy taxonomy;
-  const auto each_line = [&](const std::string& name, bool required,
-                             const std::function<void(const std::vector<std::string_view>&, const std::string&,
-                                                      std::size_t)>& take) {
-    const std::string path = directory + "/" + name;
-    std::ifstream in(path);
-    if (!in) {
-      if (!required) return;
-      throw std::runtime_error("--taxdump " + quoted_excerpt(directory) + ": cannot open " + name +
-                               " (an NCBI taxdump directory holds names.dmp and nodes.dmp)");
-    }
-    std::string line;
-    for (std::size_t number = 1; std::getline(in, line); ++number)
-      if (!trimmed(line).empty()) take(dmp_fields(line), path, number);
-    if (in.bad()) throw std::runtime_error("cannot read " + quoted_excerpt(path));
-  };
+  const auto each_line =
+      [&](const std::string& name, bool required,
+          const std::function<void(const std::vector<std::string_view>&, const std::string&, std::size_t)>& take) {
+        const std::string path = directory + "/" + name;
+        std::ifstream in(path);
+        if (!in) {
+          if (!required) return;
+          throw std::runtime_error("--taxdump " + quoted_excerpt(directory) + ": cannot open " + name +
+                                   " (an NCBI taxdump directory holds names.dmp and nodes.dmp)");
+        }
+        std::string line;
+        for (std::size_t number = 1; std::getline(in, line); ++number)
+          if (!trimmed(line).empty()) take(dmp_fields(line), path, number);
+        if (in.bad()) throw std::runtime_error("cannot read " + quoted_excerpt(path));
+      };
   const auto fail = [](const std::string& path, std::size_t number, const std::string& what) {
     throw std::runtime_error(quoted_excerpt(path) + ", line " + std::to_string(number) + ": " + what);
   };
-  each_line("nodes.dmp", true, [&](const std::vector<std::string_view>& fields, const std::string& path, std::size_t n) {
-    std::uint32_t taxid = 0, parent = 0;
-    if (fields.size() < 3 || !parse_taxid(fields[0], taxid) || !parse_taxid(fields[1], parent))
-      fail(path, n, "expected 'TAXID | PARENT | RANK | ...'");
-    Node& node = taxonomy.nodes_[taxid];
-    node.parent = parent;
-    node.rank = std::string(fields[2]);
-  });
-  each_line("names.dmp", true, [&](const std::vector<std::string_view>& fields, const std::string& path, std::size_t n) {
-    std::uint32_t taxid = 0;
-    if (fields.size() < 4 || !parse_taxid(fields[0], taxid)) fail(path, n, "expected 'TAXID | NAME | UNIQUE | CLASS |'");
-    const auto found = taxonomy.nodes_.find(taxid);
-    if (found == taxonomy.nodes_.end()) return;  // a name of a node the tree does not hold
-    Node& node = found->second;
-    const std::string_view name_class = fields[3];
-    std::string* slot = name_class == "scientific name"       ? &node.scientific
-                        : name_class == "genbank common name" ? &node.genbank_common
-                        : name_class == "common name"         ? &node.common
-                        : name_class == "blast name"          ? &node.blast
-                                                              : nullptr;
-    // The first of several common names, as NCBI lists the preferred one first.
-    if (slot != nullptr && slot->empty()) *slot = std::string(fields[1]);
-  });
-  each_line("merged.dmp", false, [&](const std::vector<std::string_view>& fields, const std::string& path, std::size_t n) {
-    std::uint32_t old_taxid = 0, new_taxid = 0;
-    if (fields.size() < 2 || !parse_taxid(fields[0], old_taxid) || !parse_taxid(fields[1], new_taxid))
-      fail(path, n, "expected 'OLD_TAXID | NEW_TAXID |'");
-    taxonomy.merged_[old_taxid] = new_taxid;
-  });
+  each_line("nodes.dmp", true,
+            [&](const std::vector<std::string_view>& fields, const std::string& path, std::size_t n) {
+              std::uint32_t taxid = 0, parent = 0;
+              if (fields.size() < 3 || !parse_taxid(fields[0], taxid) || !parse_taxid(fields[1], parent))
+                fail(path, n, "expected 'TAXID | PARENT | RANK | ...'");
+              Node& node = taxonomy.nodes_[taxid];
+              node.parent = parent;
+              node.rank = std::string(fields[2]);
+            });
+  each_line("names.dmp", true,
+            [&](const std::vector<std::string_view>& fields, const std::string& path, std::size_t n) {
+              std::uint32_t taxid = 0;
+              if (fields.size() < 4 || !parse_taxid(fields[0], taxid))
+                fail(path, n, "expected 'TAXID | NAME | UNIQUE | CLASS |'");
+              const auto found = taxonomy.nodes_.find(taxid);
+              if (found == taxonomy.nodes_.end()) return;  // a name of a node the tree does not hold
+              Node& node = found->second;
+              const std::string_view name_class = fields[3];
+              std::string* slot = name_class == "scientific name"       ? &node.scientific
+                                  : name_class == "genbank common name" ? &node.genbank_common
+                                  : name_class == "common name"         ? &node.common
+                                  : name_class == "blast name"          ? &node.blast
+                                                                        : nullptr;
+              // The first of several common names, as NCBI lists the preferred one first.
+              if (slot != nullptr && slot->empty()) *slot = std::string(fields[1]);
+            });
+  each_line("merged.dmp", false,
+            [&](const std::vector<std::string_view>& fields, const std::string& path, std::size_t n) {
+              std::uint32_t old_taxid = 0, new_taxid = 0;
+              if (fields.size() < 2 || !parse_taxid(fields[0], old_taxid) || !parse_taxid(fields[1], new_taxid))
+                fail(path, n, "expected 'OLD_TAXID | NEW_TAXID |'");
+              taxonomy.merged_[old_taxid] = new_taxid;
+            });
   return taxonomy;
 }
 
@@ -271,14 +275,12 @@ std::vector<bool> subjects_passing(const Database& database, const TaxidFilter& 
     const std::uint32_t taxid = database.taxid(s);
     auto found = decided.find(taxid);
     if (found == decided.end()) {
-      const bool in = (filter.include.empty() || listed(taxid, filter.include)) &&
-                      !listed(taxid, filter.exclude);
+      const bool in = (filter.include.empty() || listed(taxid, filter.include)) && !listed(taxid, filter.exclude);
       found = decided.emplace(taxid, in).first;
     }
     passing[s] = found->second;
   }
   return passing;
 }
-
 
 }  // namespace warpsearch

@@ -91,6 +91,4 @@ struct TaxidFilter {
 // when the database stores no taxids (made without --taxid-map or --taxid).
 std::vector<bool> subjects_passing(const Database& database, const TaxidFilter& filter, const Taxonomy* taxonomy);
 
-
-
 }  // namespace warpsearch

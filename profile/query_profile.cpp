@@ -42,8 +42,7 @@ std::uint32_t SequentialProfile::word(std::uint8_t code, std::uint32_t w) const 
 }
 
 template <typename Element>
-StripedProfile<Element>::StripedProfile(const SubstitutionMatrix& matrix, std::string_view query_codes,
-                                        int lanes) {
+StripedProfile<Element>::StripedProfile(const SubstitutionMatrix& matrix, std::string_view query_codes, int lanes) {
   static_assert(std::is_same_v<Element, std::int8_t> || std::is_same_v<Element, std::uint8_t> ||
                     std::is_same_v<Element, std::int16_t>,
                 "striped profiles hold int8, biased uint8 or int16 scores");
@@ -64,8 +63,8 @@ StripedProfile<Element>::StripedProfile(const SubstitutionMatrix& matrix, std::s
     for (std::uint32_t s = 0; s < segment_length_; ++s)
       for (std::uint32_t l = 0; l < v; ++l) {
         const std::uint32_t position = l * segment_length_ + s;
-        const int score = position < query_length_ ? scores[static_cast<unsigned char>(query_codes[position])]
-                                                   : scores[pad];
+        const int score =
+            position < query_length_ ? scores[static_cast<unsigned char>(query_codes[position])] : scores[pad];
         out[std::size_t{s} * v + l] = static_cast<Element>(score + bias_);
       }
   }

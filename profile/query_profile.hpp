@@ -145,9 +145,7 @@ class StripedProfile {
   const Element* vector(std::uint8_t code, std::uint32_t segment) const {
     return row(code) + std::size_t{segment} * static_cast<std::size_t>(lanes_);
   }
-  Element element(std::uint8_t code, std::uint32_t segment, int lane) const {
-    return vector(code, segment)[lane];
-  }
+  Element element(std::uint8_t code, std::uint32_t segment, int lane) const { return vector(code, segment)[lane]; }
 
   const Element* data() const { return elements_.data(); }
   std::size_t size_bytes() const { return elements_.size() * sizeof(Element); }

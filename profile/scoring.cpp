@@ -62,8 +62,8 @@ SubstitutionMatrix SubstitutionMatrix::builtin(std::string_view name) {
     matrix.finish();
     return matrix;
   }
-  throw std::invalid_argument("unknown matrix " + quoted_excerpt(name) + " (built in: " +
-                              joined_builtin_names() + ", or the path of an NCBI matrix file)");
+  throw std::invalid_argument("unknown matrix " + quoted_excerpt(name) + " (built in: " + joined_builtin_names() +
+                              ", or the path of an NCBI matrix file)");
 }
 
 SubstitutionMatrix SubstitutionMatrix::from_file(const std::string& path) {
@@ -115,14 +115,16 @@ SubstitutionMatrix SubstitutionMatrix::from_file(const std::string& path) {
         throw std::runtime_error(where + "row '" + row_letter + "' has fewer scores than the header has letters");
       long value = 0;
       if (!parse_integer(token, value))
-        throw std::runtime_error(where + "score " + quoted_excerpt(token) + " in row '" + row_letter + "' is not an integer");
+        throw std::runtime_error(where + "score " + quoted_excerpt(token) + " in row '" + row_letter +
+                                 "' is not an integer");
       if (value < -127 || value > 127)
         throw std::runtime_error(where + "score " + std::to_string(value) + " is outside -127..127");
       if (row != std::string_view::npos && column_code[column] >= 0)
         matrix.scores_[row][column_code[column]] = static_cast<std::int8_t>(value);
     }
     std::string extra;
-    if (fields >> extra) throw std::runtime_error(where + "row '" + row_letter + "' has more scores than the header has letters");
+    if (fields >> extra)
+      throw std::runtime_error(where + "row '" + row_letter + "' has more scores than the header has letters");
     if (row != std::string_view::npos) row_seen[row] = true;
   }
   if (column_code.empty()) throw std::runtime_error(shown + ": no header line of letters: not an NCBI matrix file");
@@ -138,8 +140,10 @@ SubstitutionMatrix SubstitutionMatrix::from_file(const std::string& path) {
 
 SubstitutionMatrix SubstitutionMatrix::nucleotide(int match, int mismatch) {
   if (match <= 0) throw std::invalid_argument("the match score must be positive, not " + std::to_string(match));
-  if (mismatch >= 0) throw std::invalid_argument("the mismatch score must be negative, not " + std::to_string(mismatch));
-  if (match > 127 || mismatch < -127) throw std::invalid_argument("match and mismatch scores must lie within -127..127");
+  if (mismatch >= 0)
+    throw std::invalid_argument("the mismatch score must be negative, not " + std::to_string(mismatch));
+  if (match > 127 || mismatch < -127)
+    throw std::invalid_argument("match and mismatch scores must lie within -127..127");
   SubstitutionMatrix matrix;
   matrix.name_ = std::to_string(match) + "/" + std::to_string(mismatch);
   matrix.type_ = SequenceType::nucleotide;
@@ -168,7 +172,8 @@ void SubstitutionMatrix::finish() {
   }
   for (int a = letters; a < alphabet.size(); ++a)
     for (int b = letters; b < alphabet.size(); ++b)
-      scores_[a][b] = scores_[alphabet.scored_as(static_cast<std::uint8_t>(a))][alphabet.scored_as(static_cast<std::uint8_t>(b))];
+      scores_[a][b] =
+          scores_[alphabet.scored_as(static_cast<std::uint8_t>(a))][alphabet.scored_as(static_cast<std::uint8_t>(b))];
   for (int a = alphabet.size(); a < kMaxCodes; ++a)
     for (int b = 0; b < kMaxCodes; ++b) scores_[a][b] = scores_[b][a] = static_cast<std::int8_t>(min_);
 }

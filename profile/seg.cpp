@@ -14,9 +14,7 @@ constexpr int kLetters = 20;  // residue codes 0..19; every other code is "bogus
 constexpr std::uint8_t kXCode = 23;
 
 // ln n!, rounded to 6 decimals as BLAST tabulates it (a table for the usual lengths).
-double rounded_ln_factorial(std::size_t n) {
-  return std::round(std::lgamma(static_cast<double>(n) + 1.0) * 1e6) / 1e6;
-}
+double rounded_ln_factorial(std::size_t n) { return std::round(std::lgamma(static_cast<double>(n) + 1.0) * 1e6) / 1e6; }
 constexpr std::size_t kTabulated = 1 << 16;
 double ln_factorial(std::size_t n) {
   static const std::vector<double> table = [] {
@@ -42,8 +40,10 @@ struct Window {
   Window(std::string_view s, std::size_t first, std::size_t size) : sequence(s), start(first), length(size) {
     for (std::size_t k = first; k < first + size; ++k) {
       const auto c = static_cast<std::uint8_t>(s[k]);
-      if (c < kLetters) ++counts[c];
-      else ++bogus;
+      if (c < kLetters)
+        ++counts[c];
+      else
+        ++bogus;
     }
     int used = 0;
     for (int c : counts)
@@ -86,11 +86,15 @@ struct Window {
   bool shift() {
     if (start + 1 + length > sequence.size()) return false;
     const auto leaving = static_cast<std::uint8_t>(sequence[start]);
-    if (leaving < kLetters) decrement(counts[leaving]--);
-    else --bogus;
+    if (leaving < kLetters)
+      decrement(counts[leaving]--);
+    else
+      --bogus;
     const auto entering = static_cast<std::uint8_t>(sequence[start + length]);
-    if (entering < kLetters) increment(counts[entering]++);
-    else ++bogus;
+    if (entering < kLetters)
+      increment(counts[entering]++);
+    else
+      ++bogus;
     ++start;
     if (track_entropy) entropy = state_entropy();
     return true;
@@ -154,7 +158,8 @@ class Segmenter {
     for (long i = downset; i <= last; ++i) {
       if (!(h[static_cast<std::size_t>(i)] <= p_.locut && h[static_cast<std::size_t>(i)] != -1.0)) continue;
       long low = i;
-      while (low >= low_limit && h[static_cast<std::size_t>(low)] != -1.0 && h[static_cast<std::size_t>(low)] <= p_.hicut)
+      while (low >= low_limit && h[static_cast<std::size_t>(low)] != -1.0 &&
+             h[static_cast<std::size_t>(low)] <= p_.hicut)
         --low;
       ++low;
       long high = i;
@@ -194,7 +199,8 @@ class Segmenter {
   // Narrows [left, right] (positions in part) to its sub-segment of least probability, trimming at most
   // maxtrim residues.
   void trim(std::string_view part, long& left, long& right) const {
-    const std::string_view segment = part.substr(static_cast<std::size_t>(left), static_cast<std::size_t>(right - left + 1));
+    const std::string_view segment =
+        part.substr(static_cast<std::size_t>(left), static_cast<std::size_t>(right - left + 1));
     const long length = static_cast<long>(segment.size());
     long best_left = 0, best_right = length - 1;
     long min_length = 1;
@@ -231,8 +237,9 @@ SegParameters SegParameters::parse(const std::string& text) {
   SegParameters p;
   std::string rest;
   if (!(in >> p.window >> p.locut >> p.hicut) || (in >> rest) || p.window <= 0 || p.locut < 0 || p.hicut < 0)
-    throw std::invalid_argument("SEG parameters '" + text +
-                                "': expected yes, no, or a window length and two complexity cut-offs, e.g. '12 2.2 2.5'");
+    throw std::invalid_argument(
+        "SEG parameters '" + text +
+        "': expected yes, no, or a window length and two complexity cut-offs, e.g. '12 2.2 2.5'");
   if (p.locut > p.hicut) p.hicut = p.locut;
   return p;
 }

@@ -8,13 +8,13 @@
 //   warpsearch.align(["ACGTTGCA"], ["ACGTGCA"], mode="global")
 //
 // Sequences are given as one string of letters, a list of them (named Query_1, Query_2, ... as BLAST
-// names unnamed queries; Target_1, ... and Sequence_1, ... for align's targets and makedb's input), a list of (id, letters) or (id, letters, description) tuples, a dict
-// {id: letters}, objects with .id and .seq (Biopython's SeqRecord), or the path of a FASTA file (a str
-// naming an existing file, or any os.PathLike). Options are the command line's, as keywords. Results are
-// dicts keyed by BLAST's column names (search) or the `warpsearch align` TSV columns (align); with
-// output="columns", one dict of columns instead, numeric columns as numpy arrays where numpy imports.
-// The GIL is released while the engine works. C++ errors arrive as ValueError (bad options or letters),
-// IndexError (positions) and RuntimeError (files), with the command line's messages.
+// names unnamed queries; Target_1, ... and Sequence_1, ... for align's targets and makedb's input), a list of (id,
+// letters) or (id, letters, description) tuples, a dict {id: letters}, objects with .id and .seq (Biopython's
+// SeqRecord), or the path of a FASTA file (a str naming an existing file, or any os.PathLike). Options are the command
+// line's, as keywords. Results are dicts keyed by BLAST's column names (search) or the `warpsearch align` TSV columns
+// (align); with output="columns", one dict of columns instead, numeric columns as numpy arrays where numpy imports. The
+// GIL is released while the engine works. C++ errors arrive as ValueError (bad options or letters), IndexError
+// (positions) and RuntimeError (files), with the command line's messages.
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
@@ -68,8 +68,10 @@ Sequences to_sequences(const py::handle& given, const char* what, const std::str
     return out;
   }
   if (!py::isinstance<py::iterable>(given))
-    throw py::type_error(std::string(what) + ": expected letters, a list of sequences, a dict {id: letters} or a "
-                         "FASTA path, not " + py::str(given.get_type()).cast<std::string>());
+    throw py::type_error(std::string(what) +
+                         ": expected letters, a list of sequences, a dict {id: letters} or a "
+                         "FASTA path, not " +
+                         py::str(given.get_type()).cast<std::string>());
   std::size_t index = 0;
   for (const auto& item : given) {
     ++index;
@@ -91,8 +93,8 @@ Sequences to_sequences(const py::handle& given, const char* what, const std::str
         if (description.rfind(id, 0) == 0) description.erase(0, id.size());
         while (!description.empty() && description.front() == ' ') description.erase(0, 1);
       }
-      out.records.emplace_back(py::str(item.attr("id")).cast<std::string>(), py::str(item.attr("seq")).cast<std::string>(),
-                               description);
+      out.records.emplace_back(py::str(item.attr("id")).cast<std::string>(),
+                               py::str(item.attr("seq")).cast<std::string>(), description);
     } else {
       throw py::type_error(std::string(what) + " " + std::to_string(index) +
                            ": expected letters, an (id, letters) tuple or a record with .id and .seq");
@@ -156,8 +158,7 @@ std::set<std::string> with_scoring(std::set<std::string> names) {
 
 const std::set<std::string> kSearchOptions =
     with_scoring({"evalue", "max_target_seqs", "max_hsps", "min_score", "raw_scores", "comp_based_stats", "strand",
-                  "device", "threads", "gpus",
-                  "query_batch", "gpu_memory", "skip_invalid", "aligned", "output"});
+                  "device", "threads", "gpus", "query_batch", "gpu_memory", "skip_invalid", "aligned", "output"});
 
 warpsearch::SearchOptions search_options_of(const Options& options) {
   warpsearch::SearchOptions out;
@@ -169,10 +170,14 @@ warpsearch::SearchOptions search_options_of(const Options& options) {
   out.raw_scores = options.get<bool>("raw_scores").value_or(false);
   out.comp_based_stats = options.get<int>("comp_based_stats").value_or(0);
   const auto strand = options.get<std::string>("strand").value_or("both");
-  if (strand == "both") out.strand = warpsearch::Strand::both;
-  else if (strand == "plus") out.strand = warpsearch::Strand::plus;
-  else if (strand == "minus") out.strand = warpsearch::Strand::minus;
-  else throw py::value_error("strand takes both, plus or minus, not '" + strand + "'");
+  if (strand == "both")
+    out.strand = warpsearch::Strand::both;
+  else if (strand == "plus")
+    out.strand = warpsearch::Strand::plus;
+  else if (strand == "minus")
+    out.strand = warpsearch::Strand::minus;
+  else
+    throw py::value_error("strand takes both, plus or minus, not '" + strand + "'");
   out.device = device_of(options);
   out.threads = options.get<unsigned>("threads").value_or(0);
   out.gpus = options.get<std::vector<int>>("gpus").value_or(std::vector<int>{});
@@ -324,7 +329,8 @@ struct PySearcher {
     std::vector<warpsearch::QueryResult> results;
     {
       py::gil_scoped_release release;
-      results = sequences.fasta_path ? searcher.search_fasta(*sequences.fasta_path) : searcher.search(sequences.records);
+      results =
+          sequences.fasta_path ? searcher.search_fasta(*sequences.fasta_path) : searcher.search(sequences.records);
     }
     return hits_to_python(results, aligned, columns);
   }
@@ -376,17 +382,20 @@ py::object align(const py::object& queries, const py::object& targets, const py:
   options.threads = given.get<unsigned>("threads").value_or(0);
   options.gpus = given.get<std::vector<int>>("gpus").value_or(std::vector<int>{});
   std::vector<warpsearch::Seed> seeds;
-  for (const auto& seed : given.get<std::vector<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t>>>("seeds")
-                              .value_or(std::vector<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t>>{}))
+  for (const auto& seed :
+       given.get<std::vector<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t>>>("seeds").value_or(
+           std::vector<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t>>{}))
     seeds.push_back({std::get<0>(seed), std::get<1>(seed), std::get<2>(seed)});
   const bool columns = columns_wanted(given);
 
   Sequences query_sequences = to_sequences(queries, "queries", "Query_");
   Sequences target_sequences = to_sequences(targets, "targets", "Target_");
   // The queries fix the type, as on the command line.
-  if (query_sequences.fasta_path) query_sequences.records = warpsearch::read_fasta(*query_sequences.fasta_path, options.type);
+  if (query_sequences.fasta_path)
+    query_sequences.records = warpsearch::read_fasta(*query_sequences.fasta_path, options.type);
   if (!options.type) options.type = warpsearch::guess_sequence_type(query_sequences.records);
-  if (target_sequences.fasta_path) target_sequences.records = warpsearch::read_fasta(*target_sequences.fasta_path, options.type);
+  if (target_sequences.fasta_path)
+    target_sequences.records = warpsearch::read_fasta(*target_sequences.fasta_path, options.type);
   std::vector<warpsearch::Alignment> alignments;
   {
     py::gil_scoped_release release;
@@ -504,7 +513,8 @@ PYBIND11_MODULE(warpsearch, m) {
   py::class_<warpsearch::Database>(m, "Database",
                                    "An open database (warpsearch makedb's directory). Copies share the mapped files.")
       .def(py::init([](const py::object& path) {
-             return warpsearch::Database::open(py::str(py::module_::import("os").attr("fspath")(path)).cast<std::string>());
+             return warpsearch::Database::open(
+                 py::str(py::module_::import("os").attr("fspath")(path)).cast<std::string>());
            }),
            py::arg("path"))
       .def_property_readonly("path", &warpsearch::Database::path)

@@ -4,7 +4,7 @@
 set -euo pipefail
 packages=(cmake ninja-build g++ make pkg-config zlib1g-dev libbz2-dev liblzma-dev libzstd-dev libboost-program-options-dev
           catch2 libparasail-dev libopenmpi-dev openmpi-bin python3-dev python3-pybind11 pybind11-dev python3-pytest
-          python3-numpy dpkg-dev time clang
+          python3-numpy dpkg-dev time clang clang-format
           # the tests' oracles for the output formats (they skip without them): BLAST+, samtools, xmllint, Biopython
           ncbi-blast+ samtools libxml2-utils python3-biopython)
 missing=()

@@ -7,11 +7,11 @@
 #include <thread>
 
 #include "base/interrupt.hpp"
+#include "base/parallel.hpp"
 #include "base/text.hpp"
 #include "kernels/cpu/alignment.hpp"
 #include "kernels/reference/banded_xdrop.hpp"
 #include "search/align_backend.hpp"
-#include "base/parallel.hpp"
 
 namespace warpsearch {
 
@@ -20,7 +20,8 @@ PairMode parse_pair_mode(std::string_view name) {
   if (name == "global") return PairMode::global;
   if (name == "semiglobal") return PairMode::semiglobal;
   if (name == "xdrop") return PairMode::xdrop;
-  throw std::invalid_argument("unknown alignment mode " + quoted_excerpt(name) + " (known: local, global, semiglobal, xdrop)");
+  throw std::invalid_argument("unknown alignment mode " + quoted_excerpt(name) +
+                              " (known: local, global, semiglobal, xdrop)");
 }
 
 const char* pair_mode_name(PairMode mode) {
@@ -90,10 +91,13 @@ class CpuPairBackend final : public PairBackend {
     // Largest pairs first: a long pair claimed last would leave the other threads idle.
     std::vector<std::size_t> order(pairs.size());
     std::iota(order.begin(), order.end(), std::size_t{0});
-    const auto area = [&](std::size_t p) { return static_cast<double>(pairs[p].query.size()) * static_cast<double>(pairs[p].target.size()); };
+    const auto area = [&](std::size_t p) {
+      return static_cast<double>(pairs[p].query.size()) * static_cast<double>(pairs[p].target.size());
+    };
     std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return area(a) > area(b); });
 
-    const unsigned workers = static_cast<unsigned>(std::max<std::size_t>(1, std::min<std::size_t>(threads_, pairs.size())));
+    const unsigned workers =
+        static_cast<unsigned>(std::max<std::size_t>(1, std::min<std::size_t>(threads_, pairs.size())));
     // Fewer pairs than threads (a few long pairs): each pair's linear-memory traceback shares the rest.
     cpu::AlignmentLimits limits;
     limits.threads = std::max(1u, threads_ / workers);
@@ -179,7 +183,8 @@ struct AlignEngine::Impl {
       backend = make_gpu_pair_backend(scoring, options, threads);
 #else
     if (options.device == Device::gpu)
-      throw std::invalid_argument("--device gpu: no usable GPU, this warpsearch was built without CUDA (rebuild with -DWARPSEARCH_CUDA=ON)");
+      throw std::invalid_argument(
+          "--device gpu: no usable GPU, this warpsearch was built without CUDA (rebuild with -DWARPSEARCH_CUDA=ON)");
 #endif
     if (!backend) backend = make_cpu_pair_backend(scoring, options, threads);
   }

@@ -8,9 +8,9 @@
 // Modes (core/alignment_mode.hpp, kernels/reference/reference_xdrop.hpp): local (Smith-Waterman), global
 // (Needleman-Wunsch), semiglobal (the query end to end, the target's ends free), and xdrop (extension left
 // and right from a seed given per pair, stopping when the score falls more than X below the best).
-// Scores are exact and equal the 64-bit references of kernels/reference/reference.hpp and kernels/reference/reference_xdrop.hpp;
-// spans and operations follow their tie-breaks. A result depends only on its pair, the scoring and the
-// options: not on the backend, the number of threads or the batch.
+// Scores are exact and equal the 64-bit references of kernels/reference/reference.hpp and
+// kernels/reference/reference_xdrop.hpp; spans and operations follow their tie-breaks. A result depends only on its
+// pair, the scoring and the options: not on the backend, the number of threads or the batch.
 //
 // Backends: the CPU aligns each pair whole on one core, pairs spread over every core (largest first, so
 // pairs of very different lengths balance). A GPU backend computes scores and spans on the GPU and leaves
@@ -52,9 +52,9 @@ struct AlignOptions {
 
 // One pair. The views must stay valid during align(); the engine copies nothing it does not need.
 struct SequencePair {
-  std::string_view query;   // residue codes (core/alphabet.hpp)
+  std::string_view query;  // residue codes (core/alphabet.hpp)
   std::string_view target;
-  Seed seed;                // xdrop mode only: where the extensions start
+  Seed seed;  // xdrop mode only: where the extensions start
 };
 
 struct PairAlignment {

@@ -14,13 +14,13 @@
 #include <stdexcept>
 
 #include "base/interrupt.hpp"
+#include "base/parallel.hpp"
 #include "kernels/cpu/alignment.hpp"
-#include "kernels/reference/banded_xdrop.hpp"
 #include "kernels/gpu/gpu_scorer.hpp"
 #include "kernels/gpu/gpu_xdrop.hpp"
 #include "kernels/gpu/pair_aligner.hpp"
+#include "kernels/reference/banded_xdrop.hpp"
 #include "search/align_backend.hpp"
-#include "base/parallel.hpp"
 
 namespace warpsearch {
 namespace {
@@ -135,7 +135,8 @@ class GpuPairBackend final : public PairBackend {
     parallel_for(xdrop_aligners_.size(), static_cast<unsigned>(xdrop_aligners_.size()), [&](std::size_t g, unsigned) {
       std::vector<gpu::XdropTask> tasks;
       tasks.reserve(bounds[g + 1] - bounds[g]);
-      for (std::size_t p = bounds[g]; p < bounds[g + 1]; ++p) tasks.push_back({pairs[p].query, pairs[p].target, pairs[p].seed});
+      for (std::size_t p = bounds[g]; p < bounds[g + 1]; ++p)
+        tasks.push_back({pairs[p].query, pairs[p].target, pairs[p].seed});
       if (tasks.empty()) return;
       std::vector<XdropSpan> spans;
       const std::uint64_t before = xdrop_aligners_[g].cells();
@@ -149,7 +150,8 @@ class GpuPairBackend final : public PairBackend {
       // Largest pairs first, one CPU aligner per thread, as the CPU backend.
       std::vector<std::size_t> order(pairs.size());
       std::iota(order.begin(), order.end(), std::size_t{0});
-      std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return residues(a) > residues(b); });
+      std::stable_sort(order.begin(), order.end(),
+                       [&](std::size_t a, std::size_t b) { return residues(a) > residues(b); });
       const unsigned workers =
           static_cast<unsigned>(std::max<std::size_t>(1, std::min<std::size_t>(threads_, pairs.size())));
       std::vector<XdropAligner> aligners;
@@ -160,8 +162,9 @@ class GpuPairBackend final : public PairBackend {
         PairAlignment& result = results[p];
         XdropAlignment alignment = aligners[worker].align(pairs[p].query, pairs[p].target, pairs[p].seed, true);
         const XdropSpan& span = alignment.span;
-        if (span.score != result.score || span.query_begin != result.query_begin || span.query_end != result.query_end ||
-            span.target_begin != result.target_begin || span.target_end != result.target_end)
+        if (span.score != result.score || span.query_begin != result.query_begin ||
+            span.query_end != result.query_end || span.target_begin != result.target_begin ||
+            span.target_end != result.target_end)
           throw std::logic_error("internal error: pair " + std::to_string(p + 1) + ": the GPU's X-drop span (score " +
                                  std::to_string(result.score) + ") differs from the CPU engine's (score " +
                                  std::to_string(span.score) + ")");

@@ -14,10 +14,10 @@
 #include <thread>
 
 #include "base/interrupt.hpp"
+#include "base/parallel.hpp"
 #include "kernels/cpu/alignment.hpp"
 #include "kernels/cpu/long_subject.hpp"
 #include "kernels/cpu/query_scorer.hpp"
-#include "base/parallel.hpp"
 #include "search/scan_backend.hpp"
 #include "search/subject_segments.hpp"
 
@@ -74,12 +74,12 @@ class CpuBackend final : public ScanBackend {
     while (short_count < all.count && all.lengths[short_count] < long_subject_length_) ++short_count;
     score_blocks(all, blocks_of(all, 0, short_count), sink);
     if (short_count < all.count && reach_ > 0) {
-      const SubjectSegments segments(all, short_count, reach_, scoring_.matrix().alphabet().pad_code(),
-                                     kMinSegments);
+      const SubjectSegments segments(all, short_count, reach_, scoring_.matrix().alphabet().pad_code(), kMinSegments);
       const SubjectBatch pieces = segments.batch();
       SegmentHits hits;
-      score_blocks(pieces, blocks_of(pieces, 0, pieces.count),
-                   [&](std::size_t query, std::uint64_t segment, int score) { hits.add(segments, query, segment, score); });
+      score_blocks(
+          pieces, blocks_of(pieces, 0, pieces.count),
+          [&](std::size_t query, std::uint64_t segment, int score) { hits.add(segments, query, segment, score); });
       const std::uint64_t* original = chunk.original_indices();
       for (auto& [key, subject] : hits.take()) {
         {
@@ -159,7 +159,7 @@ class CpuBackend final : public ScanBackend {
   std::vector<int> thresholds_;
   std::vector<std::uint64_t> query_lengths_;
   std::atomic<std::uint64_t>* cells_ = nullptr;  // count_cells()
-  std::uint64_t reach_ = 0;  // the longest reach among the queries (kernels/cpu/long_subject.hpp)
+  std::uint64_t reach_ = 0;                      // the longest reach among the queries (kernels/cpu/long_subject.hpp)
   std::map<std::pair<std::size_t, std::uint64_t>, std::vector<cpu::ColumnRange>> regions_;  // (query, FASTA position)
   mutable std::mutex regions_mutex_;
 };

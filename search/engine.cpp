@@ -154,8 +154,7 @@ void SearchEngine::Impl::search_batch(const std::vector<Query>& queries, std::si
         [&](std::size_t p, std::uint64_t s, int score) {
           const std::uint64_t index = translated ? translated->source[s] : s;
           // BLAST's length of a translated subject, whatever the frame: a third of its bases.
-          const double e =
-              evalue(score, prepared[p].codes.size(), translated ? stored_lengths[index] / 3 : lengths[s]);
+          const double e = evalue(score, prepared[p].codes.size(), translated ? stored_lengths[index] / 3 : lengths[s]);
           if (statistics && e > admission_evalue) return;
           const std::int8_t subject_frame = translated ? translated->frame[s] : std::int8_t{0};
           const std::uint64_t in_part = scanned.positions.empty() ? index : scanned.positions[index];
@@ -241,7 +240,8 @@ SearchEngine::~SearchEngine() = default;
 std::vector<QueryResult> SearchEngine::search(const std::vector<Query>& queries, const ProgressCallback& progress) {
   std::vector<QueryResult> results;
   results.reserve(queries.size());
-  search(queries, [&](QueryResult&& result) { results.push_back(std::move(result)); }, progress);
+  search(
+      queries, [&](QueryResult&& result) { results.push_back(std::move(result)); }, progress);
   return results;
 }
 
@@ -254,8 +254,7 @@ void SearchEngine::search(const std::vector<Query>& queries, const ResultSink& s
   // per frame, three frames per strand.
   const double strands = program == Program::blastn || translates_query(program) ? (both_strands ? 2.0 : 1.0) : 1.0;
   const double residues = impl_->searched_residues() * (translates_subjects(program) ? 2.0 : 1.0);
-  for (const auto& query : queries)
-    state.cells_total += static_cast<double>(query.codes.size()) * strands * residues;
+  for (const auto& query : queries) state.cells_total += static_cast<double>(query.codes.size()) * strands * residues;
   ProgressFeed feed(progress, state);
   impl_->guessed_so_far = impl_->held_so_far = 0;
   const std::size_t batch = std::max<std::size_t>(impl_->options.query_batch, 1);

@@ -28,8 +28,9 @@ std::vector<const std::vector<cpu::ColumnRange>*> SearchEngine::Impl::hot_column
     const std::uint64_t segment_length = cpu::segment_length_for(reach[j]);
     for (const cpu::ColumnRange& region : regions ? *regions : whole)
       for (std::uint64_t first = region.begin; first < region.end; first += segment_length)
-        tasks.push_back({j, {first > reach[j] - 1 ? first - (reach[j] - 1) : 0, first,
-                             std::min(region.end, first + segment_length)}});
+        tasks.push_back(
+            {j,
+             {first > reach[j] - 1 ? first - (reach[j] - 1) : 0, first, std::min(region.end, first + segment_length)}});
   }
   if (tasks.empty()) return hot;
   std::vector<cpu::ColumnScan> scans(tasks.size());
@@ -59,10 +60,10 @@ std::vector<const std::vector<cpu::ColumnRange>*> SearchEngine::Impl::hot_column
   for (std::size_t t = 0; t < tasks.size();) {
     std::size_t end = t;
     while (end < tasks.size() && tasks[end].job == tasks[t].job) ++end;
-    computed.push_back(cpu::join_segments(std::vector<cpu::ColumnScan>(
-                                              scans.begin() + static_cast<std::ptrdiff_t>(t),
-                                              scans.begin() + static_cast<std::ptrdiff_t>(end)))
-                           .hot);
+    computed.push_back(
+        cpu::join_segments(std::vector<cpu::ColumnScan>(scans.begin() + static_cast<std::ptrdiff_t>(t),
+                                                        scans.begin() + static_cast<std::ptrdiff_t>(end)))
+            .hot);
     hot[tasks[t].job] = &computed.back();
     t = end;
   }
@@ -116,8 +117,8 @@ void SearchEngine::Impl::align_round(const std::vector<Query>& queries, const st
     const std::int64_t best = hsps[j].empty() ? 0 : hsps[j].front().score;
     if (best != candidate.score)
       throw std::logic_error("internal error: the alignment of query " + queries[prepared[round[j].prepared].query].id +
-                             " and subject #" + std::to_string(candidate.subject) + " scores " +
-                             std::to_string(best) + " but the scan scored " + std::to_string(candidate.score));
+                             " and subject #" + std::to_string(candidate.subject) + " scores " + std::to_string(best) +
+                             " but the scan scored " + std::to_string(candidate.score));
     round[j].hits->resize(hsps[j].size());
     for (const HitSpan& span : hsps[j]) pieces.push_back({j, span});
   }
@@ -149,8 +150,8 @@ void SearchEngine::Impl::align_round(const std::vector<Query>& queries, const st
     hit.query_frame = candidate.query_frame;
     hit.subject_frame = candidate.subject_frame;
     if (hit.query_frame != 0)
-      hit.query_aligned_codes = prepared[job.prepared].codes.substr(alignment.query_begin,
-                                                                    alignment.query_end - alignment.query_begin);
+      hit.query_aligned_codes =
+          prepared[job.prepared].codes.substr(alignment.query_begin, alignment.query_end - alignment.query_begin);
     hit.strand = candidate.strand;
     hit.score = static_cast<int>(pieces[k].span.score);
     hit.evalue = statistics ? evalue(hit.score, query_codes.size(), statistics_length(pieces[k].job)) : std::nan("");
@@ -164,13 +165,14 @@ void SearchEngine::Impl::align_round(const std::vector<Query>& queries, const st
     hit.mismatches = alignment.mismatches;
     hit.gap_opens = alignment.gap_opens;
     hit.gaps = alignment.gaps;
-    hit.subject_aligned_codes = subject.substr(alignment.subject_begin, alignment.subject_end - alignment.subject_begin);
+    hit.subject_aligned_codes =
+        subject.substr(alignment.subject_begin, alignment.subject_end - alignment.subject_begin);
   });
   if (composition)
     parallel_for(round.size(), threads, [&](std::size_t j, unsigned) {
       const std::string& query_codes = prepared[round[j].prepared].codes;
-      composition->rescore(query_codes, composition_of(query_codes), searched_subject(j), *round[j].hits,
-                           *statistics, evalue_divisor);
+      composition->rescore(query_codes, composition_of(query_codes), searched_subject(j), *round[j].hits, *statistics,
+                           evalue_divisor);
     });
 }
 

@@ -18,24 +18,22 @@
 #include <stdexcept>
 #include <thread>
 
-#include "core/genetic_code.hpp"
 #include "base/interrupt.hpp"
+#include "base/parallel.hpp"
+#include "core/genetic_code.hpp"
+#include "db/subject_filter.hpp"
 #include "kernels/cpu/alignment.hpp"
 #include "kernels/cpu/long_subject.hpp"
 #include "search/composition.hpp"
 #include "search/hsps.hpp"
-#include "base/parallel.hpp"
 #include "search/scan_backend.hpp"
-#include "db/subject_filter.hpp"
-#include "statistics/statistics.hpp"
 #include "search/top_hits.hpp"
 #include "search/translation.hpp"
 #include "search/warpsearch.hpp"
-
+#include "statistics/statistics.hpp"
 
 namespace warpsearch {
 namespace engine_detail {
-
 
 inline std::string reverse_complement(const std::string& codes, const Alphabet& alphabet) {
   std::string result(codes.rbegin(), codes.rend());
@@ -66,7 +64,8 @@ inline bool gpu_wanted(const SearchOptions& options) {
   return usable_gpu_count() > 0;
 #else
   if (options.device == Device::gpu)
-    throw std::invalid_argument("--device gpu: no usable GPU, this warpsearch was built without CUDA (rebuild with -DWARPSEARCH_CUDA=ON)");
+    throw std::invalid_argument(
+        "--device gpu: no usable GPU, this warpsearch was built without CUDA (rebuild with -DWARPSEARCH_CUDA=ON)");
   return false;
 #endif
 }
@@ -142,7 +141,6 @@ class ProgressFeed {
   std::thread ticker_;
 };
 
-
 }  // namespace engine_detail
 
 using namespace engine_detail;  // NOLINT: the engine's own names, in its own files
@@ -179,17 +177,17 @@ struct SearchEngine::Impl {
     // Translated programs score amino acids: a protein matrix whatever the database holds.
     const SequenceType scored = program == Program::blastn ? SequenceType::nucleotide : SequenceType::protein;
     if (scoring.matrix().type() != scored)
-      throw std::invalid_argument(std::string("database ") + database.path() + " holds " +
-                                  database.alphabet().name() + " sequences, but the scoring (" +
-                                  scoring.matrix().name() + ") is for " +
-                                  Alphabet::of(scoring.matrix().type()).name() +
-                                  (scored != stored ? std::string(" and ") + program_name(program) + " scores proteins"
-                                                    : ""));
+      throw std::invalid_argument(
+          std::string("database ") + database.path() + " holds " + database.alphabet().name() +
+          " sequences, but the scoring (" + scoring.matrix().name() + ") is for " +
+          Alphabet::of(scoring.matrix().type()).name() +
+          (scored != stored ? std::string(" and ") + program_name(program) + " scores proteins" : ""));
     query_code = &GeneticCode::ncbi(options.query_genetic_code);
     subject_code = &GeneticCode::ncbi(options.database_genetic_code);
     if (!options.subject_filter.empty() && options.subject_filter.size() != database.info().subjects)
-      throw std::invalid_argument("internal error: a subject filter of " + std::to_string(options.subject_filter.size()) +
-                                  " subjects for a database of " + std::to_string(database.info().subjects));
+      throw std::invalid_argument("internal error: a subject filter of " +
+                                  std::to_string(options.subject_filter.size()) + " subjects for a database of " +
+                                  std::to_string(database.info().subjects));
     // A translated database is searched as its six frames: BLAST counts its length as residues / 3. A
     // filtered search counts the subjects it searches, as BLAST sizes a database restricted by taxids.
     const auto [residues, subjects] = filtered_size();
@@ -205,8 +203,7 @@ struct SearchEngine::Impl {
 #ifdef WARPSEARCH_HAVE_CUDA
     // Translated subjects reach the GPU as in-memory chunks of frames, whose first positions (six times the
     // nucleotide chunk's) keep their resident sets apart from every other chunk's.
-    if (gpu_wanted(options))
-      backend = make_gpu_backend(scoring, options.gpus, options.gpu_memory_limit, threads);
+    if (gpu_wanted(options)) backend = make_gpu_backend(scoring, options.gpus, options.gpu_memory_limit, threads);
 #else
     (void)gpu_wanted(options);
 #endif
@@ -229,8 +226,10 @@ struct SearchEngine::Impl {
       while (statistics->evalue(high, m, subject_length) > admission_evalue && high < (1 << 28)) high *= 2;
       while (low < high) {
         const int middle = low + (high - low) / 2;
-        if (statistics->evalue(middle, m, subject_length) <= admission_evalue) high = middle;
-        else low = middle + 1;
+        if (statistics->evalue(middle, m, subject_length) <= admission_evalue)
+          high = middle;
+        else
+          low = middle + 1;
       }
       admission = std::min(admission, low);
     }
@@ -283,7 +282,8 @@ struct SearchEngine::Impl {
 
   // Residues of the subjects this search covers.
   double searched_residues() const {
-    if (options.subjects.empty() && options.subject_filter.empty()) return static_cast<double>(database.info().residues);
+    if (options.subjects.empty() && options.subject_filter.empty())
+      return static_cast<double>(database.info().residues);
     double residues = 0;
     for (std::size_t c = 0; c < database.num_chunks(); ++c)
       for (const auto& part : parts_of(c))
@@ -340,8 +340,10 @@ struct SearchEngine::Impl {
       high *= 2;
     while (low < high) {
       const std::int64_t middle = low + (high - low) / 2;
-      if (evalue(static_cast<int>(middle), query_length, subject_length) <= admission_evalue) high = middle;
-      else low = middle + 1;
+      if (evalue(static_cast<int>(middle), query_length, subject_length) <= admission_evalue)
+        high = middle;
+      else
+        low = middle + 1;
     }
     return high;
   }
@@ -377,9 +379,9 @@ struct SearchEngine::Impl {
   }
 
   // Aligns the kept candidates of the batch's queries `which` (relative to the batch, which starts at
-  // query `first`) into results[q] (relative to the batch too): their subjects are read chunk by chunk (a subject hit by several query strands
-  // once), the backend locates every hit of a round in one call (score, end and start), and the CPU
-  // threads trace back inside each span. A round holds at most kRoundResidues subject residues (bounded
+  // query `first`) into results[q] (relative to the batch too): their subjects are read chunk by chunk (a subject hit
+  // by several query strands once), the backend locates every hit of a round in one call (score, end and start), and
+  // the CPU threads trace back inside each span. A round holds at most kRoundResidues subject residues (bounded
   // memory), rarely more than one per call.
   void align_kept(const std::vector<Query>& queries, std::size_t first, const std::vector<PreparedQuery>& prepared,
                   const Kept& kept, const std::vector<std::size_t>& which, std::vector<QueryResult>& results,

@@ -27,13 +27,13 @@
 #include <thread>
 
 #include "base/interrupt.hpp"
+#include "base/parallel.hpp"
 #include "kernels/cpu/alignment.hpp"
 #include "kernels/cpu/long_subject.hpp"
 #include "kernels/gpu/gpu_scorer.hpp"
 #include "kernels/gpu/hot_columns.hpp"
 #include "kernels/gpu/pair_aligner.hpp"
 #include "search/locate_split.hpp"
-#include "base/parallel.hpp"
 #include "search/scan_backend.hpp"
 #include "search/subject_segments.hpp"
 
@@ -220,9 +220,10 @@ class GpuBackend final : public ScanBackend {
     // Keys apart from the chunks' sorted positions (and from other reaches' segments).
     const std::uint64_t key_base = (std::uint64_t{1} << 63) | (std::min<std::uint64_t>(reach, (1u << 22) - 1) << 40) |
                                    (chunk.info().first_subject + first_long);
-    scan_subjects(segments.batch(), key_base,
-                  [&](std::size_t p, std::uint64_t segment, int score) { hits.add(segments, p, segment, score); },
-                  QueryDone{}, false);
+    scan_subjects(
+        segments.batch(), key_base,
+        [&](std::size_t p, std::uint64_t segment, int score) { hits.add(segments, p, segment, score); }, QueryDone{},
+        false);
     const std::uint64_t* original = chunk.original_indices();
     for (auto& [key, subject] : hits.take()) {
       {
@@ -241,9 +242,10 @@ class GpuBackend final : public ScanBackend {
     const std::uint64_t key = chunk.info().first_subject + first_long;
     auto found = segments_.find(key);
     if (found == segments_.end())
-      found = segments_
-                  .emplace(key, SubjectSegments(chunk.batch(), first_long, reach, scoring_.matrix().alphabet().pad_code()))
-                  .first;
+      found =
+          segments_
+              .emplace(key, SubjectSegments(chunk.batch(), first_long, reach, scoring_.matrix().alphabet().pad_code()))
+              .first;
     return found->second;
   }
 
@@ -260,11 +262,10 @@ class GpuBackend final : public ScanBackend {
   };
 
   // A GPU's share of a chunk in batches: one if it fits the budget, else batches of at most half the
-  // budget where it can hold them, so that the next one can load while one is scored. The plan does not depend on the queries
-  // (work space for queries of kPlannedQueryLength residues is counted), so a batch keeps its key from
-  // one query batch to the next and stays resident.
-  std::vector<Batch> batches_of(Gpu& gpu, std::size_t g, const SubjectBatch& all, std::size_t first,
-                                std::size_t last) {
+  // budget where it can hold them, so that the next one can load while one is scored. The plan does not depend on the
+  // queries (work space for queries of kPlannedQueryLength residues is counted), so a batch keeps its key from one
+  // query batch to the next and stays resident.
+  std::vector<Batch> batches_of(Gpu& gpu, std::size_t g, const SubjectBatch& all, std::size_t first, std::size_t last) {
     if (first >= last) return {};
     if (gpu.budget == 0) {
       std::uint64_t budget = gpu.sets.front().scorer->free_device_memory();
@@ -280,13 +281,14 @@ class GpuBackend final : public ScanBackend {
       return {Batch{first, last, bytes_of(first, last, share_residues)}};
     // Half the budget, unless that leaves no room for a batch's fixed work space (a small --gpu-memory):
     // then batches of the whole budget, one after the other.
-    const std::uint64_t limit = bytes_of(first, first + 1, all.lengths[first]) <= gpu.budget / 2 ? gpu.budget / 2
-                                                                                               : gpu.budget;
+    const std::uint64_t limit =
+        bytes_of(first, first + 1, all.lengths[first]) <= gpu.budget / 2 ? gpu.budget / 2 : gpu.budget;
     std::vector<Batch> batches;
     while (first < last) {
       std::size_t end = first;
       std::uint64_t residues = 0;
-      while (end < last && bytes_of(first, end + 1, residues + all.lengths[end]) <= limit) residues += all.lengths[end++];
+      while (end < last && bytes_of(first, end + 1, residues + all.lengths[end]) <= limit)
+        residues += all.lengths[end++];
       if (end == first)
         throw std::runtime_error(gpu.name + " (GPU " + std::to_string(g) +
                                  "): not enough device memory for a subject of " + std::to_string(all.lengths[first]) +
@@ -377,7 +379,8 @@ class GpuBackend final : public ScanBackend {
       if (holds(set, key, batch)) return;
     ResidentSet* set = make_room(gpu, batch, &scoring);
     if (!set) return;
-    gpu.loading = std::async(std::launch::async, [this, &gpu, set, key, all, batch] { load(gpu, *set, key, all, batch); });
+    gpu.loading =
+        std::async(std::launch::async, [this, &gpu, set, key, all, batch] { load(gpu, *set, key, all, batch); });
   }
 
   // Scores every query against the batch the scorer holds (subjects from `first` of the chunk), longest
@@ -499,8 +502,10 @@ class GpuBackend final : public ScanBackend {
         const std::uint64_t first = requests[k].segment.first;
         for (std::size_t c = 0; c < hot_flags.size(); ++c) {
           if (!hot_flags[c]) continue;
-          if (!hot[k].empty() && hot[k].back().end == first + c) ++hot[k].back().end;
-          else hot[k].push_back({first + c, first + c + 1});
+          if (!hot[k].empty() && hot[k].back().end == first + c)
+            ++hot[k].back().end;
+          else
+            hot[k].push_back({first + c, first + c + 1});
         }
       }
     });
@@ -517,8 +522,8 @@ class GpuBackend final : public ScanBackend {
 
  private:
   ScoringScheme scoring_;
-  std::deque<Gpu> gpus_;          // never moves: loads in flight refer to their Gpu and set
-  std::optional<Chunk> upcoming_;  // the part the next scan() gets (ScanBackend::upcoming)
+  std::deque<Gpu> gpus_;                                      // never moves: loads in flight refer to their Gpu and set
+  std::optional<Chunk> upcoming_;                             // the part the next scan() gets (ScanBackend::upcoming)
   std::vector<std::optional<gpu::GpuPairAligner>> aligners_;  // one per GPU, created by locate()
   std::vector<std::optional<gpu::HotColumnScanner>> hot_scanners_;  // one per GPU, created by hot_columns()
   const std::vector<PreparedQuery>* queries_ = nullptr;

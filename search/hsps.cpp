@@ -15,8 +15,8 @@ struct Window {
 // The windows of region [begin, end) of a request (see the header): the region itself without hot
 // columns, else one window per cluster of hot columns inside it. Regions too short to hold an alignment
 // scoring the cutoff are dropped.
-void add_windows(const HspRequest& request, std::size_t r, std::uint64_t begin, std::uint64_t end,
-                 int max_substitution, std::vector<Window>& windows) {
+void add_windows(const HspRequest& request, std::size_t r, std::uint64_t begin, std::uint64_t end, int max_substitution,
+                 std::vector<Window>& windows) {
   if (begin >= end) return;
   const auto can_reach = [&](std::uint64_t length) {
     const std::uint64_t pairs = std::min<std::uint64_t>(length, request.query.size());
@@ -28,8 +28,9 @@ void add_windows(const HspRequest& request, std::size_t r, std::uint64_t begin, 
   }
   const std::vector<cpu::ColumnRange>& hot = *request.hot;
   const std::uint64_t context = request.reach > 0 ? request.reach - 1 : 0;
-  auto range = std::upper_bound(hot.begin(), hot.end(), begin,
-                                [](std::uint64_t position, const cpu::ColumnRange& hot_range) { return position < hot_range.end; });
+  auto range = std::upper_bound(
+      hot.begin(), hot.end(), begin,
+      [](std::uint64_t position, const cpu::ColumnRange& hot_range) { return position < hot_range.end; });
   bool open = false;
   Window window{r, 0, 0};
   for (; range != hot.end() && range->begin < end; ++range) {

@@ -15,9 +15,9 @@ namespace warpsearch {
 // Locating speeds in cells (query length x subject length) per second, forward and reverse pass
 // together.
 struct LocateRates {
-  double core = 0;    // one pair on one CPU core
-  double warp = 0;    // one pair on the GPU (its warp)
-  double device = 0;  // the GPU over many pairs at once
+  double core = 0;                     // one pair on one CPU core
+  double warp = 0;                     // one pair on the GPU (its warp)
+  double device = 0;                   // the GPU over many pairs at once
   double device_overhead_seconds = 0;  // a GPU call's fixed cost (launches, copies)
 };
 
@@ -36,9 +36,9 @@ inline std::size_t pairs_for_cpu(const std::vector<double>& cells_descending, un
   for (std::size_t k = 0; k <= n; ++k) {
     const double cpu_cells = suffix[0] - suffix[k];
     const double cpu = k == 0 ? 0.0 : std::max(cells_descending[0], cpu_cells / threads) / rates.core;
-    const double gpu = k == n ? 0.0
-                              : std::max(cells_descending[k] / rates.warp, suffix[k] / rates.device) +
-                                    rates.device_overhead_seconds;
+    const double gpu =
+        k == n ? 0.0
+               : std::max(cells_descending[k] / rates.warp, suffix[k] / rates.device) + rates.device_overhead_seconds;
     const double seconds = std::max(cpu, gpu);
     if (k == 0 || seconds < best_seconds) {
       best = k;

@@ -24,12 +24,12 @@ namespace warpsearch {
 
 // One strand (or, translated, one frame) of one query, ready to scan.
 struct PreparedQuery {
-  std::size_t query = 0;   // index into the searched queries
+  std::size_t query = 0;  // index into the searched queries
   Strand strand = Strand::plus;
-  std::string codes;       // the residues searched (the reverse complement for Strand::minus; the
-                           // frame's amino acids for a translated query)
-  int threshold = 1;       // scores below this cannot be reported
-  int frame = 0;           // translated queries: the frame (+1..+3, -1..-3); else 0
+  std::string codes;  // the residues searched (the reverse complement for Strand::minus; the
+                      // frame's amino acids for a translated query)
+  int threshold = 1;  // scores below this cannot be reported
+  int frame = 0;      // translated queries: the frame (+1..+3, -1..-3); else 0
 };
 
 // sink(prepared query index, subject index within the chunk, score); called from several threads.

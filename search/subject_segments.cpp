@@ -6,8 +6,7 @@
 
 namespace warpsearch {
 
-std::uint64_t SubjectSegments::segment_length(std::uint64_t reach, std::uint64_t residues,
-                                              std::uint64_t min_segments) {
+std::uint64_t SubjectSegments::segment_length(std::uint64_t reach, std::uint64_t residues, std::uint64_t min_segments) {
   const std::uint64_t preferred = std::max<std::uint64_t>(std::uint64_t{1} << 15, 8 * reach);
   if (min_segments == 0) return preferred;
   return std::max(2 * reach, std::min(preferred, (residues + min_segments - 1) / min_segments));
@@ -51,8 +50,10 @@ std::map<std::pair<std::size_t, std::size_t>, SegmentHits::Subject> SegmentHits:
               [](const cpu::ColumnRange& a, const cpu::ColumnRange& b) { return a.begin < b.begin; });
     std::vector<cpu::ColumnRange> merged;
     for (const cpu::ColumnRange& region : entry.regions) {
-      if (!merged.empty() && merged.back().end == region.begin) merged.back().end = region.end;
-      else merged.push_back(region);
+      if (!merged.empty() && merged.back().end == region.begin)
+        merged.back().end = region.end;
+      else
+        merged.push_back(region);
     }
     entry.regions = std::move(merged);
   }

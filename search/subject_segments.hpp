@@ -17,8 +17,8 @@
 #include <utility>
 #include <vector>
 
-#include "kernels/cpu/column_range.hpp"
 #include "core/subject_batch.hpp"
+#include "kernels/cpu/column_range.hpp"
 
 namespace warpsearch {
 

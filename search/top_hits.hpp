@@ -16,17 +16,17 @@ namespace warpsearch {
 
 struct Candidate {
   int score = 0;
-  double evalue = 0.0;             // 0 when no statistics are computed
-  std::uint64_t subject = 0;       // position in the source FASTA
+  double evalue = 0.0;        // 0 when no statistics are computed
+  std::uint64_t subject = 0;  // position in the source FASTA
   Strand strand = Strand::plus;
-  std::uint32_t chunk = 0;         // where the subject lives, for the alignment pass
+  std::uint32_t chunk = 0;  // where the subject lives, for the alignment pass
   std::uint64_t index_in_chunk = 0;
   std::int8_t query_frame = 0, subject_frame = 0;  // translated searches (CandidateKey)
 };
 
 inline CandidateKey key_of(const Candidate& candidate) {
-  return {candidate.score, candidate.evalue, candidate.subject, candidate.strand, candidate.query_frame,
-          candidate.subject_frame};
+  return {candidate.score,  candidate.evalue,      candidate.subject,
+          candidate.strand, candidate.query_frame, candidate.subject_frame};
 }
 
 // true when a ranks before b (the order of CandidateKey, search/warpsearch.hpp)

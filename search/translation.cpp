@@ -116,8 +116,8 @@ TranslatedChunk translate_chunk(const Chunk& nucleotide, const GeneticCode& code
                                    reinterpret_cast<char*>(words.data() + offsets[t]));
                  }
                });
-  translated.chunk = Chunk::in_memory(info, std::move(lengths), std::move(offsets), std::move(originals),
-                                      std::move(words));
+  translated.chunk =
+      Chunk::in_memory(info, std::move(lengths), std::move(offsets), std::move(originals), std::move(words));
   return translated;
 }
 

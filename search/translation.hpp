@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "db/database.hpp"
 #include "core/genetic_code.hpp"
+#include "db/database.hpp"
 
 namespace warpsearch {
 

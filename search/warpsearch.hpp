@@ -165,7 +165,7 @@ struct QueryResult {
 struct SearchProgress {
   std::size_t queries_done = 0, queries_total = 0;
   double cells_done = 0.0, cells_total = 0.0;  // query residues x database residues
-  std::size_t queries_aligned = 0;  // queries whose results have gone to search()'s sink
+  std::size_t queries_aligned = 0;             // queries whose results have gone to search()'s sink
   // Wall time so far, in seconds: in the scan (scores of every query against every subject, the
   // database streamed to the backend), and after it in aligning the kept hits (start and end, then the
   // traceback). Where the backend locates while it scans (a GPU), a query's hits are aligned as soon as

@@ -141,7 +141,8 @@ struct ProteinTable {
   const ProteinRow* rows;  // rows[0] is the ungapped row
   std::size_t count;
 };
-#define WARPSEARCH_TABLE(name, rows) {name, rows, sizeof(rows) / sizeof(rows[0])}
+#define WARPSEARCH_TABLE(name, rows) \
+  { name, rows, sizeof(rows) / sizeof(rows[0]) }
 constexpr ProteinTable kProteinTables[] = {
     WARPSEARCH_TABLE("BLOSUM45", kBlosum45), WARPSEARCH_TABLE("BLOSUM50", kBlosum50),
     WARPSEARCH_TABLE("BLOSUM62", kBlosum62), WARPSEARCH_TABLE("BLOSUM80", kBlosum80),
@@ -173,11 +174,8 @@ constexpr NucleotideRow kReward2Penalty7[] = {
     {2, 2, 0.61, 0.35, 0.72, 1.7, -3},
 };
 constexpr NucleotideRow kReward1Penalty3[] = {
-    {2, 2, 1.37, 0.70, 1.2, 1.1, 0},
-    {1, 2, 1.35, 0.64, 1.1, 1.2, -1},
-    {0, 2, 1.25, 0.42, 0.83, 1.5, -2},
-    {2, 1, 1.34, 0.60, 1.1, 1.2, -1},
-    {1, 1, 1.21, 0.34, 0.71, 1.7, -2},
+    {2, 2, 1.37, 0.70, 1.2, 1.1, 0},  {1, 2, 1.35, 0.64, 1.1, 1.2, -1},  {0, 2, 1.25, 0.42, 0.83, 1.5, -2},
+    {2, 1, 1.34, 0.60, 1.1, 1.2, -1}, {1, 1, 1.21, 0.34, 0.71, 1.7, -2},
 };
 constexpr NucleotideRow kReward2Penalty5[] = {
     {2, 4, 0.67, 0.59, 1.1, 0.6, -1},
@@ -186,30 +184,17 @@ constexpr NucleotideRow kReward2Penalty5[] = {
     {2, 2, 0.56, 0.32, 0.59, 0.95, -4},
 };
 constexpr NucleotideRow kReward1Penalty2[] = {
-    {2, 2, 1.33, 0.62, 1.1, 1.2, 0},
-    {1, 2, 1.30, 0.52, 0.93, 1.4, -2},
-    {0, 2, 1.19, 0.34, 0.66, 1.8, -3},
-    {3, 1, 1.32, 0.57, 1.0, 1.3, -1},
-    {2, 1, 1.29, 0.49, 0.92, 1.4, -1},
-    {1, 1, 1.14, 0.26, 0.52, 2.2, -5},
+    {2, 2, 1.33, 0.62, 1.1, 1.2, 0},  {1, 2, 1.30, 0.52, 0.93, 1.4, -2}, {0, 2, 1.19, 0.34, 0.66, 1.8, -3},
+    {3, 1, 1.32, 0.57, 1.0, 1.3, -1}, {2, 1, 1.29, 0.49, 0.92, 1.4, -1}, {1, 1, 1.14, 0.26, 0.52, 2.2, -5},
 };
 constexpr NucleotideRow kReward2Penalty3[] = {
-    {4, 4, 0.63, 0.42, 0.84, 0.75, -2},
-    {2, 4, 0.615, 0.37, 0.72, 0.85, -3},
-    {0, 4, 0.55, 0.21, 0.46, 1.2, -5},
-    {3, 3, 0.615, 0.37, 0.68, 0.9, -3},
-    {6, 2, 0.63, 0.42, 0.84, 0.75, -2},
-    {5, 2, 0.625, 0.41, 0.78, 0.8, -2},
-    {4, 2, 0.61, 0.35, 0.68, 0.9, -3},
-    {2, 2, 0.515, 0.14, 0.33, 1.55, -9},
+    {4, 4, 0.63, 0.42, 0.84, 0.75, -2}, {2, 4, 0.615, 0.37, 0.72, 0.85, -3}, {0, 4, 0.55, 0.21, 0.46, 1.2, -5},
+    {3, 3, 0.615, 0.37, 0.68, 0.9, -3}, {6, 2, 0.63, 0.42, 0.84, 0.75, -2},  {5, 2, 0.625, 0.41, 0.78, 0.8, -2},
+    {4, 2, 0.61, 0.35, 0.68, 0.9, -3},  {2, 2, 0.515, 0.14, 0.33, 1.55, -9},
 };
 constexpr NucleotideRow kReward3Penalty4[] = {
-    {6, 3, 0.389, 0.25, 0.56, 0.7, -5},
-    {5, 3, 0.375, 0.21, 0.47, 0.8, -6},
-    {4, 3, 0.351, 0.14, 0.35, 1.0, -9},
-    {6, 2, 0.362, 0.16, 0.45, 0.8, -4},
-    {5, 2, 0.330, 0.092, 0.28, 1.2, -13},
-    {4, 2, 0.281, 0.046, 0.16, 1.8, -23},
+    {6, 3, 0.389, 0.25, 0.56, 0.7, -5}, {5, 3, 0.375, 0.21, 0.47, 0.8, -6},   {4, 3, 0.351, 0.14, 0.35, 1.0, -9},
+    {6, 2, 0.362, 0.16, 0.45, 0.8, -4}, {5, 2, 0.330, 0.092, 0.28, 1.2, -13}, {4, 2, 0.281, 0.046, 0.16, 1.8, -23},
 };
 constexpr NucleotideRow kReward4Penalty5[] = {
     {6, 5, 0.28, 0.21, 0.47, 0.6, -7},
@@ -218,12 +203,8 @@ constexpr NucleotideRow kReward4Penalty5[] = {
     {3, 5, 0.23, 0.065, 0.25, 0.9, -11},
 };
 constexpr NucleotideRow kReward1Penalty1[] = {
-    {3, 2, 1.09, 0.31, 0.55, 2.0, -2},
-    {2, 2, 1.07, 0.27, 0.49, 2.2, -3},
-    {1, 2, 1.02, 0.21, 0.36, 2.8, -6},
-    {0, 2, 0.80, 0.064, 0.17, 4.8, -16},
-    {4, 1, 1.08, 0.28, 0.54, 2.0, -2},
-    {3, 1, 1.06, 0.25, 0.46, 2.3, -4},
+    {3, 2, 1.09, 0.31, 0.55, 2.0, -2},   {2, 2, 1.07, 0.27, 0.49, 2.2, -3}, {1, 2, 1.02, 0.21, 0.36, 2.8, -6},
+    {0, 2, 0.80, 0.064, 0.17, 4.8, -16}, {4, 1, 1.08, 0.28, 0.54, 2.0, -2}, {3, 1, 1.06, 0.25, 0.46, 2.3, -4},
     {2, 1, 0.99, 0.17, 0.30, 3.3, -10},
 };
 constexpr NucleotideRow kReward3Penalty2[] = {
@@ -241,7 +222,7 @@ struct NucleotideTable {
   bool round_down;  // blast_stat.c: "These parameters can only be applied to even scores"
 };
 #define WARPSEARCH_NTABLE(reward, penalty, rows, round) \
-  {reward, penalty, rows, sizeof(rows) / sizeof(rows[0]), round}
+  { reward, penalty, rows, sizeof(rows) / sizeof(rows[0]), round }
 constexpr NucleotideTable kNucleotideTables[] = {
     WARPSEARCH_NTABLE(1, -5, kReward1Penalty5, false), WARPSEARCH_NTABLE(1, -4, kReward1Penalty4, false),
     WARPSEARCH_NTABLE(2, -7, kReward2Penalty7, true),  WARPSEARCH_NTABLE(1, -3, kReward1Penalty3, false),
@@ -299,9 +280,8 @@ double normal_cdf(double x) { return 0.5 * std::erfc(-x / std::sqrt(2.0)); }
 
 }  // namespace
 
-std::uint64_t length_adjustment(double K, double alpha_over_lambda, double beta,
-                                std::uint64_t query_length, std::uint64_t database_residues,
-                                std::uint64_t database_sequences) {
+std::uint64_t length_adjustment(double K, double alpha_over_lambda, double beta, std::uint64_t query_length,
+                                std::uint64_t database_residues, std::uint64_t database_sequences) {
   const double m = static_cast<double>(query_length);
   const double N = static_cast<double>(database_residues);
   const double n = static_cast<double>(database_sequences);
@@ -388,8 +368,7 @@ std::string supported_gap_pairs(const ScoringScheme& scoring) {
     for (const auto& t : kNucleotideTables)
       list += (list.empty() ? "" : ", ") + std::to_string(t.reward) + "/" + std::to_string(t.penalty);
     return "reward/penalty " + std::to_string(rp.reward) + "/" + std::to_string(rp.penalty) +
-           " has no published Karlin-Altschul parameters (NCBI publishes them for " + list +
-           " and their multiples)";
+           " has no published Karlin-Altschul parameters (NCBI publishes them for " + list + " and their multiples)";
   }
   return "reward/penalty " + std::to_string(rp.reward) + "/" + std::to_string(rp.penalty) +
          " gap pairs with published statistics (open/extend): " + pair_list(rp.divisor, *table);
@@ -442,8 +421,7 @@ double EvalueCalculator::evalue(int score, std::uint32_t query_length, std::uint
 
 double EvalueCalculator::evalue_of_real_score(double score, std::uint32_t query_length,
                                               std::uint32_t subject_length) const {
-  if (!has_finite_size_)
-    return parameters_.K * search_space(query_length) * std::exp(-parameters_.lambda * score);
+  if (!has_finite_size_) return parameters_.K * search_space(query_length) * std::exp(-parameters_.lambda * score);
   // Spouge's finite-size correction (Park et al. 2012). For a score y, the expected number of
   // alignments scoring y or more between sequences of lengths m and n is
   //     K exp(-lambda y) * [ p(m) p(n) + c(y) Phi(F_m) Phi(F_n) ]

@@ -74,9 +74,8 @@ struct PublishedGapPair {
 // and keeps K * (m - ell) * (N - n * ell) > max(m, N). f decreases as ell grows, so the fixed point
 // is unique; we find the integer by bisection (BLAST iterates to the same integer).
 // alpha_over_lambda: alpha / lambda (1 / H for ungapped statistics, with beta = 0).
-std::uint64_t length_adjustment(double K, double alpha_over_lambda, double beta,
-                                std::uint64_t query_length, std::uint64_t database_residues,
-                                std::uint64_t database_sequences);
+std::uint64_t length_adjustment(double K, double alpha_over_lambda, double beta, std::uint64_t query_length,
+                                std::uint64_t database_residues, std::uint64_t database_sequences);
 
 // The published row for a scoring scheme, or nullptr when NCBI publishes none. For nucleotide scoring
 // a reward/penalty pair with a common divisor d > 1 uses the table of (reward/d, penalty/d) with gap
@@ -102,8 +101,7 @@ class EvalueCalculator {
  public:
   // Throws std::invalid_argument naming the scoring scheme and listing what is supported when NCBI
   // publishes no parameters for it, or when the database is empty.
-  EvalueCalculator(const ScoringScheme& scoring, std::uint64_t database_residues,
-                   std::uint64_t database_sequences);
+  EvalueCalculator(const ScoringScheme& scoring, std::uint64_t database_residues, std::uint64_t database_sequences);
 
   static bool supported(const ScoringScheme& scoring);
 

@@ -36,9 +36,10 @@ std::vector<long long> column_maxima(const std::string& query, const std::string
     for (std::size_t i = 1; i <= query.size(); ++i) {
       e[i] = std::max(e[i] - extend, h[i] - first);
       f = std::max(f - extend, h[i - 1] - first);
-      const long long value = std::max({0LL, diagonal + scoring.score(static_cast<std::uint8_t>(query[i - 1]),
-                                                                      static_cast<std::uint8_t>(subject[j])),
-                                        e[i], f});
+      const long long value = std::max(
+          {0LL,
+           diagonal + scoring.score(static_cast<std::uint8_t>(query[i - 1]), static_cast<std::uint8_t>(subject[j])),
+           e[i], f});
       diagonal = h[i];
       h[i] = value;
       maxima[j] = std::max(maxima[j], value);

@@ -72,8 +72,9 @@ void check_pairs(const ScoringScheme& scoring, const std::vector<Pair>& pairs, A
                       got.query_end == expected.query_end && got.target_begin == expected.subject_begin &&
                       got.target_end == expected.subject_end;
     if (!same && ++mismatches <= 10)
-      UNSCOPED_INFO(mode_name(mode) << (options.reverse_early_exit ? "" : " (no early exit)") << " pair " << k << " (" << pairs[k].query.size() << " x " << pairs[k].target.size()
-                                    << ", " << scoring.matrix().name() << " " << scoring.gap_open() << "/"
+      UNSCOPED_INFO(mode_name(mode) << (options.reverse_early_exit ? "" : " (no early exit)") << " pair " << k << " ("
+                                    << pairs[k].query.size() << " x " << pairs[k].target.size() << ", "
+                                    << scoring.matrix().name() << " " << scoring.gap_open() << "/"
                                     << scoring.gap_extend() << "): GPU " << got.score << " q[" << got.query_begin << ","
                                     << got.query_end << ") t[" << got.target_begin << "," << got.target_end
                                     << "), reference " << expected.score << " q[" << expected.query_begin << ","
@@ -104,8 +105,7 @@ std::vector<std::size_t> boundary_lengths() {
   std::vector<std::size_t> lengths = {1, 2, 3, 5, 31, 32, 33, 1023, 1024, 1025, 1537};
   for (const auto& shape : warpsearch::gpu::detail::kPairShapes) {
     const std::size_t width = static_cast<std::size_t>(shape.group) * shape.regs * (shape.packed ? 2 : 1);
-    for (const std::size_t limit : {width, 2 * width})
-      lengths.insert(lengths.end(), {limit - 1, limit, limit + 1});
+    for (const std::size_t limit : {width, 2 * width}) lengths.insert(lengths.end(), {limit - 1, limit, limit + 1});
   }
   std::sort(lengths.begin(), lengths.end());
   lengths.erase(std::unique(lengths.begin(), lengths.end()), lengths.end());
@@ -129,11 +129,12 @@ TEST_CASE("GpuPairAligner: empty batches, empty sequences and bad codes", "[gpu]
   CHECK(spans.empty());
 
   std::mt19937_64 rng(7);
-  const std::vector<Pair> pairs = {{"", ""},
-                                   {"", warpsearch::test::random_codes(rng, 7, 27)},
-                                   {warpsearch::test::random_codes(rng, 9, 27), ""},
-                                   {warpsearch::test::random_codes(rng, 1, 27), warpsearch::test::random_codes(rng, 1, 27)},
-                                   {warpsearch::test::random_codes(rng, 40, 27), warpsearch::test::random_codes(rng, 50, 27)}};
+  const std::vector<Pair> pairs = {
+      {"", ""},
+      {"", warpsearch::test::random_codes(rng, 7, 27)},
+      {warpsearch::test::random_codes(rng, 9, 27), ""},
+      {warpsearch::test::random_codes(rng, 1, 27), warpsearch::test::random_codes(rng, 1, 27)},
+      {warpsearch::test::random_codes(rng, 40, 27), warpsearch::test::random_codes(rng, 50, 27)}};
   for (const AlignmentMode mode : kModes) check_pairs(scoring, pairs, mode);
 
   // Residue codes, not letters: code 28 is beyond the protein alphabet and its padding code (27).
@@ -180,7 +181,8 @@ TEST_CASE("GpuPairAligner: every shape once, both element widths", "[gpu][pairs]
     check_pairs(narrow, pairs, AlignmentMode::local, options);
     check_pairs(wide, dna, AlignmentMode::local, options);
   }
-  check_pairs(ScoringScheme(SubstitutionMatrix::nucleotide(1, -1), GapOpen{0}, GapExtend{1}), dna, AlignmentMode::local);
+  check_pairs(ScoringScheme(SubstitutionMatrix::nucleotide(1, -1), GapOpen{0}, GapExtend{1}), dna,
+              AlignmentMode::local);
 }
 
 // The reverse early exit (local mode): on at every check interval and off, on unrelated protein pairs
@@ -193,10 +195,12 @@ TEST_CASE("GpuPairAligner: the reverse early exit gives the reference's starts",
   std::uniform_int_distribution<std::size_t> length(1, 1200);
   for (int k = 0; k < 200; ++k) protein.push_back(planted_pair(rng, length(rng), length(rng), 25));
   for (int k = 0; k < 200; ++k)
-    protein.push_back({warpsearch::test::random_codes(rng, length(rng), 25), warpsearch::test::random_codes(rng, length(rng), 25)});
+    protein.push_back(
+        {warpsearch::test::random_codes(rng, length(rng), 25), warpsearch::test::random_codes(rng, length(rng), 25)});
   std::vector<Pair> dna;
   for (int k = 0; k < 300; ++k)
-    dna.push_back({warpsearch::test::random_codes(rng, length(rng) / 4 + 1, 2), warpsearch::test::random_codes(rng, length(rng) / 4 + 1, 2)});
+    dna.push_back({warpsearch::test::random_codes(rng, length(rng) / 4 + 1, 2),
+                   warpsearch::test::random_codes(rng, length(rng) / 4 + 1, 2)});
   for (const std::size_t n : boundary_lengths()) dna.push_back(planted_pair(rng, n, n + 5, 4));
   const ScoringScheme ties(SubstitutionMatrix::nucleotide(1, -1), GapOpen{0}, GapExtend{1});
   for (const int steps : {0, 1, 2, 8, 32}) {  // 0: off
@@ -281,7 +285,8 @@ TEST_CASE("GpuPairAligner equals the reference on random protein pairs, every mo
   for (int k = 0; k < 10; ++k) {
     const std::string s = warpsearch::test::random_codes(rng, length(rng), 27);
     pairs.push_back({s, s});
-    pairs.push_back({warpsearch::test::random_codes(rng, length(rng), 27), warpsearch::test::random_codes(rng, length(rng), 27)});
+    pairs.push_back(
+        {warpsearch::test::random_codes(rng, length(rng), 27), warpsearch::test::random_codes(rng, length(rng), 27)});
   }
   for (const AlignmentMode mode : kModes) check_pairs(blosum62(), pairs, mode);
 }
@@ -292,9 +297,9 @@ TEST_CASE("GpuPairAligner equals the reference at every shape and tile boundary"
   const std::vector<std::size_t> lengths = boundary_lengths();
   std::vector<Pair> pairs;
   for (const std::size_t q : lengths) {
-    pairs.push_back(planted_pair(rng, q, 1 + q % 97, 25));        // short targets: many rows of few cells
+    pairs.push_back(planted_pair(rng, q, 1 + q % 97, 25));  // short targets: many rows of few cells
     pairs.push_back(planted_pair(rng, q, q + 3, 25));
-    pairs.push_back(planted_pair(rng, 1 + q % 89, q, 25));       // long targets, short queries
+    pairs.push_back(planted_pair(rng, 1 + q % 89, q, 25));  // long targets, short queries
   }
   for (const AlignmentMode mode : kModes) check_pairs(blosum62(), pairs, mode);
 }
@@ -407,8 +412,9 @@ void check_sub_batches(std::size_t count, const GpuPairAligner::SubBatchLimits& 
     std::size_t mismatches = 0;
     std::vector<PairSpan> small;
     for (std::size_t first = 0; first < tasks.size(); first += 250) {
-      const std::vector<PairTask> part(tasks.begin() + static_cast<std::ptrdiff_t>(first),
-                                       tasks.begin() + static_cast<std::ptrdiff_t>(std::min(tasks.size(), first + 250)));
+      const std::vector<PairTask> part(
+          tasks.begin() + static_cast<std::ptrdiff_t>(first),
+          tasks.begin() + static_cast<std::ptrdiff_t>(std::min(tasks.size(), first + 250)));
       aligner.align(part, mode, small);
       for (std::size_t k = 0; k < part.size(); ++k) {
         const PairSpan& a = spans[first + k];

@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
+#include "core/subject_batch.hpp"
 #include "kernels/gpu/gpu_scorer.hpp"
 #include "kernels/gpu/length_bins.hpp"
 #include "kernels/gpu/table_copies.hpp"
-#include "core/subject_batch.hpp"
 #include "profile/scoring.hpp"
 #include "tests/catch.hpp"
 #include "tests/test_support.hpp"
@@ -41,8 +41,8 @@ long long reference_score(const std::string& query, const std::string& subject, 
     for (std::size_t j = 1; j <= subject.size(); ++j) {
       e = std::max(e - extend, left - first);
       f[j] = std::max(f[j] - extend, h[j] - first);
-      const long long sub = scoring.score(static_cast<std::uint8_t>(query[i - 1]),
-                                          static_cast<std::uint8_t>(subject[j - 1]));
+      const long long sub =
+          scoring.score(static_cast<std::uint8_t>(query[i - 1]), static_cast<std::uint8_t>(subject[j - 1]));
       const long long value = std::max({0LL, diag + sub, e, f[j]});
       diag = h[j];
       h[j] = value;
@@ -95,7 +95,7 @@ std::string make_subject(std::mt19937_64& rng, std::size_t length, int alphabet_
   std::string piece;
   for (std::size_t i = 0; i < relative.size() && piece.size() < length; ++i) {
     const int roll = percent(rng);
-    if (roll < 6) continue;                                                       // deletion
+    if (roll < 6) continue;                                                                    // deletion
     if (roll < 12) piece += warpsearch::test::random_codes(rng, 1 + roll % 3, alphabet_size);  // insertion
     piece += roll < 30 ? warpsearch::test::random_codes(rng, 1, alphabet_size) : std::string(1, relative[i]);
   }
@@ -132,9 +132,9 @@ void check_against_reference(const ScoringScheme& scoring, const std::vector<std
         const long long want = expected[q * subjects.size() + s];
         const long long got = scores[q * subjects.size() + s];
         if (got != want && ++mismatches <= 10)
-          UNSCOPED_INFO("table copies " << copies << ": query " << q << " (length " << queries[q].size()
-                                        << ") subject " << s << " (length " << subjects[s].size() << "): GPU "
-                                        << got << ", reference " << want);
+          UNSCOPED_INFO("table copies " << copies << ": query " << q << " (length " << queries[q].size() << ") subject "
+                                        << s << " (length " << subjects[s].size() << "): GPU " << got << ", reference "
+                                        << want);
       }
     CHECK(mismatches == 0);
   }
@@ -228,7 +228,8 @@ TEST_CASE("GPU scores DNA exactly", "[gpu]") {
                                             warpsearch::test::random_codes(rng, 777, letters)};
   std::vector<std::string> subjects;
   for (std::size_t length : {1, 20, 32, 33, 150, 400, 1000, 1024, 1025, 5000})
-    for (int copy = 0; copy < 2; ++copy) subjects.push_back(make_subject(rng, length, letters, queries[std::size_t(copy)]));
+    for (int copy = 0; copy < 2; ++copy)
+      subjects.push_back(make_subject(rng, length, letters, queries[std::size_t(copy)]));
   check_against_reference(scoring, queries, subjects);
 }
 
@@ -241,11 +242,12 @@ TEST_CASE("Saturated 16-bit scores are rescored exactly in 32 bits", "[gpu]") {
     const std::string query = warpsearch::test::random_codes(rng, 1200, 4);
     std::vector<std::string> subjects;
     for (std::size_t length : {200, 320, 330, 340, 500, 640, 1024, 1025, 1200, 3000}) {
-      std::string identical = length <= query.size() ? query.substr(0, length)
-                                                     : query + warpsearch::test::random_codes(rng, length - query.size(), 4);
-      subjects.push_back(identical);                                 // saturates from about 330
-      subjects.push_back(make_subject(rng, length, 4, ""));          // its unsaturated partner
-      subjects.push_back(make_subject(rng, length, 4, query));       // mutated: sometimes saturated
+      std::string identical = length <= query.size()
+                                  ? query.substr(0, length)
+                                  : query + warpsearch::test::random_codes(rng, length - query.size(), 4);
+      subjects.push_back(identical);                            // saturates from about 330
+      subjects.push_back(make_subject(rng, length, 4, ""));     // its unsaturated partner
+      subjects.push_back(make_subject(rng, length, 4, query));  // mutated: sometimes saturated
     }
     check_against_reference(scoring, {query}, subjects);
   }

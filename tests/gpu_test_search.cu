@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
+#include "core/alphabet.hpp"
 #include "kernels/gpu/gpu_scorer.hpp"
 #include "kernels/gpu/pair_aligner.hpp"
-#include "core/alphabet.hpp"
 #include "kernels/reference/reference.hpp"
 #include "search/scan_backend.hpp"
 #include "tests/catch.hpp"
@@ -79,8 +79,8 @@ void check_locate(warpsearch::ScanBackend& backend, const warpsearch::ScoringSch
   if (other) other->locate(hit_pairs, other_spans);
   std::size_t differences = 0;
   for (std::size_t k = 0; k < pairs.size(); ++k) {
-    const auto expected = warpsearch::reference::span(pairs[k].query, pairs[k].subject, scoring,
-                                                      warpsearch::AlignmentMode::local);
+    const auto expected =
+        warpsearch::reference::span(pairs[k].query, pairs[k].subject, scoring, warpsearch::AlignmentMode::local);
     const warpsearch::HitSpan& got = spans[k];
     bool same = got.score == expected.score && got.query_begin == expected.query_begin &&
                 got.query_end == expected.query_end && got.subject_begin == expected.subject_begin &&
@@ -92,16 +92,17 @@ void check_locate(warpsearch::ScanBackend& backend, const warpsearch::ScoringSch
     if (!same && ++differences <= 5)
       UNSCOPED_INFO("pair " << k << " (" << pairs[k].query.size() << " x " << pairs[k].subject.size() << "): GPU "
                             << got.score << " q[" << got.query_begin << "," << got.query_end << ") s["
-                            << got.subject_begin << "," << got.subject_end << "), reference " << expected.score
-                            << " q[" << expected.query_begin << "," << expected.query_end << ") s["
-                            << expected.subject_begin << "," << expected.subject_end << ")");
+                            << got.subject_begin << "," << got.subject_end << "), reference " << expected.score << " q["
+                            << expected.query_begin << "," << expected.query_end << ") s[" << expected.subject_begin
+                            << "," << expected.subject_end << ")");
   }
   CHECK(differences == 0);
 }
 
 }  // namespace
 
-TEST_CASE("gpu search: the GPU backend locates hits as reference::span and the CPU backend do", "[gpu][search][locate]") {
+TEST_CASE("gpu search: the GPU backend locates hits as reference::span and the CPU backend do",
+          "[gpu][search][locate]") {
   if (!gpu_usable()) return;
   using namespace warpsearch;
   const ScoringScheme blosum62(SubstitutionMatrix::builtin("BLOSUM62"), GapOpen{11}, GapExtend{1});
@@ -120,7 +121,8 @@ TEST_CASE("gpu search: the GPU backend locates hits as reference::span and the C
   // A subject longer than the GPU pair kernel takes goes to the CPU, in the same call as the others.
   std::mt19937_64 rng(55);
   std::vector<CodesPair> mixed = planted_pairs(56, 4, 20);
-  CodesPair long_pair{test::random_codes(rng, 40, 4), test::random_codes(rng, gpu::GpuPairAligner::kMaxSequenceLength + 1, 4)};
+  CodesPair long_pair{test::random_codes(rng, 40, 4),
+                      test::random_codes(rng, gpu::GpuPairAligner::kMaxSequenceLength + 1, 4)};
   long_pair.subject.replace(long_pair.subject.size() - 100, 30, long_pair.query.substr(5, 30));
   mixed.insert(mixed.begin() + 7, long_pair);
   check_locate(*make_gpu_backend(blastn, {}, 0, 2), blastn, mixed);
@@ -134,7 +136,8 @@ TEST_CASE("gpu search: output equals the CPU's on the bundled protein database",
   if (!gpu_usable()) return;
   TempDir dir;
   const std::string db = dir.file("sample.wsdb");
-  const auto made = run_warpsearch("makedb --quiet " + warpsearch::test::source_path("data/uniprot_sample.fa") + " " + db);
+  const auto made =
+      run_warpsearch("makedb --quiet " + warpsearch::test::source_path("data/uniprot_sample.fa") + " " + db);
   REQUIRE(made.exit_code == 0);
   const std::string common = "-q " + warpsearch::test::source_path("data/queries.fa") + " -d " + db;
   const std::string cpu = search(common + " --device cpu");
@@ -143,22 +146,23 @@ TEST_CASE("gpu search: output equals the CPU's on the bundled protein database",
   CHECK(search(common + " --device gpu") == cpu);  // every GPU: shares split by residues, merged
   if (warpsearch::gpu::usable_device_count() >= 2) CHECK(search(common + " --device gpu --gpus 1,0") == cpu);
   // A limit that leaves room for about a third of the database: several batches of subjects.
-  const std::uint64_t limit = (std::uint64_t{256} << 20) +
-                              warpsearch::gpu::GpuScorer::bytes_for_subjects(700000, 1500, 5000);
+  const std::uint64_t limit =
+      (std::uint64_t{256} << 20) + warpsearch::gpu::GpuScorer::bytes_for_subjects(700000, 1500, 5000);
   CHECK(search(common + " --device gpu --gpu-memory " + std::to_string(limit)) == cpu);
   CHECK(search(common + " --device gpu --max-target-seqs 5 --evalue 1e-5") ==
         search(common + " --device cpu --max-target-seqs 5 --evalue 1e-5"));
   // Hits are aligned as each query's scan ends on the last chunk: several chunks, several query batches.
   const std::string chunked = dir.file("chunked.wsdb");
   REQUIRE(run_warpsearch("makedb --quiet --chunk-size 300K " + warpsearch::test::source_path("data/uniprot_sample.fa") +
-                         " " + chunked).exit_code == 0);
+                         " " + chunked)
+              .exit_code == 0);
   const std::string in_chunks = "-q " + warpsearch::test::source_path("data/queries.fa") + " -d " + chunked;
   CHECK(search(in_chunks + " --device gpu") == cpu);
   CHECK(search(in_chunks + " --device gpu --query-batch 2") == cpu);
   // Memory for about two chunks at a time: the chunks stream through the resident sets, the next one
   // loading while one is scored, the least recently used giving way; every query batch streams them again.
-  const std::uint64_t two_chunks = (std::uint64_t{256} << 20) +
-                                   2 * warpsearch::gpu::GpuScorer::bytes_for_subjects(330000, 1500, 100000);
+  const std::uint64_t two_chunks =
+      (std::uint64_t{256} << 20) + 2 * warpsearch::gpu::GpuScorer::bytes_for_subjects(330000, 1500, 100000);
   CHECK(search(in_chunks + " --device gpu --query-batch 3 --gpu-memory " + std::to_string(two_chunks)) == cpu);
 }
 
@@ -202,7 +206,8 @@ TEST_CASE("gpu search: nucleotide output equals the CPU's on both strands", "[gp
   REQUIRE(cpu.find("minus") != std::string::npos);
   REQUIRE(cpu.find("plus") != std::string::npos);
   CHECK(search(common + " --device gpu") == cpu);
-  REQUIRE(run_warpsearch("makedb --quiet --chunk-size 200K " + dir.file("s.fa") + " " + dir.file("c.wsdb")).exit_code == 0);
+  REQUIRE(run_warpsearch("makedb --quiet --chunk-size 200K " + dir.file("s.fa") + " " + dir.file("c.wsdb")).exit_code ==
+          0);
   CHECK(search("-q " + dir.file("q.fa") + " -d " + dir.file("c.wsdb") + " --device gpu --query-batch 3") == cpu);
 }
 
@@ -237,9 +242,10 @@ TEST_CASE("gpu search: long DNA subjects (segments, several HSPs) give the CPU's
     db_fasta += ">chr" + std::to_string(s) + "\n" + dna.decode_string(subject) + "\n";
   }
   for (int s = 0; s < 20; ++s)
-    db_fasta += ">short" + std::to_string(s) + "\n" +
-                dna.decode_string(warpsearch::test::mutated_codes(rng, queries[static_cast<std::size_t>(s) % 3], 4, 0.2, 3)) +
-                "\n";
+    db_fasta +=
+        ">short" + std::to_string(s) + "\n" +
+        dna.decode_string(warpsearch::test::mutated_codes(rng, queries[static_cast<std::size_t>(s) % 3], 4, 0.2, 3)) +
+        "\n";
   warpsearch::test::write_file(dir.file("db.fa"), db_fasta);
   warpsearch::test::write_file(dir.file("q.fa"), query_fasta);
   REQUIRE(run_warpsearch("makedb --quiet " + dir.file("db.fa") + " " + dir.file("db.wsdb")).exit_code == 0);
@@ -248,8 +254,8 @@ TEST_CASE("gpu search: long DNA subjects (segments, several HSPs) give the CPU's
   CHECK(std::count(cpu.begin(), cpu.end(), '\n') >= 40);
   CHECK(search("--device gpu " + common) == cpu);
   // Room for about a third of the segments at a time: several batches of them.
-  const std::uint64_t limit = (std::uint64_t{256} << 20) +
-                              warpsearch::gpu::GpuScorer::bytes_for_subjects(3000000, 100, 5000);
+  const std::uint64_t limit =
+      (std::uint64_t{256} << 20) + warpsearch::gpu::GpuScorer::bytes_for_subjects(3000000, 100, 5000);
   CHECK(search("--device gpu --gpu-memory " + std::to_string(limit) + " " + common) == cpu);
 }
 

@@ -13,9 +13,9 @@
 #include <string>
 #include <vector>
 
-#include "kernels/reference/banded_xdrop.hpp"
 #include "kernels/gpu/gpu_scorer.hpp"
 #include "kernels/gpu/gpu_xdrop.hpp"
+#include "kernels/reference/banded_xdrop.hpp"
 #include "kernels/reference/reference_xdrop.hpp"
 #include "tests/catch.hpp"
 #include "tests/random_sequences.hpp"
@@ -63,14 +63,13 @@ GpuXdropAligner::Timings check_cases(const std::vector<Case>& cases, const Scori
              ref.target_begin == got.target_begin && ref.target_end == got.target_end;
     }
     if (!same && ++mismatches <= 10)
-      UNSCOPED_INFO(scoring.matrix().name() << " " << scoring.gap_open() << "/" << scoring.gap_extend() << " X "
-                                            << x.value << " case " << k << " (" << c.query.size() << " x "
-                                            << c.target.size() << ", seed " << c.seed.query_begin << ","
-                                            << c.seed.target_begin << "+" << c.seed.length << "): GPU " << got.score
-                                            << " q[" << got.query_begin << "," << got.query_end << ") t["
-                                            << got.target_begin << "," << got.target_end << "), CPU " << expected.score
-                                            << " q[" << expected.query_begin << "," << expected.query_end << ") t["
-                                            << expected.target_begin << "," << expected.target_end << ")");
+      UNSCOPED_INFO(scoring.matrix().name()
+                    << " " << scoring.gap_open() << "/" << scoring.gap_extend() << " X " << x.value << " case " << k
+                    << " (" << c.query.size() << " x " << c.target.size() << ", seed " << c.seed.query_begin << ","
+                    << c.seed.target_begin << "+" << c.seed.length << "): GPU " << got.score << " q[" << got.query_begin
+                    << "," << got.query_end << ") t[" << got.target_begin << "," << got.target_end << "), CPU "
+                    << expected.score << " q[" << expected.query_begin << "," << expected.query_end << ") t["
+                    << expected.target_begin << "," << expected.target_end << ")");
   }
   CHECK(mismatches == 0);
   CHECK(aligner.cells() == cpu.cells());
@@ -88,10 +87,11 @@ TEST_CASE("gpu xdrop: small pairs, empty ones, seeds at the ends, every shared t
   std::vector<Case> cases = make_cases(rng, 4, 40, 80);
   const std::string query = test::random_codes(rng, 30, 4);
   const std::string target = query.substr(3, 20) + test::random_codes(rng, 5, 4);
-  const std::vector<Case> edges = {{"", "", Seed{0, 0, 0}},          {query, "", Seed{0, 0, 0}},
-                                   {"", target, Seed{0, 0, 0}},      {query, target, Seed{30, 25, 0}},
-                                   {query, target, Seed{3, 0, 20}},  {query, target, Seed{29, 24, 1}},
-                                   {query, target, Seed{10, 25, 0}}, {query.substr(0, 1), query.substr(0, 1), Seed{0, 0, 1}}};
+  const std::vector<Case> edges = {
+      {"", "", Seed{0, 0, 0}},          {query, "", Seed{0, 0, 0}},
+      {"", target, Seed{0, 0, 0}},      {query, target, Seed{30, 25, 0}},
+      {query, target, Seed{3, 0, 20}},  {query, target, Seed{29, 24, 1}},
+      {query, target, Seed{10, 25, 0}}, {query.substr(0, 1), query.substr(0, 1), Seed{0, 0, 1}}};
   cases.insert(cases.end(), edges.begin(), edges.end());
   for (const int x : {0, 20}) check_cases(cases, scoring, XDrop{x});
   // X infinite: the band is the whole anti-diagonal. 100 x 100 fits the first tier (128 rows), 300 x 300

@@ -57,7 +57,8 @@ struct Fixture {
                                             test::mutated_codes(rng, query, letters, 0.1 * (n % 3), 4) +
                                             test::random_codes(rng, length(rng) / 4, letters);
       if (target.empty()) target = test::random_codes(rng, 5, letters);
-      query_fasta += ">q" + std::to_string(n) + " query number " + std::to_string(n) + "\n" + alpha.decode_string(query) + "\n";
+      query_fasta +=
+          ">q" + std::to_string(n) + " query number " + std::to_string(n) + "\n" + alpha.decode_string(query) + "\n";
       target_fasta += ">t" + std::to_string(n) + "\n" + alpha.decode_string(target) + "\n";
       queries.push_back(std::move(query));
       targets.push_back(std::move(target));
@@ -72,7 +73,8 @@ struct Fixture {
 
 // Score of a CIGAR (M/I/D, optionally with S clips) over the sequences from the given 0-based starts.
 std::int64_t replay_cigar(const std::string& cigar, const std::string& query, const std::string& target, std::size_t i,
-                          std::size_t j, const ScoringScheme& scoring, std::size_t* query_end, std::size_t* target_end) {
+                          std::size_t j, const ScoringScheme& scoring, std::size_t* query_end,
+                          std::size_t* target_end) {
   std::int64_t score = 0;
   std::size_t run = 0;
   for (const char c : cigar) {
@@ -113,8 +115,9 @@ TEST_CASE("align cli: every mode's rows equal the references, and the CIGAR repl
   for (const Alphabet* alphabet : {&Alphabet::protein(), &Alphabet::nucleotide()}) {
     Fixture fixture(rng, *alphabet, 24);
     const bool dna = alphabet->type() == SequenceType::nucleotide;
-    const ScoringScheme scoring = dna ? ScoringScheme(SubstitutionMatrix::nucleotide(2, -3), GapOpen{5}, GapExtend{2})
-                                      : ScoringScheme(SubstitutionMatrix::builtin("BLOSUM62"), GapOpen{11}, GapExtend{1});
+    const ScoringScheme scoring =
+        dna ? ScoringScheme(SubstitutionMatrix::nucleotide(2, -3), GapOpen{5}, GapExtend{2})
+            : ScoringScheme(SubstitutionMatrix::builtin("BLOSUM62"), GapOpen{11}, GapExtend{1});
     for (const char* mode : {"local", "global", "semiglobal", "xdrop"}) {
       const auto result = run_warpsearch("align --quiet --device cpu " + fixture.inputs() + " --mode " + mode +
                                          " --cigar --aligned" + (std::string(mode) == "xdrop" ? " --xdrop 30" : ""));
@@ -123,7 +126,8 @@ TEST_CASE("align cli: every mode's rows equal the references, and the CIGAR repl
       const auto rows = rows_of(result.out);
       REQUIRE(rows.size() == fixture.queries.size() + 1);
       CHECK(result.out.rfind("query_id\ttarget_id\tscore\tquery_start\tquery_end\ttarget_start\ttarget_end\tcigar\t"
-                             "query_aligned\ttarget_aligned\n", 0) == 0);
+                             "query_aligned\ttarget_aligned\n",
+                             0) == 0);
       for (std::size_t p = 0; p < fixture.queries.size(); ++p) {
         const auto& row = rows[p + 1];
         const std::string& query = fixture.queries[p];
@@ -142,7 +146,8 @@ TEST_CASE("align cli: every mode's rows equal the references, and the CIGAR repl
                                   : std::string(mode) == "global" ? AlignmentMode::global
                                                                   : AlignmentMode::semiglobal;
           const reference::Span span = reference::span(query, target, scoring, m);
-          score = span.score, qb = span.query_begin, qe = span.query_end, tb = span.subject_begin, te = span.subject_end;
+          score = span.score, qb = span.query_begin, qe = span.query_end, tb = span.subject_begin,
+          te = span.subject_end;
         }
         REQUIRE(row[2] == std::to_string(score));
         // 1-based inclusive; an empty side prints 0 0.
@@ -188,7 +193,8 @@ TEST_CASE("align cli: --pairs with seeds, SAM, files and threads", "[cli][align]
     } else if (n % 4 == 2) {
       row += " " + std::to_string(seed.query_begin + 1) + " " + std::to_string(seed.target_begin + 1);  // --seed-length
     } else {
-      seed.length = static_cast<std::uint32_t>(std::min<std::size_t>({4, query.size() - seed.query_begin, target.size() - seed.target_begin}));
+      seed.length = static_cast<std::uint32_t>(
+          std::min<std::size_t>({4, query.size() - seed.query_begin, target.size() - seed.target_begin}));
       row += "\t" + std::to_string(seed.query_begin + 1) + "\t" + std::to_string(seed.target_begin + 1) + "\t" +
              std::to_string(seed.length);
     }
@@ -205,8 +211,8 @@ TEST_CASE("align cli: --pairs with seeds, SAM, files and threads", "[cli][align]
   const auto rows = rows_of(read_file(out));
   REQUIRE(rows.size() == expected.size() + 1);
   for (std::size_t n = 0; n < expected.size(); ++n) {
-    const XdropSpan span = reference::xdrop_reference(fixture.queries[expected[n].query], fixture.targets[expected[n].target],
-                                                      expected[n].seed, scoring, XDrop{20});
+    const XdropSpan span = reference::xdrop_reference(
+        fixture.queries[expected[n].query], fixture.targets[expected[n].target], expected[n].seed, scoring, XDrop{20});
     INFO("row " << n);
     CHECK(rows[n + 1][0] == "q" + std::to_string(expected[n].query));
     CHECK(rows[n + 1][2] == std::to_string(span.score));
@@ -249,15 +255,16 @@ TEST_CASE("align cli: --pairs with seeds, SAM, files and threads", "[cli][align]
     CHECK(record[3] == std::to_string(span.subject_begin + 1));
     std::size_t query_end = 0, target_end = 0;
     const std::string& cigar = record[5];
-    const std::size_t clip = cigar.find('S') != std::string::npos && cigar.find('S') < cigar.find_first_of("MID")
-                                 ? std::stoul(cigar)
-                                 : 0;
+    const std::size_t clip =
+        cigar.find('S') != std::string::npos && cigar.find('S') < cigar.find_first_of("MID") ? std::stoul(cigar) : 0;
     CHECK(clip == span.query_begin);
     CHECK(replay_cigar(cigar, fixture.queries[p], fixture.targets[p], clip, span.subject_begin, scoring, &query_end,
                        &target_end) == span.score);
     CHECK(target_end == span.subject_end);
     const std::size_t tail = fixture.queries[p].size() - span.query_end;
-    CHECK((tail == 0 ? cigar.back() != 'S' : cigar.size() >= 2 && cigar.substr(cigar.size() - 1 - std::to_string(tail).size()) == std::to_string(tail) + "S"));
+    CHECK((tail == 0 ? cigar.back() != 'S'
+                     : cigar.size() >= 2 &&
+                           cigar.substr(cigar.size() - 1 - std::to_string(tail).size()) == std::to_string(tail) + "S"));
   }
 }
 
@@ -265,8 +272,9 @@ TEST_CASE("align cli: an empty local alignment, and hand-checked rows", "[cli][a
   TempDir dir;
   write_file(dir.file("a.fa"), ">a\nAAAA\n>b\nACGTACGT\n");
   write_file(dir.file("b.fa"), ">x\nCCC\n>y\nACGTTACGT\n");
-  const auto result = run_warpsearch("align --quiet --device cpu -q " + quoted(dir.file("a.fa")) + " -t " +
-                                     quoted(dir.file("b.fa")) + " --match 2 --mismatch -3 --gapopen 1 --gapextend 1 --cigar --aligned");
+  const auto result =
+      run_warpsearch("align --quiet --device cpu -q " + quoted(dir.file("a.fa")) + " -t " + quoted(dir.file("b.fa")) +
+                     " --match 2 --mismatch -3 --gapopen 1 --gapextend 1 --cigar --aligned");
   INFO(result.err);
   REQUIRE(result.exit_code == 0);
   const auto rows = rows_of(result.out);
@@ -298,14 +306,19 @@ TEST_CASE("align cli: user errors are named, exit non-zero and leave no output",
   expect_error("-q " + a + " -t " + b, {"a.fa has 3 records", "b.fa has 2"});
   expect_error("-q " + b + " -t " + a, {"b.fa has 2 records", "a.fa has 3"});
   write_file(dir.file("unknown.tsv"), "a x\nb zz\n");
-  expect_error("-q " + a + " -t " + b + " --pairs " + quoted(dir.file("unknown.tsv")), {"unknown.tsv:2", "'zz'", "b.fa"});
+  expect_error("-q " + a + " -t " + b + " --pairs " + quoted(dir.file("unknown.tsv")),
+               {"unknown.tsv:2", "'zz'", "b.fa"});
   write_file(dir.file("range.tsv"), "a x 1 1 4\nb y 3 4 3\n");
-  expect_error("-q " + a + " -t " + b + " --mode xdrop --pairs " + quoted(dir.file("range.tsv")), {"range.tsv:2", "does not fit"});
+  expect_error("-q " + a + " -t " + b + " --mode xdrop --pairs " + quoted(dir.file("range.tsv")),
+               {"range.tsv:2", "does not fit"});
   write_file(dir.file("zero.tsv"), "a x 0 1\n");
-  expect_error("-q " + a + " -t " + b + " --mode xdrop --pairs " + quoted(dir.file("zero.tsv")), {"zero.tsv:1", "at least 1"});
+  expect_error("-q " + a + " -t " + b + " --mode xdrop --pairs " + quoted(dir.file("zero.tsv")),
+               {"zero.tsv:1", "at least 1"});
   write_file(dir.file("columns.tsv"), "a x 1\n");
-  expect_error("-q " + a + " -t " + b + " --pairs " + quoted(dir.file("columns.tsv")), {"columns.tsv:1", "2, 4 or 5 columns"});
-  expect_error("-q " + quoted(dir.file("p.fa")) + " -t " + quoted(dir.file("p.fa")) + " --outfmt sam", {"SAM", "nucleotide"});
+  expect_error("-q " + a + " -t " + b + " --pairs " + quoted(dir.file("columns.tsv")),
+               {"columns.tsv:1", "2, 4 or 5 columns"});
+  expect_error("-q " + quoted(dir.file("p.fa")) + " -t " + quoted(dir.file("p.fa")) + " --outfmt sam",
+               {"SAM", "nucleotide"});
   expect_error("-q " + a + " -t " + a + " --mode banded", {"unknown alignment mode 'banded'"});
   expect_error("-q " + a + " -t " + a + " --xdrop 10", {"--xdrop is for --mode xdrop"});
   expect_error("-q " + a + " -t " + a + " --mode xdrop --xdrop -5", {"--xdrop must be at least 0"});

@@ -65,7 +65,8 @@ std::vector<OwnedPair> make_pairs(std::mt19937_64& rng, int letters) {
     const std::string flank = test::random_codes(rng, a / 3, letters);
     related.query = test::random_codes(rng, a / 5, letters) + test::random_codes(rng, a, letters);
     related.target = flank + test::mutated_codes(rng, related.query.substr(a / 5), letters, 0.15, 4) + flank;
-    const std::uint32_t length = static_cast<std::uint32_t>(std::min<std::size_t>(3, related.target.size() - flank.size()));
+    const std::uint32_t length =
+        static_cast<std::uint32_t>(std::min<std::size_t>(3, related.target.size() - flank.size()));
     related.seed = Seed{static_cast<std::uint32_t>(a / 5), static_cast<std::uint32_t>(flank.size()), length};
     if (std::uint64_t{related.seed.query_begin} + length > related.query.size() ||
         std::uint64_t{related.seed.target_begin} + length > related.target.size())
@@ -258,7 +259,8 @@ TEST_CASE("align engine: parasail agrees on local, global and semiglobal scores"
     parasail_matrix_t* matrix = parasail_matrix_create(kLetters, 0, 0);
     for (int a = 0; a < kMaxCodes; ++a)
       for (int b = 0; b < kMaxCodes; ++b)
-        parasail_matrix_set_value(matrix, a, b, scoring.score(static_cast<std::uint8_t>(a), static_cast<std::uint8_t>(b)));
+        parasail_matrix_set_value(matrix, a, b,
+                                  scoring.score(static_cast<std::uint8_t>(a), static_cast<std::uint8_t>(b)));
     const std::vector<OwnedPair> pairs = make_pairs(rng, letters_of(scoring));
     std::vector<OwnedPair> nonempty;
     for (const auto& pair : pairs)
@@ -275,9 +277,10 @@ TEST_CASE("align engine: parasail agrees on local, global and semiglobal scores"
         for (char c : nonempty[p].query) q += kLetters[static_cast<std::size_t>(c)];
         for (char c : nonempty[p].target) t += kLetters[static_cast<std::size_t>(c)];
         const int ql = static_cast<int>(q.size()), tl = static_cast<int>(t.size());
-        parasail_result_t* result = mode == PairMode::local    ? parasail_sw(q.c_str(), ql, t.c_str(), tl, open, extend, matrix)
-                                    : mode == PairMode::global ? parasail_nw(q.c_str(), ql, t.c_str(), tl, open, extend, matrix)
-                                                               : parasail_sg_dx(q.c_str(), ql, t.c_str(), tl, open, extend, matrix);
+        parasail_result_t* result =
+            mode == PairMode::local    ? parasail_sw(q.c_str(), ql, t.c_str(), tl, open, extend, matrix)
+            : mode == PairMode::global ? parasail_nw(q.c_str(), ql, t.c_str(), tl, open, extend, matrix)
+                                       : parasail_sg_dx(q.c_str(), ql, t.c_str(), tl, open, extend, matrix);
         const int expected = parasail_result_get_score(result);
         parasail_result_free(result);
         INFO(pair_mode_name(mode) << " " << scoring.matrix().name() << " pair " << p);
@@ -317,9 +320,9 @@ TEST_CASE("align engine: the GPU backend gives the CPU backend's results", "[ali
         const auto got = gpu_engine.align(views(pairs));
         CHECK(gpu_engine.cells() == cpu_engine.cells());
         for (std::size_t p = 0; p < pairs.size(); ++p) {
-          INFO(gpu_engine.backend_description() << " " << pair_mode_name(mode) << " " << scoring.matrix().name()
-                                                << " pair " << p << ": " << pairs[p].query.size() << " x "
-                                                << pairs[p].target.size());
+          INFO(gpu_engine.backend_description()
+               << " " << pair_mode_name(mode) << " " << scoring.matrix().name() << " pair " << p << ": "
+               << pairs[p].query.size() << " x " << pairs[p].target.size());
           REQUIRE(got[p].score == expected[p].score);
           REQUIRE(got[p].query_begin == expected[p].query_begin);
           REQUIRE(got[p].query_end == expected[p].query_end);

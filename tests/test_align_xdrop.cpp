@@ -91,7 +91,8 @@ void check_against_reference(const std::string& query, const std::string& target
     XdropAligner aligner(scoring, x, width);
     const XdropAlignment got = aligner.align(query, target, seed, true);
     INFO("X " << x.value << ", seed " << seed.query_begin << "," << seed.target_begin << "+" << seed.length << ", "
-              << query.size() << " x " << target.size() << (width == XdropAligner::ScoreWidth::bits64 ? ", 64-bit" : ""));
+              << query.size() << " x " << target.size()
+              << (width == XdropAligner::ScoreWidth::bits64 ? ", 64-bit" : ""));
     REQUIRE(got.span.score == expected.score);
     REQUIRE(got.span.seed_score == expected.seed_score);
     REQUIRE(got.span.left.score == expected.left.score);
@@ -136,7 +137,8 @@ TEST_CASE("xdrop: hand-checked drop-off, strictly more than X below the best", "
   CHECK(operations == std::string(14, 'M'));
 
   // X = 0: only cells at the best score so far survive; a mismatch right away ends the extension.
-  CHECK(reference::extend_reference(alphabet.encode_string("CA"), alphabet.encode_string("GA"), scoring, XDrop{0}).score == 0);
+  CHECK(reference::extend_reference(alphabet.encode_string("CA"), alphabet.encode_string("GA"), scoring, XDrop{0})
+            .score == 0);
   CHECK(three.extend(alphabet.encode_string("CA"), alphabet.encode_string("GA")).score == 0);
 }
 
@@ -182,7 +184,8 @@ TEST_CASE("xdrop: seeds, their score, and seeds at the sequence ends", "[xdrop]"
   CHECK_THROWS_AS(XdropAligner(scoring, XDrop{-1}), std::invalid_argument);
   CHECK_THROWS_AS(seed_score(query, target, Seed{4, 2, 0}, scoring), std::invalid_argument);  // empty, in the middle
   // Seeds touching the ends: nothing to extend on one side.
-  for (const Seed& edge : {Seed{0, 0, 3}, Seed{17, 13, 3}, Seed{0, 13, 3}, Seed{17, 0, 3}, Seed{0, 0, 0}, Seed{20, 16, 0}})
+  for (const Seed& edge :
+       {Seed{0, 0, 3}, Seed{17, 13, 3}, Seed{0, 13, 3}, Seed{17, 0, 3}, Seed{0, 0, 0}, Seed{20, 16, 0}})
     check_against_reference(query, target, edge, scoring, XDrop{10});
   // Empty sequences.
   check_against_reference("", target, Seed{0, 0, 0}, scoring, XDrop{10});
@@ -219,9 +222,9 @@ TEST_CASE("xdrop: with X infinite an extension is the best prefix-anchored align
 
 TEST_CASE("xdrop: banded kernel equals the reference on planted similarity", "[xdrop]") {
   std::mt19937_64 rng(503);
-  const std::vector<ScoringScheme> schemes = {dna(2, -3, 5, 2), dna(1, -2, 2, 1), dna(1, -1, 0, 1),
-                                              protein("BLOSUM62", 11, 1), protein("BLOSUM45", 14, 2),
-                                              protein("PAM250", 10, 3)};
+  const std::vector<ScoringScheme> schemes = {dna(2, -3, 5, 2),           dna(1, -2, 2, 1),
+                                              dna(1, -1, 0, 1),           protein("BLOSUM62", 11, 1),
+                                              protein("BLOSUM45", 14, 2), protein("PAM250", 10, 3)};
   for (const auto& scoring : schemes) {
     const int letters = scoring.matrix().type() == SequenceType::nucleotide ? 4 : 20;
     for (int n = 0; n < 20; ++n) {
@@ -230,11 +233,14 @@ TEST_CASE("xdrop: banded kernel equals the reference on planted similarity", "[x
       const std::string core = test::random_codes(rng, 40 + static_cast<std::size_t>(n) * 17, letters);
       const std::string query_flank = test::random_codes(rng, static_cast<std::size_t>(rng() % 60), letters);
       const std::string target_flank = test::random_codes(rng, static_cast<std::size_t>(rng() % 60), letters);
-      const std::string query = query_flank + core + test::random_codes(rng, static_cast<std::size_t>(rng() % 60), letters);
-      const std::string target = target_flank + test::mutated_codes(rng, core, letters, 0.05 + 0.25 * (n % 4) / 3.0, 6) +
+      const std::string query =
+          query_flank + core + test::random_codes(rng, static_cast<std::size_t>(rng() % 60), letters);
+      const std::string target = target_flank +
+                                 test::mutated_codes(rng, core, letters, 0.05 + 0.25 * (n % 4) / 3.0, 6) +
                                  test::random_codes(rng, static_cast<std::size_t>(rng() % 60), letters);
-      const std::uint32_t length = static_cast<std::uint32_t>(std::min<std::size_t>(
-          {static_cast<std::size_t>(1 + n % 12), query.size() - query_flank.size(), target.size() - target_flank.size()}));
+      const std::uint32_t length = static_cast<std::uint32_t>(
+          std::min<std::size_t>({static_cast<std::size_t>(1 + n % 12), query.size() - query_flank.size(),
+                                 target.size() - target_flank.size()}));
       const Seed seed{static_cast<std::uint32_t>(query_flank.size()), static_cast<std::uint32_t>(target_flank.size()),
                       length};
       for (const int x : {0, 1, 5, 12, 30, 80, XDrop::kInfinite}) {

@@ -200,8 +200,8 @@ TEST_CASE("alignment: random related pairs against the reference", "[alignment]"
     const int letters = scoring.matrix().type() == SequenceType::nucleotide ? 4 : 20;
     for (int n = 0; n < 12; ++n) {
       const std::string core = test::random_codes(rng, length(rng), letters);
-      const std::string query = test::random_codes(rng, length(rng) / 4, letters) + core +
-                                test::random_codes(rng, length(rng) / 4, letters);
+      const std::string query =
+          test::random_codes(rng, length(rng) / 4, letters) + core + test::random_codes(rng, length(rng) / 4, letters);
       const std::string subject = test::random_codes(rng, length(rng) / 3, letters) +
                                   mutate(rng, core, letters, 0.05 * (n % 6)) +
                                   test::random_codes(rng, length(rng) / 3, letters);
@@ -381,12 +381,12 @@ TEST_CASE("alignment: the operations are the oracle's, byte for byte", "[alignme
       const int kind = n % 4;
       const int codes = kind == 2 ? 2 : kind == 3 ? kMaxCodes : letters;
       const std::string query = test::random_codes(rng, length(rng), codes);
-      const std::string subject =
-          kind == 1 ? test::random_codes(rng, length(rng) / 8, codes) + mutate(rng, query, codes, 0.05 * (n % 7)) +
-                          test::random_codes(rng, length(rng) / 8, codes)
-                    : test::random_codes(rng, length(rng), codes);
-      INFO(scoring.matrix().name() << " " << scoring.gap_open() << "/" << scoring.gap_extend() << " case " << n
-                                   << ": " << query.size() << " x " << subject.size());
+      const std::string subject = kind == 1 ? test::random_codes(rng, length(rng) / 8, codes) +
+                                                  mutate(rng, query, codes, 0.05 * (n % 7)) +
+                                                  test::random_codes(rng, length(rng) / 8, codes)
+                                            : test::random_codes(rng, length(rng), codes);
+      INFO(scoring.matrix().name() << " " << scoring.gap_open() << "/" << scoring.gap_extend() << " case " << n << ": "
+                                   << query.size() << " x " << subject.size());
       const auto query_length = static_cast<std::uint32_t>(query.size());
       const auto subject_length = static_cast<std::uint32_t>(subject.size());
       check_rectangle_operations(query, subject, scoring, {0, 0, query_length, 0, subject_length});
@@ -409,10 +409,10 @@ TEST_CASE("alignment: the operations are the oracle's, byte for byte", "[alignme
           AlignmentLimits limits;
           limits.full_traceback_cells = cells;
           const cpu::PairAlignment alignment = cpu::align_pair(query, subject, scoring, modes[n % 3], limits, isa);
-          const std::string_view a = std::string_view(query).substr(
-              alignment.query_begin, alignment.query_end - alignment.query_begin);
-          const std::string_view b = std::string_view(subject).substr(
-              alignment.subject_begin, alignment.subject_end - alignment.subject_begin);
+          const std::string_view a =
+              std::string_view(query).substr(alignment.query_begin, alignment.query_end - alignment.query_begin);
+          const std::string_view b = std::string_view(subject).substr(alignment.subject_begin,
+                                                                      alignment.subject_end - alignment.subject_begin);
           std::int64_t score = 0;
           const std::string expected = oracle_operations(a, b, scoring, &score);
           INFO(cpu::isa_name(isa) << " mode " << static_cast<int>(modes[n % 3]) << ", table limit " << cells);

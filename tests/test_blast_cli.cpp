@@ -33,8 +33,8 @@ void compare(const TempDir& dir, const std::string& program, const std::string& 
              const std::string& kind, int minimum) {
   INFO(program << " -outfmt '" << format << "'");
   const std::string blast = dir.file("blast.out"), ours = dir.file("ours.out");
-  const auto b = shell("cd " + quoted(dir.path()) + " && " + program + " " + arguments + " -outfmt '" + format + "' > " +
-                       quoted(blast));
+  const auto b = shell("cd " + quoted(dir.path()) + " && " + program + " " + arguments + " -outfmt '" + format +
+                       "' > " + quoted(blast));
   INFO(b.out);
   REQUIRE(b.exit_code == 0);
   const auto w = run_warpsearch(program + " " + arguments + " -outfmt '" + format + "' -out " + quoted(ours));
@@ -61,9 +61,12 @@ TEST_CASE("blast cli: warpsearch blastp writes BLAST+'s fields in every format",
   if (!blast_available("blastp")) return;
   TempDir dir;
   const std::string db = dir.file("sample");
-  REQUIRE(shell("makeblastdb -in " + quoted(source_path("data/uniprot_sample.fa")) + " -dbtype prot -parse_seqids -out " +
-                quoted(db)).exit_code == 0);
-  REQUIRE(run_warpsearch("makedb --quiet " + quoted(source_path("data/uniprot_sample.fa")) + " " + quoted(db)).exit_code == 0);
+  REQUIRE(shell("makeblastdb -in " + quoted(source_path("data/uniprot_sample.fa")) +
+                " -dbtype prot -parse_seqids -out " + quoted(db))
+              .exit_code == 0);
+  REQUIRE(
+      run_warpsearch("makedb --quiet " + quoted(source_path("data/uniprot_sample.fa")) + " " + quoted(db)).exit_code ==
+      0);
   const std::string arguments = "-query " + quoted(source_path("data/queries.fa")) + " -db " + quoted(db) +
                                 " -comp_based_stats 0 -seg no -use_sw_tback -max_target_seqs 20";
   // Columns 1-12 std, 13 btop (tells co-optimal alignments apart), 14 qcovs; then the rest.
@@ -73,7 +76,8 @@ TEST_CASE("blast cli: warpsearch blastp writes BLAST+'s fields in every format",
           "scomname sblastname sskingdom sstrand qcovhsp qcovus stitle salltitles",
           "tab", 80);
   compare(dir, "blastp", arguments, "7 std btop qcovs positive", "tab7", 80);
-  compare(dir, "blastp", arguments, "10 std btop qcovs sacc", "csv", 80);  // no titles: BLAST's CSV leaves commas unquoted
+  compare(dir, "blastp", arguments, "10 std btop qcovs sacc", "csv",
+          80);  // no titles: BLAST's CSV leaves commas unquoted
   compare(dir, "blastp", arguments, "5", "xml", 80);
   compare(dir, "blastp", arguments, "15", "json", 80);
   compare(dir, "blastp", arguments, "0", "pairwise", 80);
@@ -89,23 +93,29 @@ TEST_CASE("blast cli: Biopython's SearchIO reads warpsearch's XML and commented 
   // The python that has Biopython: the one on PATH, or Debian's (python3-biopython).
   std::string python;
   for (const char* candidate : {"python3", "/usr/bin/python3"})
-    if (python.empty() && shell(std::string(candidate) + " -c 'import Bio.SearchIO'").exit_code == 0) python = candidate;
+    if (python.empty() && shell(std::string(candidate) + " -c 'import Bio.SearchIO'").exit_code == 0)
+      python = candidate;
   if (python.empty()) {
     WARN("Biopython not installed (Debian: python3-biopython): SearchIO check skipped");
     return;
   }
   TempDir dir;
   const std::string db = dir.file("sample");
-  REQUIRE(shell("makeblastdb -in " + quoted(source_path("data/uniprot_sample.fa")) + " -dbtype prot -parse_seqids -out " +
-                quoted(db)).exit_code == 0);
-  REQUIRE(run_warpsearch("makedb --quiet " + quoted(source_path("data/uniprot_sample.fa")) + " " + quoted(db)).exit_code == 0);
+  REQUIRE(shell("makeblastdb -in " + quoted(source_path("data/uniprot_sample.fa")) +
+                " -dbtype prot -parse_seqids -out " + quoted(db))
+              .exit_code == 0);
+  REQUIRE(
+      run_warpsearch("makedb --quiet " + quoted(source_path("data/uniprot_sample.fa")) + " " + quoted(db)).exit_code ==
+      0);
   const std::string arguments = "-query " + quoted(source_path("data/queries.fa")) + " -db " + quoted(db) +
                                 " -comp_based_stats 0 -seg no -use_sw_tback -max_target_seqs 20";
-  for (const auto& [format, kind] : {std::pair<std::string, std::string>{"5", "searchio-xml"},
-                                     {"7 std positive btop", "searchio-tab7"}}) {
+  for (const auto& [format, kind] :
+       {std::pair<std::string, std::string>{"5", "searchio-xml"}, {"7 std positive btop", "searchio-tab7"}}) {
     INFO(kind);
-    REQUIRE(shell("blastp " + arguments + " -outfmt '" + format + "' > " + quoted(dir.file("blast.out"))).exit_code == 0);
-    REQUIRE(run_warpsearch("blastp " + arguments + " -outfmt '" + format + "' -out " + quoted(dir.file("ours.out"))).exit_code == 0);
+    REQUIRE(shell("blastp " + arguments + " -outfmt '" + format + "' > " + quoted(dir.file("blast.out"))).exit_code ==
+            0);
+    REQUIRE(run_warpsearch("blastp " + arguments + " -outfmt '" + format + "' -out " + quoted(dir.file("ours.out")))
+                .exit_code == 0);
     const auto c = shell(python + " " + quoted(source_path("tests/blast_compare.py")) + " " + kind + " " +
                          quoted(dir.file("blast.out")) + " " + quoted(dir.file("ours.out")) + " 80");
     INFO(c.out);
@@ -118,14 +128,17 @@ TEST_CASE("blast cli: warpsearch blastn writes BLAST+'s fields, and SAM that sam
   TempDir dir;
   // The sample's IDs ("GJ063650.1:1-1723") are not Seq-ids that -parse_seqids reads; local IDs are.
   REQUIRE(shell("awk '/^>/{n++; sub(/^>[^ ]*/, \">dna\" n)} 1' " + quoted(source_path("data/dna_sample.fa")) + " > " +
-                quoted(dir.file("dna.fa"))).exit_code == 0);
+                quoted(dir.file("dna.fa")))
+              .exit_code == 0);
   const std::string db = dir.file("dna");
-  REQUIRE(shell("makeblastdb -in " + quoted(dir.file("dna.fa")) + " -dbtype nucl -parse_seqids -out " + quoted(db)).exit_code == 0);
+  REQUIRE(shell("makeblastdb -in " + quoted(dir.file("dna.fa")) + " -dbtype nucl -parse_seqids -out " + quoted(db))
+              .exit_code == 0);
   REQUIRE(run_warpsearch("makedb --quiet " + quoted(dir.file("dna.fa")) + " " + quoted(db)).exit_code == 0);
-  const std::string arguments = "-task blastn -query " + quoted(source_path("data/dna_queries.fa")) + " -db " + quoted(db) +
+  const std::string arguments = "-task blastn -query " + quoted(source_path("data/dna_queries.fa")) + " -db " +
+                                quoted(db) +
                                 " -reward 2 -penalty -3 -gapopen 5 -gapextend 2 -dust no -max_target_seqs 20";
-  compare(dir, "blastn", arguments, "6 std btop qcovs sstrand frames qframe sframe sseqid sacc qcovhsp positive ppos stitle",
-          "tab", 40);
+  compare(dir, "blastn", arguments,
+          "6 std btop qcovs sstrand frames qframe sframe sseqid sacc qcovhsp positive ppos stitle", "tab", 40);
   compare(dir, "blastn", arguments, "5", "xml", 40);
   compare(dir, "blastn", arguments, "15", "json", 40);
   compare(dir, "blastn", arguments, "0", "pairwise", 40);
@@ -160,32 +173,52 @@ TEST_CASE("blast cli: subject identifiers as blastp prints them from a -parse_se
   const std::string sequence =
       "MKTAYIAKQRQISFVKSHFSRQLEERLGLIEVQAPILSRVGDGTQDNLSGAEKAVQVKVKALPDAQFEVVHSLAKWKRQTLGQHDFSAGEGLYTHMKALRPDEDRLSPLHSV"
       "YVDQWDWERVMGDGERQFSTLKSTVEAIWAGIKATEAAVSEEFGLAPFLPDQIHFVHSQELLSRYPDLDAKGRERAIAKDLGAVFLVGIGGKLSDGHRHDVRAPDYDDW";
-  const char* ids[] = {"sp|P12345|NAME_HUMAN", "sp|P12346.2|NAME2", "ref|NM_000123.1|", "gi|123|ref|NP_000001.1|",
-                       "NM_000124.1", "myseq1", "lcl|myseq2", "P12347", "gb|AAA12345.1|", "pdb|1ABC|A",
-                       "gnl|db|ident5", "tr|Q9XYZ1|Q9XYZ1_X", "XP_123456.2", "seq.with.dots", "abc|def", "A0A0B0PUI5"};
+  const char* ids[] = {"sp|P12345|NAME_HUMAN",
+                       "sp|P12346.2|NAME2",
+                       "ref|NM_000123.1|",
+                       "gi|123|ref|NP_000001.1|",
+                       "NM_000124.1",
+                       "myseq1",
+                       "lcl|myseq2",
+                       "P12347",
+                       "gb|AAA12345.1|",
+                       "pdb|1ABC|A",
+                       "gnl|db|ident5",
+                       "tr|Q9XYZ1|Q9XYZ1_X",
+                       "XP_123456.2",
+                       "seq.with.dots",
+                       "abc|def",
+                       "A0A0B0PUI5"};
   std::string fasta;
   std::size_t length = 100;
-  for (const char* id : ids) fasta += ">" + std::string(id) + " title of " + id + "\n" + sequence.substr(0, length++) + "\n";
+  for (const char* id : ids)
+    fasta += ">" + std::string(id) + " title of " + id + "\n" + sequence.substr(0, length++) + "\n";
   write_file(dir.file("ids.fa"), fasta);
   write_file(dir.file("query.fa"), ">query\n" + sequence + "\n");
   const std::string db = dir.file("ids");
-  REQUIRE(shell("makeblastdb -in " + quoted(dir.file("ids.fa")) + " -dbtype prot -parse_seqids -out " + quoted(db)).exit_code == 0);
+  REQUIRE(shell("makeblastdb -in " + quoted(dir.file("ids.fa")) + " -dbtype prot -parse_seqids -out " + quoted(db))
+              .exit_code == 0);
   REQUIRE(run_warpsearch("makedb --quiet " + quoted(dir.file("ids.fa")) + " " + quoted(db)).exit_code == 0);
-  compare(dir, "blastp", "-query " + quoted(dir.file("query.fa")) + " -db " + quoted(db) + " -comp_based_stats 0 -seg no",
+  compare(dir, "blastp",
+          "-query " + quoted(dir.file("query.fa")) + " -db " + quoted(db) + " -comp_based_stats 0 -seg no",
           "6 std btop qcovs sseqid sacc sallseqid sallacc sgi sallgi stitle salltitles", "tab", 16);
-  compare(dir, "blastp", "-query " + quoted(dir.file("query.fa")) + " -db " + quoted(db) + " -comp_based_stats 0 -seg no",
-          "5", "xml", 16);
+  compare(dir, "blastp",
+          "-query " + quoted(dir.file("query.fa")) + " -db " + quoted(db) + " -comp_based_stats 0 -seg no", "5", "xml",
+          16);
 }
 
 TEST_CASE("blast cli: -subject FASTA is searched as a database of its own", "[blast][cli]") {
   if (!blast_available("blastp")) return;
   TempDir dir;
-  REQUIRE(shell("head -40 " + quoted(source_path("data/uniprot_sample.fa")) + " > " + quoted(dir.file("subjects.fa"))).exit_code == 0);
+  REQUIRE(shell("head -40 " + quoted(source_path("data/uniprot_sample.fa")) + " > " + quoted(dir.file("subjects.fa")))
+              .exit_code == 0);
   const std::string arguments = "-query " + quoted(source_path("data/queries.fa")) + " -subject " +
                                 quoted(dir.file("subjects.fa")) + " -comp_based_stats 0 -seg no -use_sw_tback";
   // BLAST leaves -subject IDs unparsed (saccver is the whole ID); sseqid is the whole ID in both.
-  compare(dir, "blastp", arguments, "6 qseqid sseqid pident length mismatch gapopen qstart qend sstart send evalue "
-          "bitscore btop score", "tab", 20);
+  compare(dir, "blastp", arguments,
+          "6 qseqid sseqid pident length mismatch gapopen qstart qend sstart send evalue "
+          "bitscore btop score",
+          "tab", 20);
   // The database made for the run is gone afterwards.
   const auto left = shell("ls -d \"${TMPDIR:-/tmp}\"/warpsearch-subject-* 2>/dev/null | wc -l");
   CHECK(left.out == "0\n");
@@ -195,7 +228,9 @@ TEST_CASE("blast cli: -subject FASTA is searched as a database of its own", "[bl
 TEST_CASE("blast cli: BLAST's options are accepted, noted or refused", "[blast][cli]") {
   TempDir dir;
   const std::string db = dir.file("sample");
-  REQUIRE(run_warpsearch("makedb --quiet " + quoted(source_path("data/uniprot_sample.fa")) + " " + quoted(db)).exit_code == 0);
+  REQUIRE(
+      run_warpsearch("makedb --quiet " + quoted(source_path("data/uniprot_sample.fa")) + " " + quoted(db)).exit_code ==
+      0);
   const std::string query = " -query " + quoted(source_path("data/queries.fa")) + " -db " + quoted(db);
 
   SECTION("the default report is BLAST's pairwise one") {
@@ -207,7 +242,8 @@ TEST_CASE("blast cli: BLAST's options are accepted, noted or refused", "[blast][
   }
   SECTION("heuristic options: one note each on stderr, the same hits") {
     const auto plain = run_warpsearch("blastp" + query + " -outfmt 6 -max_target_seqs 5");
-    const auto noted = run_warpsearch("blastp" + query + " -outfmt 6 -max_target_seqs 5 -word_size 2 -threshold 13 "
+    const auto noted = run_warpsearch("blastp" + query +
+                                      " -outfmt 6 -max_target_seqs 5 -word_size 2 -threshold 13 "
                                       "-xdrop_gap 30 -window_size 0");
     REQUIRE(noted.exit_code == 0);
     CHECK(noted.out == plain.out);
@@ -215,7 +251,8 @@ TEST_CASE("blast cli: BLAST's options are accepted, noted or refused", "[blast][
     CHECK(contains(noted.err, "-word_size steers BLAST's heuristics and does not change an exact search"));
   }
   SECTION("values that ask for what an exact search does need no note") {
-    const auto r = run_warpsearch("blastp" + query + " -outfmt 6 -max_target_seqs 2 -seg no -comp_based_stats 0 "
+    const auto r = run_warpsearch("blastp" + query +
+                                  " -outfmt 6 -max_target_seqs 2 -seg no -comp_based_stats 0 "
                                   "-use_sw_tback -max_hsps 1 -evalue 1e-5 -num_threads 1");
     REQUIRE(r.exit_code == 0);
     CHECK(r.err.empty());
@@ -304,20 +341,21 @@ TEST_CASE("blast cli: blastx, tblastn and tblastx run the translated searches of
                                       " -outfmt '6 std qframe sframe' -max_target_seqs 5 -evalue 1e-3");
     INFO(blast.err);
     REQUIRE(blast.exit_code == 0);
-    const auto search = run_warpsearch("search --quiet --program " + c.program + " -q " + c.queries + " -d " +
-                                       quoted(c.db) + " --outfmt '6 std qframe sframe' --max-target-seqs 5 --evalue 1e-3");
+    const auto search =
+        run_warpsearch("search --quiet --program " + c.program + " -q " + c.queries + " -d " + quoted(c.db) +
+                       " --outfmt '6 std qframe sframe' --max-target-seqs 5 --evalue 1e-3");
     REQUIRE(search.exit_code == 0);
     CHECK(std::count(blast.out.begin(), blast.out.end(), '\n') >= 3);
     CHECK(blast.out == search.out);
     // The database's alphabet must be the program's, and the message names the program that fits.
-    const auto wrong = run_warpsearch(c.program + " -query " + c.queries + " -db " +
-                                      quoted(c.db == proteins ? genome : proteins));
+    const auto wrong =
+        run_warpsearch(c.program + " -query " + c.queries + " -db " + quoted(c.db == proteins ? genome : proteins));
     CHECK(wrong.exit_code == 2);
     CHECK(contains(wrong.err, c.db == proteins ? "is a nucleotide database" : "is a protein database"));
   }
   // -subject makes a database of the program's subject alphabet.
-  const auto subject = run_warpsearch("tblastn -query " + protein_queries + " -subject " + quoted(dir.file("genome.fa")) +
-                                      " -outfmt 6 -evalue 1e-3");
+  const auto subject = run_warpsearch("tblastn -query " + protein_queries + " -subject " +
+                                      quoted(dir.file("genome.fa")) + " -outfmt 6 -evalue 1e-3");
   INFO(subject.err);
   CHECK(subject.exit_code == 0);
   CHECK(std::count(subject.out.begin(), subject.out.end(), '\n') >= 3);
@@ -339,11 +377,12 @@ TEST_CASE("blast cli: a database made from blastdbcmd's FASTA and taxid map repo
                 " -dbtype prot -parse_seqids -taxid_map taxid.map -out blastdb > /dev/null")
               .exit_code == 0);
   // The documented way out of it (docs/makedb.md), and a database made from the original FASTA.
-  REQUIRE(shell("cd " + quoted(dir.path()) + " && blastdbcmd -db blastdb -entry all -outfmt '>%i %t\n%s' > out.fa && "
+  REQUIRE(shell("cd " + quoted(dir.path()) +
+                " && blastdbcmd -db blastdb -entry all -outfmt '>%i %t\n%s' > out.fa && "
                 "blastdbcmd -db blastdb -entry all -outfmt '%i %T' > out.map")
               .exit_code == 0);
-  REQUIRE(run_warpsearch("makedb --quiet --taxid-map " + quoted(dir.file("out.map")) + " " + quoted(dir.file("out.fa")) +
-                         " " + quoted(dir.file("converted")))
+  REQUIRE(run_warpsearch("makedb --quiet --taxid-map " + quoted(dir.file("out.map")) + " " +
+                         quoted(dir.file("out.fa")) + " " + quoted(dir.file("converted")))
               .exit_code == 0);
   REQUIRE(run_warpsearch("makedb --quiet --taxid-map " + quoted(dir.file("taxid.map")) + " " +
                          quoted(source_path("data/uniprot_sample.fa")) + " " + quoted(dir.file("original")))
@@ -373,9 +412,12 @@ TEST_CASE("cli: the default thread count follows the CPU affinity mask", "[cli]"
   }
   TempDir dir;
   const std::string db = dir.file("sample");
-  REQUIRE(run_warpsearch("makedb --quiet " + quoted(source_path("data/uniprot_sample.fa")) + " " + quoted(db)).exit_code == 0);
-  const auto r = shell("taskset -c 0 '" WARPSEARCH_BINARY "' search --device cpu -q " +
-                       quoted(source_path("data/queries.fa")) + " -d " + quoted(db) + " --max-target-seqs 1 -o /dev/null");
+  REQUIRE(
+      run_warpsearch("makedb --quiet " + quoted(source_path("data/uniprot_sample.fa")) + " " + quoted(db)).exit_code ==
+      0);
+  const auto r =
+      shell("taskset -c 0 '" WARPSEARCH_BINARY "' search --device cpu -q " + quoted(source_path("data/queries.fa")) +
+            " -d " + quoted(db) + " --max-target-seqs 1 -o /dev/null");
   INFO(r.out);
   REQUIRE(r.exit_code == 0);
   CHECK(contains(r.out, ", 1 thread)"));

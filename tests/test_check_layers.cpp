@@ -85,9 +85,10 @@ TEST_CASE("check-layers: an include path that names no layer fails", "[layers]")
 TEST_CASE("check-layers: a layer's target may not link a layer above it", "[layers]") {
   TempDir tree;
   put_good_tree(tree);
-  put(tree, "profile/CMakeLists.txt", "warpsearch_layer(warpsearch_profile)\n"
-                                      "target_link_libraries(warpsearch_profile PUBLIC warpsearch_core\n"
-                                      "                      warpsearch_db)\n");
+  put(tree, "profile/CMakeLists.txt",
+      "warpsearch_layer(warpsearch_profile)\n"
+      "target_link_libraries(warpsearch_profile PUBLIC warpsearch_core\n"
+      "                      warpsearch_db)\n");
   const CommandResult result = check_layers(tree.path());
   INFO(result.out);
   CHECK(result.exit_code == 1);

@@ -161,8 +161,9 @@ TEST_CASE("composition: the fine-scale aligner scores 32 times the reference Smi
   ScaledMatrix scaled;
   for (int a = 0; a < 28; ++a)
     for (int b = 0; b < 28; ++b)
-      scaled.scores[a][b] = a < 27 && b < 27 ? 32 * scoring.score(static_cast<std::uint8_t>(a), static_cast<std::uint8_t>(b))
-                                             : -(1 << 20);
+      scaled.scores[a][b] = a < 27 && b < 27
+                                ? 32 * scoring.score(static_cast<std::uint8_t>(a), static_cast<std::uint8_t>(b))
+                                : -(1 << 20);
   std::mt19937_64 rng(20261125);
   for (int round = 0; round < 40; ++round) {
     const std::string query = warpsearch::test::random_codes(rng, 1 + rng() % 300, 20);
@@ -177,11 +178,14 @@ TEST_CASE("composition: the fine-scale aligner scores 32 times the reference Smi
     std::size_t qi = a.query_begin, sj = a.subject_begin;
     char previous = 'M';
     for (const char op : a.operations) {
-      if (op == 'M') rescored += scaled.scores[static_cast<std::uint8_t>(query[qi++])][static_cast<std::uint8_t>(subject[sj++])];
+      if (op == 'M')
+        rescored += scaled.scores[static_cast<std::uint8_t>(query[qi++])][static_cast<std::uint8_t>(subject[sj++])];
       else {
         rescored -= op != previous ? 32 * 12 : 32;
-        if (op == 'I') ++qi;
-        else ++sj;
+        if (op == 'I')
+          ++qi;
+        else
+          ++sj;
       }
       previous = op;
     }

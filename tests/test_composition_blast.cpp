@@ -41,8 +41,9 @@ void check_against_blastp(const TempDir& dir, const std::string& arguments, cons
   const auto b = run_shell("blastp " + arguments + " -outfmt '" + kColumns + "' > " + quoted(blast));
   INFO(b.out);
   REQUIRE(b.exit_code == 0);
-  const auto c = run_shell("python3 " + quoted(source_path("tests/composition_compare.py")) + " " + quoted(blast) + " " +
-                           quoted(ours) + " " + std::to_string(minimum_fraction) + " " + std::to_string(minimum_shared));
+  const auto c =
+      run_shell("python3 " + quoted(source_path("tests/composition_compare.py")) + " " + quoted(blast) + " " +
+                quoted(ours) + " " + std::to_string(minimum_fraction) + " " + std::to_string(minimum_shared));
   UNSCOPED_INFO(c.out);
   WARN(c.out.substr(0, c.out.find('\n')));  // the measured agreement, in the test log
   CHECK(c.exit_code == 0);
@@ -56,9 +57,11 @@ TEST_CASE("composition blast: warpsearch blastp gives blastp's composition-adjus
   TempDir dir;
   const std::string db = dir.file("sample");
   REQUIRE(run_shell("makeblastdb -in " + quoted(source_path("data/uniprot_sample.fa")) +
-                    " -dbtype prot -parse_seqids -out " + quoted(db)).exit_code == 0);
-  REQUIRE(run_warpsearch("makedb --quiet " + quoted(source_path("data/uniprot_sample.fa")) + " " + quoted(db)).exit_code ==
-          0);
+                    " -dbtype prot -parse_seqids -out " + quoted(db))
+              .exit_code == 0);
+  REQUIRE(
+      run_warpsearch("makedb --quiet " + quoted(source_path("data/uniprot_sample.fa")) + " " + quoted(db)).exit_code ==
+      0);
   const std::string base = "-query " + quoted(source_path("data/queries.fa")) + " -db " + quoted(db);
   // "" is blastp's default, -comp_based_stats 2.
   for (const std::string mode : {"", "-comp_based_stats 1", "-comp_based_stats 3"}) {
@@ -77,9 +80,11 @@ TEST_CASE("composition blast: -seg masks the query as blastp does", "[blast][com
   TempDir dir;
   const std::string db = dir.file("sample");
   REQUIRE(run_shell("makeblastdb -in " + quoted(source_path("data/uniprot_sample.fa")) +
-                    " -dbtype prot -parse_seqids -out " + quoted(db)).exit_code == 0);
-  REQUIRE(run_warpsearch("makedb --quiet " + quoted(source_path("data/uniprot_sample.fa")) + " " + quoted(db)).exit_code ==
-          0);
+                    " -dbtype prot -parse_seqids -out " + quoted(db))
+              .exit_code == 0);
+  REQUIRE(
+      run_warpsearch("makedb --quiet " + quoted(source_path("data/uniprot_sample.fa")) + " " + quoted(db)).exit_code ==
+      0);
   // The bundled queries, and one of them with a low-complexity stretch spliced in (a poly-Q and a
   // proline-rich run, as in many eukaryotic proteins).
   std::string queries = read_file(source_path("data/queries.fa"));
@@ -89,7 +94,8 @@ TEST_CASE("composition blast: -seg masks the query as blastp does", "[blast][com
                         "QQQQQQQQQQQQQQQQQQQQQQQQPPPPAPPPPSPPPPAPPPPQQQQQQQQQQ\n" +
                         queries.substr(line + 1, second - line - 1);
   write_file(dir.file("q.fa"), queries + spliced);
-  const std::string base = "-query " + quoted(dir.file("q.fa")) + " -db " + quoted(db) + " -seg yes -comp_based_stats 0";
+  const std::string base =
+      "-query " + quoted(dir.file("q.fa")) + " -db " + quoted(db) + " -seg yes -comp_based_stats 0";
   const std::string ours = dir.file("ours.tsv");
   const auto w = run_warpsearch("blastp " + base + " -outfmt '" + kColumns + "' -out " + quoted(ours));
   INFO(w.err);
@@ -100,8 +106,9 @@ TEST_CASE("composition blast: -seg masks the query as blastp does", "[blast][com
 TEST_CASE("composition cli: the options' values", "[composition][cli]") {
   TempDir dir;
   const std::string db = dir.file("sample");
-  REQUIRE(run_warpsearch("makedb --quiet " + quoted(source_path("data/uniprot_sample.fa")) + " " + quoted(db)).exit_code ==
-          0);
+  REQUIRE(
+      run_warpsearch("makedb --quiet " + quoted(source_path("data/uniprot_sample.fa")) + " " + quoted(db)).exit_code ==
+      0);
   const std::string query = " -query " + quoted(source_path("data/queries.fa")) + " -db " + quoted(db) +
                             " -outfmt '6 qseqid sseqid score evalue' -max_target_seqs 5";
   const auto two = run_warpsearch("blastp" + query + " -comp_based_stats 2");
@@ -119,7 +126,7 @@ TEST_CASE("composition cli: the options' values", "[composition][cli]") {
                        " --outfmt '6 qseqid sseqid score evalue' --max-target-seqs 5 --quiet")
             .out == off.out);
   for (const std::string& bad : {"blastp" + query + " -comp_based_stats 4", "blastp" + query + " -seg '10 1.8'",
-                                "search -q x.fa -d " + quoted(db) + " --comp-based-stats 5"}) {
+                                 "search -q x.fa -d " + quoted(db) + " --comp-based-stats 5"}) {
     INFO(bad);
     CHECK(run_warpsearch(bad).exit_code == 2);
   }

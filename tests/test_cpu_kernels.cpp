@@ -75,12 +75,14 @@ std::vector<std::string> mixed_subjects(std::mt19937_64& rng, const std::string&
     subjects.push_back(test::random_codes(rng, length, alphabet_size));
   subjects.emplace_back();  // an empty subject scores 0
   std::uniform_int_distribution<std::size_t> length(1, 400);
-  for (std::size_t n = 0; n < random_count; ++n) subjects.push_back(test::random_codes(rng, length(rng), alphabet_size));
+  for (std::size_t n = 0; n < random_count; ++n)
+    subjects.push_back(test::random_codes(rng, length(rng), alphabet_size));
   for (double rate : {0.0, 0.05, 0.15, 0.3}) {
     subjects.push_back(mutate(rng, query, alphabet_size, rate));
-    if (query.size() > 8) subjects.push_back(test::random_codes(rng, 20, alphabet_size) +
-                                             mutate(rng, query.substr(query.size() / 3), alphabet_size, rate) +
-                                             test::random_codes(rng, 13, alphabet_size));
+    if (query.size() > 8)
+      subjects.push_back(test::random_codes(rng, 20, alphabet_size) +
+                         mutate(rng, query.substr(query.size() / 3), alphabet_size, rate) +
+                         test::random_codes(rng, 13, alphabet_size));
   }
   std::shuffle(subjects.begin(), subjects.end(), rng);
   return subjects;
@@ -94,8 +96,8 @@ std::vector<std::int64_t> reference_scores(const std::string& query, const std::
 }
 
 // Every runnable instruction set x every starting width against the reference scores.
-void check_all_kernels(const std::string& query, const std::vector<std::string>& subjects,
-                       const ScoringScheme& scoring, const std::vector<std::int64_t>& expected) {
+void check_all_kernels(const std::string& query, const std::vector<std::string>& subjects, const ScoringScheme& scoring,
+                       const std::vector<std::int64_t>& expected) {
   const PackedBatch packed(subjects, scoring.matrix().alphabet().pad_code());
   for (Isa isa : runnable_isas()) {
     const QueryScorer scorer(query, scoring, isa);
@@ -105,8 +107,7 @@ void check_all_kernels(const std::string& query, const std::vector<std::string>&
       for (std::size_t s = 0; s < subjects.size(); ++s) {
         INFO("isa " << cpu::isa_name(isa) << ", width " << static_cast<int>(width) << ", matrix "
                     << scoring.matrix().name() << " " << scoring.gap_open() << "/" << scoring.gap_extend()
-                    << ", query length " << query.size() << ", subject " << s << " of length "
-                    << subjects[s].size());
+                    << ", query length " << query.size() << ", subject " << s << " of length " << subjects[s].size());
         REQUIRE(scores[s] == expected[s]);
       }
     }
@@ -237,8 +238,9 @@ TEST_CASE("cpu scan: saturation is flagged exactly and rescored", "[cpu_kernels]
   SECTION("16 bits and on to 32 bits: long identical DNA with a large match score") {
     const ScoringScheme scoring(SubstitutionMatrix::nucleotide(100, -100), GapOpen{20}, GapExtend{5});
     const std::string query = test::random_codes(rng, 1500, 4);
-    std::vector<std::string> subjects = {query.substr(0, 600), query.substr(0, 700), query, query.substr(200, 2),
-                                         mutate(rng, query, 4, 0.05), test::random_codes(rng, 900, 4)};
+    std::vector<std::string> subjects = {
+        query.substr(0, 600), query.substr(0, 700),        query,
+        query.substr(200, 2), mutate(rng, query, 4, 0.05), test::random_codes(rng, 900, 4)};
     const auto expected = reference_scores(query, subjects, scoring);
     const PackedBatch packed(subjects, 5);
     for (Isa isa : runnable_isas()) {
@@ -287,7 +289,8 @@ TEST_CASE("cpu scan: parasail agrees (a second oracle)", "[cpu_kernels][parasail
       parasail_matrix_t* matrix = parasail_matrix_create(letters.c_str(), 0, 0);
       for (int a = 0; a < 25; ++a)
         for (int b = 0; b < 25; ++b)
-          parasail_matrix_set_value(matrix, a, b, scoring.score(static_cast<std::uint8_t>(a), static_cast<std::uint8_t>(b)));
+          parasail_matrix_set_value(matrix, a, b,
+                                    scoring.score(static_cast<std::uint8_t>(a), static_cast<std::uint8_t>(b)));
       const std::string query = test::random_codes(rng, 180, 20);
       const auto subjects = mixed_subjects(rng, query, 20, 15);
       const PackedBatch packed(subjects, 25);
@@ -302,9 +305,9 @@ TEST_CASE("cpu scan: parasail agrees (a second oracle)", "[cpu_kernels][parasail
       for (std::size_t s = 0; s < subjects.size(); ++s) {
         if (subjects[s].empty()) continue;
         const std::string subject_letters = to_letters(subjects[s]);
-        parasail_result_t* result =
-            parasail_sw_striped_32(query_letters.c_str(), static_cast<int>(query_letters.size()), subject_letters.c_str(),
-                                   static_cast<int>(subject_letters.size()), open + extend, extend, matrix);
+        parasail_result_t* result = parasail_sw_striped_32(
+            query_letters.c_str(), static_cast<int>(query_letters.size()), subject_letters.c_str(),
+            static_cast<int>(subject_letters.size()), open + extend, extend, matrix);
         const int expected = parasail_result_get_score(result);
         parasail_result_free(result);
         INFO(name << " " << open << "/" << extend << " subject " << s);

@@ -17,11 +17,11 @@
 #include <vector>
 
 #include "base/atomic_file.hpp"
-#include "db/database.hpp"
 #include "base/interrupt.hpp"
+#include "base/mapped_file.hpp"
+#include "db/database.hpp"
 #include "db/makedb.hpp"
 #include "db/manifest.hpp"
-#include "base/mapped_file.hpp"
 #include "tests/catch.hpp"
 #include "tests/test_support.hpp"
 
@@ -35,9 +35,7 @@ struct Expected {
   std::string id, description, codes;
 };
 
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 template <typename F>
 std::string error_of(F&& action) {
@@ -91,8 +89,7 @@ ws::MakeDbReport build(const std::string& fasta_path, const std::string& db_path
 }
 
 // Every subject, ID and description back; the layout invariants of db/FORMAT.md.
-void check_database(const ws::Database& db, const std::vector<Expected>& expected,
-                    std::uint64_t chunk_residues) {
+void check_database(const ws::Database& db, const std::vector<Expected>& expected, std::uint64_t chunk_residues) {
   const ws::DatabaseInfo& info = db.info();
   REQUIRE(info.subjects == expected.size());
   std::uint64_t residues = 0;
@@ -140,8 +137,7 @@ void check_database(const ws::Database& db, const std::vector<Expected>& expecte
       for (std::uint32_t i = 0; i < length; ++i)
         batch_matches &= batch.residue(s, i) == static_cast<std::uint8_t>(expected[index].codes[i]);
       CHECK(batch_matches);
-      for (std::uint64_t i = length; i % 4 != 0; ++i)
-        CHECK(bytes[chunk.word_offsets()[s] * 4 + i] == pad);
+      for (std::uint64_t i = length; i % 4 != 0; ++i) CHECK(bytes[chunk.word_offsets()[s] * 4 + i] == pad);
     }
     for (std::uint64_t i = expected_offset * 4; i < ci.words * 4; ++i) REQUIRE(bytes[i] == pad);
     CHECK(ci.words == (expected_offset + 15) / 16 * 16);
@@ -192,8 +188,7 @@ TEST_CASE("makedb round trip: random records, many chunks") {
 TEST_CASE("makedb: chunk boundaries, and a subject longer than the chunk size") {
   TempDir dir;
   // Lengths 3, 5, 2, 10, 4: sorted 2, 3, 4, 5, 10. With 9 residues per chunk: {2,3,4} {5} {10}.
-  ws::test::write_file(dir.file("in.fa"),
-                       ">a\nMKV\n>b\nMKVLE\n>c\nMK\n>d\nMKVLEMKVLE\n>e\nMKVL\n");
+  ws::test::write_file(dir.file("in.fa"), ">a\nMKV\n>b\nMKVLE\n>c\nMK\n>d\nMKVLEMKVLE\n>e\nMKVL\n");
   build(dir.file("in.fa"), dir.file("db"), 9, ws::SequenceType::protein);
   const ws::Database db = ws::Database::open(dir.file("db"));
   REQUIRE(db.num_chunks() == 3);
@@ -221,8 +216,7 @@ TEST_CASE("makedb round trip: the bundled UniProt sample") {
     if (line.empty()) continue;
     if (line[0] == '>') {
       const std::size_t space = line.find(' ');
-      expected.push_back({line.substr(1, space - 1),
-                          space == std::string::npos ? "" : line.substr(space + 1), ""});
+      expected.push_back({line.substr(1, space - 1), space == std::string::npos ? "" : line.substr(space + 1), ""});
     } else {
       expected.back().codes += ws::Alphabet::protein().encode_string(line);
     }
@@ -372,9 +366,7 @@ TEST_CASE("makedb: an input changed between the passes is an error", "[makedb]")
        },
        "changed (size or modification time) while it was being read"},
       {"bytes appended",
-       [](const std::string& path) {
-         std::ofstream(path, std::ios::binary | std::ios::app) << ">late\nMKV\n";
-       },
+       [](const std::string& path) { std::ofstream(path, std::ios::binary | std::ios::app) << ">late\nMKV\n"; },
        "changed (size or modification time) while it was being read"},
       {"truncated to half",
        [](const std::string& path) {

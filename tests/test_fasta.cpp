@@ -26,8 +26,7 @@ std::vector<Letters> read_all(const std::string& path, std::optional<ws::Sequenc
   ws::FastaReader reader(path, type, skip_invalid);
   std::vector<Letters> records;
   for (ws::SequenceRecord record; reader.next(record);)
-    records.push_back({record.id, record.description,
-                       reader.alphabet().decode_string(record.codes), record.index});
+    records.push_back({record.id, record.description, reader.alphabet().decode_string(record.codes), record.index});
   if (skipped != nullptr) *skipped = reader.skipped();
   return records;
 }
@@ -42,15 +41,12 @@ std::string read_error(const std::string& path, std::optional<ws::SequenceType> 
   return "(no error)";
 }
 
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 void write_gzip(const std::string& path, const std::string& contents, const char* mode = "wb") {
   gzFile file = gzopen(path.c_str(), mode);
   REQUIRE(file != nullptr);
-  REQUIRE(gzwrite(file, contents.data(), static_cast<unsigned>(contents.size())) ==
-          static_cast<int>(contents.size()));
+  REQUIRE(gzwrite(file, contents.data(), static_cast<unsigned>(contents.size())) == static_cast<int>(contents.size()));
   REQUIRE(gzclose(file) == Z_OK);
 }
 
@@ -91,8 +87,7 @@ TEST_CASE("FASTA: the type is detected from the residues unless fixed") {
   ws::test::write_file(dir.file("prot.fa"), ">p1\nMKVLEFWQRS\n");
   CHECK(ws::FastaReader(dir.file("dna.fa")).type() == ws::SequenceType::nucleotide);
   CHECK(ws::FastaReader(dir.file("prot.fa")).type() == ws::SequenceType::protein);
-  CHECK(ws::FastaReader(dir.file("dna.fa"), ws::SequenceType::protein).type() ==
-        ws::SequenceType::protein);
+  CHECK(ws::FastaReader(dir.file("dna.fa"), ws::SequenceType::protein).type() == ws::SequenceType::protein);
   const auto dna = read_all(dir.file("dna.fa"));
   REQUIRE(dna.size() == 2);
   CHECK(dna[0].letters == "ACGTACGTNNACGT");  // U reads as T

@@ -25,8 +25,8 @@ namespace {
 std::string bzip2(const std::string& data) {
   std::vector<char> out(data.size() + data.size() / 100 + 1024);
   auto size = static_cast<unsigned>(out.size());
-  REQUIRE(BZ2_bzBuffToBuffCompress(out.data(), &size, const_cast<char*>(data.data()), static_cast<unsigned>(data.size()),
-                                   9, 0, 0) == BZ_OK);
+  REQUIRE(BZ2_bzBuffToBuffCompress(out.data(), &size, const_cast<char*>(data.data()),
+                                   static_cast<unsigned>(data.size()), 9, 0, 0) == BZ_OK);
   return std::string(out.data(), size);
 }
 
@@ -71,7 +71,8 @@ struct Record {
 std::vector<Record> read_all(const std::string& path) {
   ws::FastaReader reader(path, ws::SequenceType::protein);
   std::vector<Record> records;
-  for (ws::SequenceRecord record; reader.next(record);) records.push_back({record.id, record.description, record.codes});
+  for (ws::SequenceRecord record; reader.next(record);)
+    records.push_back({record.id, record.description, record.codes});
   return records;
 }
 
@@ -125,7 +126,8 @@ TEST_CASE("FASTA: a truncated or corrupt bzip2, xz or zstd stream is named", "[f
     CHECK(truncated.find(std::string("truncated ") + format.name) != std::string::npos);
     CHECK(truncated.find("in.fa") != std::string::npos);
     std::string damaged = compressed;
-    for (std::size_t i = damaged.size() / 3; i < damaged.size() / 3 + 64; ++i) damaged[i] = static_cast<char>(~damaged[i]);
+    for (std::size_t i = damaged.size() / 3; i < damaged.size() / 3 + 64; ++i)
+      damaged[i] = static_cast<char>(~damaged[i]);
     write_file(path, damaged);
     const std::string corrupt = read_error(path);
     CHECK(!corrupt.empty());
@@ -139,8 +141,12 @@ TEST_CASE("FASTA: compression magic bytes", "[fasta][compressed]") {
   };
   CHECK(detect(std::string("\x1F\x8B\x08", 3)) == ws::Compression::gzip);
   CHECK(detect("BZh91AY") == ws::Compression::bzip2);
-  CHECK(detect(std::string("\xFD" "7zXZ\0", 6)) == ws::Compression::xz);
+  CHECK(detect(std::string("\xFD"
+                           "7zXZ\0",
+                           6)) == ws::Compression::xz);
   CHECK(detect(std::string("\x28\xB5\x2F\xFD", 4)) == ws::Compression::zstd);
   CHECK(detect(">seq1\nACGT\n") == ws::Compression::none);
-  CHECK(detect(std::string("\xFD" "7zX", 4)) == ws::Compression::none);  // too short to tell
+  CHECK(detect(std::string("\xFD"
+                           "7zX",
+                           4)) == ws::Compression::none);  // too short to tell
 }

@@ -62,8 +62,8 @@ bool have_blastx() { return std::system("command -v blastx >/dev/null 2>&1") == 
 }  // namespace
 
 TEST_CASE("genetic code: the codes NCBI defines, and no others", "[translate]") {
-  const std::vector<int> expected = {1, 2, 3, 4, 5, 6, 9, 10, 11, 12, 13, 14, 15, 16, 21, 22, 23, 24, 25, 26, 27,
-                                     28, 29, 30, 31, 32, 33};
+  const std::vector<int> expected = {1,  2,  3,  4,  5,  6,  9,  10, 11, 12, 13, 14, 15, 16,
+                                     21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33};
   CHECK(GeneticCode::ids() == expected);
   for (int id : expected) {
     CHECK(GeneticCode::ncbi(id).id() == id);
@@ -128,7 +128,8 @@ TEST_CASE("genetic code: every codon of every code equals blastx's translation",
     const std::string command = "blastx -query '" + dir.file("q.fa") + "' -subject '" + dir.file("s.fa") +
                                 "' -query_gencode " + std::to_string(id) +
                                 " -seg no -comp_based_stats 0 -ungapped -evalue 1000 -strand plus"
-                                " -outfmt '6 qframe qstart qend qseq' 2>/dev/null > '" + dir.file("out") + "'";
+                                " -outfmt '6 qframe qstart qend qseq' 2>/dev/null > '" +
+                                dir.file("out") + "'";
     if (std::system(command.c_str()) != 0) {
       WARN("blastx does not know genetic code " << id << " (an older BLAST+); not checked against it");
       continue;
@@ -198,8 +199,8 @@ TEST_CASE("genetic code: the six frames, as BLAST numbers them", "[translate]") 
   CHECK(translate_letters(dna, 1) == "MA*N");
   CHECK(translate_letters(dna, 2) == "WPET");   // TGG CCT GAA ACT T
   CHECK(translate_letters(dna, 3) == "GLKL");   // GGC CTG AAA CTT
-  CHECK(translate_letters(dna, -1) == "KFQA");   // AAG TTT CAG GCC AT
-  CHECK(translate_letters(dna, -2) == "SFRP");   // AGT TTC AGG CCA T
+  CHECK(translate_letters(dna, -1) == "KFQA");  // AAG TTT CAG GCC AT
+  CHECK(translate_letters(dna, -2) == "SFRP");  // AGT TTC AGG CCA T
   CHECK(translate_letters(dna, -3) == "VSGH");  // GTT TCA GGC CAT
   for (int frame : kReadingFrames) CHECK(translate_letters(dna, frame).size() == frame_length(dna.size(), frame));
   CHECK(frame_length(2, 1) == 0);
@@ -241,7 +242,8 @@ TEST_CASE("genetic code: amino-acid spans map to BLAST's nucleotide coordinates"
       REQUIRE(codon.size() == 3);
       INFO("frame " << frame << " amino acid " << a);
       CHECK(GeneticCode::ncbi(1).translate(static_cast<std::uint8_t>(codon[0]), static_cast<std::uint8_t>(codon[1]),
-                                           static_cast<std::uint8_t>(codon[2])) == static_cast<std::uint8_t>(protein[a]));
+                                           static_cast<std::uint8_t>(codon[2])) ==
+            static_cast<std::uint8_t>(protein[a]));
     }
   }
 }

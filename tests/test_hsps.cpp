@@ -14,8 +14,8 @@
 #include "kernels/cpu/long_subject.hpp"
 #include "kernels/cpu/striped.hpp"
 #include "kernels/reference/reference.hpp"
-#include "search/hsps.hpp"
 #include "output/output.hpp"
+#include "search/hsps.hpp"
 #include "search/scan_backend.hpp"
 #include "search/warpsearch.hpp"
 #include "tests/catch.hpp"
@@ -46,8 +46,8 @@ struct Planted {
   std::string subject;
   std::vector<std::pair<std::size_t, std::size_t>> loci;  // [begin, end) of each copy
 };
-Planted plant(std::mt19937_64& rng, const std::string& query, std::size_t length, int copies, int letters,
-              double rate, bool minus_strand) {
+Planted plant(std::mt19937_64& rng, const std::string& query, std::size_t length, int copies, int letters, double rate,
+              bool minus_strand) {
   Planted planted;
   planted.subject = test::random_codes(rng, length, letters);
   const std::size_t slot = length / static_cast<std::size_t>(copies);
@@ -75,8 +75,8 @@ std::vector<std::int64_t> column_maxima(const std::string& query, const std::str
     for (std::size_t i = 1; i <= m; ++i) {
       e_here[i] = std::max(e_left[i] - e, h_left[i] - oe);
       f = std::max(f - e, h[i - 1] - oe);
-      const std::int64_t diagonal =
-          h_left[i - 1] + scoring.score(static_cast<std::uint8_t>(query[i - 1]), static_cast<std::uint8_t>(subject[j - 1]));
+      const std::int64_t diagonal = h_left[i - 1] + scoring.score(static_cast<std::uint8_t>(query[i - 1]),
+                                                                  static_cast<std::uint8_t>(subject[j - 1]));
       h[i] = std::max({std::int64_t{0}, diagonal, e_here[i], f});
       maxima[j - 1] = std::max(maxima[j - 1], h[i]);
     }
@@ -90,15 +90,18 @@ std::vector<cpu::ColumnRange> ranges_at_least(const std::vector<std::int64_t>& m
   std::vector<cpu::ColumnRange> ranges;
   for (std::uint64_t p = 0; p < maxima.size(); ++p)
     if (maxima[p] >= threshold) {
-      if (!ranges.empty() && ranges.back().end == p) ranges.back().end = p + 1;
-      else ranges.push_back({p, p + 1});
+      if (!ranges.empty() && ranges.back().end == p)
+        ranges.back().end = p + 1;
+      else
+        ranges.push_back({p, p + 1});
     }
   return ranges;
 }
 
 bool same_ranges(const std::vector<cpu::ColumnRange>& a, const std::vector<cpu::ColumnRange>& b) {
-  return std::equal(a.begin(), a.end(), b.begin(), b.end(),
-                    [](const cpu::ColumnRange& x, const cpu::ColumnRange& y) { return x.begin == y.begin && x.end == y.end; });
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](const cpu::ColumnRange& x, const cpu::ColumnRange& y) {
+    return x.begin == y.begin && x.end == y.end;
+  });
 }
 
 // Whether every position of `inner` lies in `outer`.
@@ -151,8 +154,10 @@ TEST_CASE("long subjects: segments scanned apart give the whole pass's best cell
       // The SIMD kernels' padding positions (past the query's end, scored as the matrix minimum) may
       // carry a high cell into the next columns: their hot columns may reach a little further. The scalar
       // kernel has no padding.
-      if (isa == cpu::Isa::scalar) CHECK(same_ranges(whole.hot, expected_hot));
-      else CHECK(covers(whole.hot, expected_hot));
+      if (isa == cpu::Isa::scalar)
+        CHECK(same_ranges(whole.hot, expected_hot));
+      else
+        CHECK(covers(whole.hot, expected_hot));
       for (const std::uint64_t segment_length : {std::uint64_t{997}, std::uint64_t{4096}, std::uint64_t{1} << 20}) {
         CAPTURE(segment_length);
         const cpu::ColumnScan joined = segmented_scan(scorer, planted.subject, c.threshold, *c.scoring, segment_length);
@@ -189,8 +194,10 @@ TEST_CASE("HSPs: the rounds of locate() find reference::local_hsps, with and wit
     int copies;
     std::int64_t cutoff;
   };
-  const Case cases[] = {{&dna_scoring(), 4, 120, 3000, 6, 40}, {&dna_scoring(), 4, 60, 2500, 9, 25},
-                        {&protein_scoring(), 20, 90, 1500, 4, 40}, {&protein_scoring(), 20, 40, 600, 3, 20}};
+  const Case cases[] = {{&dna_scoring(), 4, 120, 3000, 6, 40},
+                        {&dna_scoring(), 4, 60, 2500, 9, 25},
+                        {&protein_scoring(), 20, 90, 1500, 4, 40},
+                        {&protein_scoring(), 20, 40, 600, 3, 20}};
   const auto backend_dna = make_cpu_backend(dna_scoring(), 2);
   const auto backend_protein = make_cpu_backend(protein_scoring(), 2);
   std::size_t total = 0;
@@ -237,8 +244,8 @@ TEST_CASE("HSPs: the long-subject path changes no search output", "[hsps][search
   for (int q = 0; q < 3; ++q)
     queries.push_back({"q" + std::to_string(q), "", test::random_codes(rng, 80 + 40 * static_cast<std::size_t>(q), 4)});
   for (int s = 0; s < 40; ++s) {
-    const Planted planted = plant(rng, queries[static_cast<std::size_t>(s) % 3].codes, 2000 + 100 * static_cast<std::size_t>(s),
-                                  1 + s % 4, 4, 0.15, true);
+    const Planted planted = plant(rng, queries[static_cast<std::size_t>(s) % 3].codes,
+                                  2000 + 100 * static_cast<std::size_t>(s), 1 + s % 4, 4, 0.15, true);
     fasta += ">s" + std::to_string(s) + "\n" + Alphabet::nucleotide().decode_string(planted.subject) + "\n";
   }
   test::write_file(dir.file("db.fa"), fasta);
@@ -275,8 +282,9 @@ TEST_CASE("HSPs: a query planted on both strands of a 5 Mb genome gives one HSP 
   test::write_file(dir.file("q.fa"), ">fragment\n" + dna.decode_string(query) + "\n");
   const auto made = test::run_warpsearch("makedb --quiet '" + dir.file("genome.fa") + "' '" + dir.file("g.wsdb") + "'");
   REQUIRE(made.exit_code == 0);
-  const auto result = test::run_warpsearch("search --quiet --device cpu -q '" + dir.file("q.fa") + "' -d '" +
-                                           dir.file("g.wsdb") + "' --evalue 1e-10 --outfmt '6 sstart send sstrand score'");
+  const auto result =
+      test::run_warpsearch("search --quiet --device cpu -q '" + dir.file("q.fa") + "' -d '" + dir.file("g.wsdb") +
+                           "' --evalue 1e-10 --outfmt '6 sstart send sstrand score'");
   INFO(result.err);
   REQUIRE(result.exit_code == 0);
   std::istringstream lines(result.out);

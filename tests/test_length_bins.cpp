@@ -41,7 +41,8 @@ TEST_CASE("Tiled lengths take the tile width that pads them least, the widest on
 TEST_CASE("Padding stays under one seventh of a subject from 129 residues on", "[gpu-bins]") {
   for (std::uint32_t length = 129; length <= d::kLengthBins[d::kFirstTiledBin].max_length; ++length) {
     const int bin = d::bin_of_length(length);
-    const std::uint64_t columns = bin < d::kFirstTiledBin ? d::kLengthBins[bin].max_length : d::tiled_columns(bin, length);
+    const std::uint64_t columns =
+        bin < d::kFirstTiledBin ? d::kLengthBins[bin].max_length : d::tiled_columns(bin, length);
     INFO("length " << length << " bin " << bin << " columns " << columns);
     CHECK(columns * 7 <= std::uint64_t{length} * 8);
   }

@@ -27,9 +27,8 @@ double finish_seconds(const std::vector<double>& cells, std::size_t k, unsigned 
   double cpu_total = 0, gpu_total = 0;
   for (std::size_t i = 0; i < cells.size(); ++i) (i < k ? cpu_total : gpu_total) += cells[i];
   const double cpu = k == 0 ? 0.0 : std::max(cells[0], cpu_total / threads) / r.core;
-  const double gpu = k == cells.size()
-                         ? 0.0
-                         : std::max(cells[k] / r.warp, gpu_total / r.device) + r.device_overhead_seconds;
+  const double gpu =
+      k == cells.size() ? 0.0 : std::max(cells[k] / r.warp, gpu_total / r.device) + r.device_overhead_seconds;
   return std::max(cpu, gpu);
 }
 

@@ -93,11 +93,10 @@ TEST_CASE("long alignment: the linear-memory path against the reference", "[alig
       // Unrelated, related (long gaps across the middle rows), and two-letter pairs (many ties).
       const int kind = n % 3;
       const std::string query = test::random_codes(rng, length(rng), kind == 2 ? 2 : letters);
-      const std::string subject =
-          kind == 1 ? test::random_codes(rng, length(rng) / 6, letters) +
-                          test::mutated_codes(rng, query, letters, 0.1 * (n % 5), 12) +
-                          test::random_codes(rng, length(rng) / 6, letters)
-                    : test::random_codes(rng, length(rng), kind == 2 ? 2 : letters);
+      const std::string subject = kind == 1 ? test::random_codes(rng, length(rng) / 6, letters) +
+                                                  test::mutated_codes(rng, query, letters, 0.1 * (n % 5), 12) +
+                                                  test::random_codes(rng, length(rng) / 6, letters)
+                                            : test::random_codes(rng, length(rng), kind == 2 ? 2 : letters);
       for (const AlignmentMode mode : kModes) {
         const reference::Span expected = reference::span(query, subject, scoring, mode);
         std::string single_thread_operations;
@@ -190,8 +189,8 @@ TEST_CASE("long alignment: warpsearch align, a 2 kb read in a 4.4 Mb genome", "[
   test::write_file(dir.file("genome.fa"), genome_fasta);
   for (const std::string mode : {"local", "semiglobal"}) {
     const test::CommandResult result =
-        test::run_warpsearch("align --quiet --device cpu --mode " + mode + " --cigar --query '" +
-                             dir.file("read.fa") + "' --target '" + dir.file("genome.fa") + "'");
+        test::run_warpsearch("align --quiet --device cpu --mode " + mode + " --cigar --query '" + dir.file("read.fa") +
+                             "' --target '" + dir.file("genome.fa") + "'");
     INFO(mode << ": " << result.err);
     REQUIRE(result.exit_code == 0);
     CHECK(result.out.find("read\tgenome\t4000\t1\t2000\t3100001\t3102000\t2000M\n") != std::string::npos);

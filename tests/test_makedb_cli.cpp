@@ -23,16 +23,13 @@ using ws::test::run_warpsearch_piped;
 using ws::test::TempDir;
 
 namespace {
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 std::string quoted(const std::string& path) { return "'" + path + "'"; }
 
 void write_gzip(const std::string& path, const std::string& contents, const char* mode = "wb1") {
   gzFile file = gzopen(path.c_str(), mode);
   REQUIRE(file != nullptr);
-  REQUIRE(gzwrite(file, contents.data(), static_cast<unsigned>(contents.size())) ==
-          static_cast<int>(contents.size()));
+  REQUIRE(gzwrite(file, contents.data(), static_cast<unsigned>(contents.size())) == static_cast<int>(contents.size()));
   REQUIRE(gzclose(file) == Z_OK);
 }
 
@@ -47,8 +44,7 @@ std::map<std::string, std::string> database_files(const std::string& db) {
       std::istringstream lines(contents);
       contents.clear();
       for (std::string line; std::getline(lines, line);)
-        if (line.rfind("created_at ", 0) != 0 && line.rfind("source ", 0) != 0 &&
-            line.rfind("manifest_crc32 ", 0) != 0)
+        if (line.rfind("created_at ", 0) != 0 && line.rfind("source ", 0) != 0 && line.rfind("manifest_crc32 ", 0) != 0)
           contents += line + "\n";
     }
     files.emplace(name, std::move(contents));
@@ -73,12 +69,11 @@ struct AwkwardInput {
 // 1 to 80 residues, a final '*' (dropped) on some proteins and '*' inside, many equal lengths,
 // header blanks; with bad, invalid records among them (a digit, a '-', no residues, no ID, a control
 // byte in the header, a FASTQ quality line of the wrong length).
-AwkwardInput awkward_input(std::mt19937_64& rng, ws::SequenceType type, bool fastq, std::size_t count,
-                           bool bad) {
+AwkwardInput awkward_input(std::mt19937_64& rng, ws::SequenceType type, bool fastq, std::size_t count, bool bad) {
   const bool protein = type == ws::SequenceType::protein;
   const std::string letters = protein ? "ACDEFGHIKLMNPQRSTVWYBZXUOJ" : "ACGTACGTACGTACGTACGTACGTNRYU";
-  std::uniform_int_distribution<std::size_t> letter(0, letters.size() - 1), length(1, 150),
-      width(1, 80), percent(0, 99);
+  std::uniform_int_distribution<std::size_t> letter(0, letters.size() - 1), length(1, 150), width(1, 80),
+      percent(0, 99);
   AwkwardInput input;
   std::string& out = input.text;
   for (std::size_t i = 0; i < count; ++i) {
@@ -95,8 +90,9 @@ AwkwardInput awkward_input(std::mt19937_64& rng, ws::SequenceType type, bool fas
       for (char& c : residues) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     const std::string id = "r" + std::to_string(i);
     const std::string header = (percent(rng) < 20 ? " " : "") + id +
-                               (i % 3 == 0 ? "" : (percent(rng) < 50 ? "\t" : " ") + std::string("desc ") +
-                                                      std::to_string(i * 7) + (percent(rng) < 20 ? " \t" : ""));
+                               (i % 3 == 0 ? ""
+                                           : (percent(rng) < 50 ? "\t" : " ") + std::string("desc ") +
+                                                 std::to_string(i * 7) + (percent(rng) < 20 ? " \t" : ""));
     if (fastq) {
       out += "@" + header + eol + residues + eol + "+" + eol + std::string(n, 'I') + eol;
     } else {
@@ -296,12 +292,11 @@ void check_awkward_input(std::uint64_t seed, ws::SequenceType type, bool fastq, 
   const std::string flags = bad ? " --skip-invalid" : "";
   const std::string summary = check_sources_agree(dir, path, "db", flags);
   for (const char* chunk_size : {"2", "150", "1000"})
-    check_sources_agree(dir, path, std::string("db") + chunk_size,
-                        std::string("--chunk-size ") + chunk_size + flags);
+    check_sources_agree(dir, path, std::string("db") + chunk_size, std::string("--chunk-size ") + chunk_size + flags);
   // The reference holds every valid record, none lost or doubled, with the type detected.
   CHECK(summary == "warpsearch makedb: " + std::to_string(input.sequences) + " " + ws::Alphabet::of(type).name() +
-                       " sequences, " + std::to_string(input.residues) + " residues, " +
-                       std::to_string(input.skipped) + " skipped, 1");
+                       " sequences, " + std::to_string(input.residues) + " residues, " + std::to_string(input.skipped) +
+                       " skipped, 1");
   auto result = run_warpsearch("dbinfo " + quoted(dir.file("db150-file")) + " --verify");
   CHECK(result.exit_code == 0);
   CHECK(contains(result.out, "every file matches its checksum"));

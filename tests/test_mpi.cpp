@@ -45,10 +45,11 @@ warpsearch::test::CommandResult run_ranks(int ranks, const std::string& argument
   // Containers often forbid the cross-memory attach of Open MPI's shared-memory transport.
   std::string command = "OMPI_MCA_btl_vader_single_copy_mechanism=none ";
   command += "WARPSEARCH_MPI_FAULT=" + quoted(fault) + " ";
-  command += launcher + " " + quoted(environment_or("WARPSEARCH_TEST_MPIEXEC", WARPSEARCH_MPIEXEC)) +
-             " --allow-run-as-root --oversubscribe -x WARPSEARCH_MPI_FAULT -x OMPI_MCA_btl_vader_single_copy_mechanism -np " +
-             std::to_string(ranks) + " " + quoted(environment_or("WARPSEARCH_TEST_BINARY", WARPSEARCH_BINARY)) + " " +
-             arguments + " >" + quoted(out) + " 2>" + quoted(err) + " </dev/null";
+  command +=
+      launcher + " " + quoted(environment_or("WARPSEARCH_TEST_MPIEXEC", WARPSEARCH_MPIEXEC)) +
+      " --allow-run-as-root --oversubscribe -x WARPSEARCH_MPI_FAULT -x OMPI_MCA_btl_vader_single_copy_mechanism -np " +
+      std::to_string(ranks) + " " + quoted(environment_or("WARPSEARCH_TEST_BINARY", WARPSEARCH_BINARY)) + " " +
+      arguments + " >" + quoted(out) + " 2>" + quoted(err) + " </dev/null";
   const int status = std::system(command.c_str());
   warpsearch::test::CommandResult result;
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
@@ -79,7 +80,8 @@ std::size_t lines(const std::string& text) {
 // bytes every time. Returns the single-process output.
 std::string check_ranks_match_single_process(const TempDir& dir, const std::string& queries, const std::string& db,
                                              const std::string& options) {
-  const std::string common = "search --quiet --device cpu --threads 1 -q " + quoted(queries) + " -d " + quoted(db) + " " + options;
+  const std::string common =
+      "search --quiet --device cpu --threads 1 -q " + quoted(queries) + " -d " + quoted(db) + " " + options;
   const std::string single = dir.file("single.tsv");
   const auto reference = run_warpsearch(common + " -o " + quoted(single));
   INFO(reference.err);
@@ -102,29 +104,38 @@ TEST_CASE("mpi: 1, 2 and 3 ranks give the single-process output on real proteins
   const std::string queries = source_path("data/queries.fa");
   // Three chunks, so that the ranks' shares start and end inside chunks and some span two.
   const std::string db = dir.file("sample.wsdb");
-  REQUIRE(run_warpsearch("makedb --quiet --chunk-size 800K " + quoted(source_path("data/uniprot_sample.fa")) + " " + quoted(db)).exit_code == 0);
+  REQUIRE(run_warpsearch("makedb --quiet --chunk-size 800K " + quoted(source_path("data/uniprot_sample.fa")) + " " +
+                         quoted(db))
+              .exit_code == 0);
 
   SECTION("the default columns, 20 hits per query") {
     const std::string out = check_ranks_match_single_process(dir, queries, db, "--max-target-seqs 20");
     CHECK(lines(out) > 100);  // the comparison is over many hits, not an empty file
   }
   SECTION("3 hits per query: the global top is not any rank's own top") {
-    const std::string out = check_ranks_match_single_process(
-        dir, queries, db, "--max-target-seqs 3 --max-hsps 1 --outfmt '6 qseqid sseqid score evalue bitscore qstart qend sstart send cigar'");
+    const std::string out =
+        check_ranks_match_single_process(dir, queries, db,
+                                         "--max-target-seqs 3 --max-hsps 1 --outfmt '6 qseqid sseqid score evalue "
+                                         "bitscore qstart qend sstart send cigar'");
     CHECK(lines(out) == 30);  // 10 queries, each with at least 3 hits in the sample
   }
   SECTION("batches of 3 queries, raw scores, JSON") {
-    check_ranks_match_single_process(dir, queries, db, "--max-target-seqs 7 --query-batch 3 --raw-scores --outfmt json");
+    check_ranks_match_single_process(dir, queries, db,
+                                     "--max-target-seqs 7 --query-batch 3 --raw-scores --outfmt json");
   }
 }
 
 TEST_CASE("mpi: 1, 2 and 3 ranks give the single-process output on real DNA, both strands", "[mpi][cli]") {
   TempDir dir;
   const std::string db = dir.file("dna.wsdb");
-  REQUIRE(run_warpsearch("makedb --quiet --chunk-size 200K " + quoted(source_path("data/dna_sample.fa")) + " " + quoted(db)).exit_code == 0);
+  REQUIRE(
+      run_warpsearch("makedb --quiet --chunk-size 200K " + quoted(source_path("data/dna_sample.fa")) + " " + quoted(db))
+          .exit_code == 0);
   const std::string queries = source_path("data/dna_queries.fa");
   SECTION("every hit") {
-    const std::string out = check_ranks_match_single_process(dir, queries, db, "--outfmt '6 qseqid sseqid pident length evalue bitscore qstart qend sstart send sstrand qseq sseq'");
+    const std::string out = check_ranks_match_single_process(
+        dir, queries, db,
+        "--outfmt '6 qseqid sseqid pident length evalue bitscore qstart qend sstart send sstrand qseq sseq'");
     CHECK(contains(out, "\tminus\t"));
     CHECK(contains(out, "\tplus\t"));
   }
@@ -139,7 +150,9 @@ TEST_CASE("mpi: SIGINT or SIGTERM to mpirun ends every rank at once and leaves n
   // No output appears, only (where mpirun killed a rank outright) that rank's named temporary file.
   TempDir dir;
   const std::string db = dir.file("sample.wsdb");
-  REQUIRE(run_warpsearch("makedb --quiet " + quoted(source_path("data/uniprot_sample.fa")) + " " + quoted(db)).exit_code == 0);
+  REQUIRE(
+      run_warpsearch("makedb --quiet " + quoted(source_path("data/uniprot_sample.fa")) + " " + quoted(db)).exit_code ==
+      0);
   // A 100,000-residue query: minutes of work for two ranks.
   std::mt19937_64 rng(3);
   std::string query = ">long\n";
@@ -172,9 +185,12 @@ TEST_CASE("mpi: SIGINT or SIGTERM to mpirun ends every rank at once and leaves n
 TEST_CASE("mpi: a failing rank ends the job, names the rank and leaves no output", "[mpi][cli]") {
   TempDir dir;
   const std::string db = dir.file("sample.wsdb");
-  REQUIRE(run_warpsearch("makedb --quiet " + quoted(source_path("data/uniprot_sample.fa")) + " " + quoted(db)).exit_code == 0);
+  REQUIRE(
+      run_warpsearch("makedb --quiet " + quoted(source_path("data/uniprot_sample.fa")) + " " + quoted(db)).exit_code ==
+      0);
   const std::string search = "search --device cpu --threads 1 --max-target-seqs 20 -q " +
-                             quoted(source_path("data/queries.fa")) + " -d " + quoted(db) + " -o " + quoted(dir.file("hits.tsv"));
+                             quoted(source_path("data/queries.fa")) + " -d " + quoted(db) + " -o " +
+                             quoted(dir.file("hits.tsv"));
 
   SECTION("a rank that throws") {
     for (const std::string rank : {"0", "1", "2"}) {
@@ -216,7 +232,9 @@ TEST_CASE("mpi: subject ranges and candidate selection add up to the whole searc
   using namespace warpsearch;
   TempDir dir;
   const std::string db_path = dir.file("sample.wsdb");
-  REQUIRE(run_warpsearch("makedb --quiet --chunk-size 500K " + quoted(source_path("data/uniprot_sample.fa")) + " " + quoted(db_path)).exit_code == 0);
+  REQUIRE(run_warpsearch("makedb --quiet --chunk-size 500K " + quoted(source_path("data/uniprot_sample.fa")) + " " +
+                         quoted(db_path))
+              .exit_code == 0);
   const Database db = Database::open(db_path);
   REQUIRE(db.num_chunks() >= 3);
 
@@ -291,7 +309,8 @@ TEST_CASE("mpi: subject ranges and candidate selection add up to the whole searc
     for (std::size_t q = 0; q < queries.size(); ++q) {
       auto& hits = merged[q];
       std::sort(hits.begin(), hits.end(), [](const Hit& a, const Hit& b) {
-        return ranks_before(CandidateKey{a.score, a.evalue, a.subject, a.strand}, CandidateKey{b.score, b.evalue, b.subject, b.strand});
+        return ranks_before(CandidateKey{a.score, a.evalue, a.subject, a.strand},
+                            CandidateKey{b.score, b.evalue, b.subject, b.strand});
       });
       REQUIRE(hits.size() == expected[q].hits.size());
       for (std::size_t i = 0; i < hits.size(); ++i, ++compared) {

@@ -88,10 +88,10 @@ TEST_CASE("output: each format's escaping", "[output]") {
     CHECK(json_string("\t\n\r") == "\"\\t\\n\\r\"");
     CHECK(json_string("caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80") == "\"caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80\"");
     CHECK(json_string("\xFF") == "\"" + replacement + "\"");
-    CHECK(json_string("\xC0\xAF") == "\"" + replacement + replacement + "\"");  // overlong '/'
+    CHECK(json_string("\xC0\xAF") == "\"" + replacement + replacement + "\"");                    // overlong '/'
     CHECK(json_string("\xED\xA0\x80") == "\"" + replacement + replacement + replacement + "\"");  // a surrogate
-    CHECK(json_string("\xE2\x82") == "\"" + replacement + replacement + "\"");  // cut short
-    CHECK(json_string("\xF4\x90\x80\x80").find("\xF4") == std::string::npos);  // beyond U+10FFFF
+    CHECK(json_string("\xE2\x82") == "\"" + replacement + replacement + "\"");                    // cut short
+    CHECK(json_string("\xF4\x90\x80\x80").find("\xF4") == std::string::npos);                     // beyond U+10FFFF
   }
   SECTION("XML: markup escaped, forbidden control bytes replaced") {
     CHECK(xml_text("<a & 'b' \"c\">") == "&lt;a &amp; &apos;b&apos; &quot;c&quot;&gt;");
@@ -113,13 +113,16 @@ TEST_CASE("output: headers with hostile bytes keep every format parseable", "[ou
   TempDir dir;
   // Header bytes the FASTA reader lets through: TAB and SOH in descriptions, bytes that are not UTF-8,
   // the markup of XML, the separators and quotes of CSV and JSON, '@', '*' and '=' that SAM names limit.
-  const std::string protein = "MKTAYIAKQRQISFVKSHFSRQLEERLGLIEVQAPILSRVGDGTQDNLSGAEKAVQVKVKALPDAQFEVVHSLAKWKRQTLGQHDFSAGEGLYTHMKALRPDE";
+  const std::string protein =
+      "MKTAYIAKQRQISFVKSHFSRQLEERLGLIEVQAPILSRVGDGTQDNLSGAEKAVQVKVKALPDAQFEVVHSLAKWKRQTLGQHDFSAGEGLYTHMKALRPDE";
   const std::string fasta =
       ">p1&<x>\"q\" desc\twith tab, comma \"quote\" \x01soh \xFF\xFE bad utf8 caf\xC3\xA9 <b>&amp;</b>\n" + protein +
       "\n>=p2*@{\"k\":1} \\backslash\\ del, \xC0\xAF overlong\n" + protein.substr(5) + "\n";
   write_file(dir.file("hostile.fa"), fasta);
-  REQUIRE(run_warpsearch("makedb --quiet " + quoted(dir.file("hostile.fa")) + " " + quoted(dir.file("db"))).exit_code == 0);
-  const std::string search = "search --quiet --device cpu -q " + quoted(dir.file("hostile.fa")) + " -d " + quoted(dir.file("db"));
+  REQUIRE(run_warpsearch("makedb --quiet " + quoted(dir.file("hostile.fa")) + " " + quoted(dir.file("db"))).exit_code ==
+          0);
+  const std::string search =
+      "search --quiet --device cpu -q " + quoted(dir.file("hostile.fa")) + " -d " + quoted(dir.file("db"));
   auto run = [&](const std::string& format, const std::string& file) {
     const auto r = run_warpsearch(search + " --outfmt '" + format + "' -o " + quoted(dir.file(file)));
     INFO(r.err);
@@ -149,9 +152,11 @@ TEST_CASE("output: headers with hostile bytes keep every format parseable", "[ou
       WARN("python3 not installed: CSV not parsed");
       return;
     }
-    const auto r = shell("python3 -c \"import csv,sys; rows=list(csv.reader(open(sys.argv[1], newline='', "
-                         "encoding='latin-1'))); assert len(rows)==4 and all(len(r)==4 for r in rows), rows; "
-                         "assert any('comma \\\"quote\\\"' in r[2] for r in rows), rows\" " + quoted(dir.file("out.csv")));
+    const auto r = shell(
+        "python3 -c \"import csv,sys; rows=list(csv.reader(open(sys.argv[1], newline='', "
+        "encoding='latin-1'))); assert len(rows)==4 and all(len(r)==4 for r in rows), rows; "
+        "assert any('comma \\\"quote\\\"' in r[2] for r in rows), rows\" " +
+        quoted(dir.file("out.csv")));
     INFO(r.out);
     CHECK(r.exit_code == 0);
   }
@@ -162,14 +167,17 @@ TEST_CASE("output: headers with hostile bytes keep every format parseable", "[ou
       WARN("python3 not installed: JSON not parsed");
       return;
     }
-    auto r = shell("python3 -c \"import json,sys; rows=[json.loads(l) for l in open(sys.argv[1], encoding='utf-8', "
-                   "errors='strict')]; assert len(rows)==4; assert any('with tab' in r['stitle'] for r in rows)\" " +
-                   quoted(dir.file("out.jsonl")));
+    auto r = shell(
+        "python3 -c \"import json,sys; rows=[json.loads(l) for l in open(sys.argv[1], encoding='utf-8', "
+        "errors='strict')]; assert len(rows)==4; assert any('with tab' in r['stitle'] for r in rows)\" " +
+        quoted(dir.file("out.jsonl")));
     INFO(r.out);
     CHECK(r.exit_code == 0);
-    r = shell("python3 -c \"import json,sys; d=json.load(open(sys.argv[1], encoding='utf-8', errors='strict')); "
-              "assert len(d['BlastOutput2'])==2; t=d['BlastOutput2'][0]['report']['results']['search']['query_title']; "
-              "assert '\\t' in t and '\\x01' in t and '\\ufffd' in t, t\" " + quoted(dir.file("out.json")));
+    r = shell(
+        "python3 -c \"import json,sys; d=json.load(open(sys.argv[1], encoding='utf-8', errors='strict')); "
+        "assert len(d['BlastOutput2'])==2; t=d['BlastOutput2'][0]['report']['results']['search']['query_title']; "
+        "assert '\\t' in t and '\\x01' in t and '\\ufffd' in t, t\" " +
+        quoted(dir.file("out.json")));
     INFO(r.out);
     CHECK(r.exit_code == 0);
   }
@@ -186,9 +194,10 @@ TEST_CASE("output: headers with hostile bytes keep every format parseable", "[ou
   }
   SECTION("SAM, nucleotide subjects with names SAM forbids, checked by samtools") {
     const std::string dna = "ACGTTGCAAGGCTTAACCGGTTAACCGGATCGATCGGCTAGCTAGGATCCATGCAAGTTCGATCGATGGCATCGA";
-    write_file(dir.file("hostile_dna.fa"), ">*chr=1@x\xFF desc\tx\n" + dna + "\n>read@2,\"q\" d\n" + dna.substr(10, 40) +
-                                               "\n");
-    REQUIRE(run_warpsearch("makedb --quiet " + quoted(dir.file("hostile_dna.fa")) + " " + quoted(dir.file("dnadb"))).exit_code == 0);
+    write_file(dir.file("hostile_dna.fa"),
+               ">*chr=1@x\xFF desc\tx\n" + dna + "\n>read@2,\"q\" d\n" + dna.substr(10, 40) + "\n");
+    REQUIRE(run_warpsearch("makedb --quiet " + quoted(dir.file("hostile_dna.fa")) + " " + quoted(dir.file("dnadb")))
+                .exit_code == 0);
     const auto r = run_warpsearch("search --quiet --device cpu -q " + quoted(dir.file("hostile_dna.fa")) + " -d " +
                                   quoted(dir.file("dnadb")) + " --outfmt sam -o " + quoted(dir.file("out.sam")));
     INFO(r.err);
@@ -204,7 +213,8 @@ TEST_CASE("output: headers with hostile bytes keep every format parseable", "[ou
     CHECK(std::stoi(check.out) >= 4);  // each query on each subject, on one strand or both
     // Every QNAME and RNAME keeps to the SAM specification's patterns.
     check = shell("samtools view " + quoted(dir.file("out.sam")) +
-                  " | awk -F'\\t' '$1 !~ /^[!-?A-~]+$/ || $3 !~ /^[0-9A-Za-z!#$%&+.\\/:;?@^_|~-][0-9A-Za-z!#$%&*+.\\/:;=?@^_|~-]*$/' "
+                  " | awk -F'\\t' '$1 !~ /^[!-?A-~]+$/ || $3 !~ "
+                  "/^[0-9A-Za-z!#$%&+.\\/:;?@^_|~-][0-9A-Za-z!#$%&*+.\\/:;=?@^_|~-]*$/' "
                   "| wc -l");
     INFO(check.out);
     CHECK(check.out == "0\n");
@@ -217,7 +227,8 @@ TEST_CASE("output: SAM is for nucleotide databases, and bad formats are usage er
   TempDir dir;
   write_file(dir.file("p.fa"), ">p1\nMKTAYIAKQRQISFVKSHFSRQLEERLGLIEVQ\n");
   REQUIRE(run_warpsearch("makedb --quiet " + quoted(dir.file("p.fa")) + " " + quoted(dir.file("db"))).exit_code == 0);
-  const std::string search = "search --quiet --device cpu -q " + quoted(dir.file("p.fa")) + " -d " + quoted(dir.file("db"));
+  const std::string search =
+      "search --quiet --device cpu -q " + quoted(dir.file("p.fa")) + " -d " + quoted(dir.file("db"));
   for (const std::string bad : {"17", "sam", "3", "6 nosuchcolumn", "15 qseqid", "html"}) {
     INFO(bad);
     const auto r = run_warpsearch(search + " --outfmt '" + bad + "'");
@@ -235,7 +246,8 @@ TEST_CASE("output: SAM is for nucleotide databases, and bad formats are usage er
   const auto twice = run_warpsearch(search + " --outfmt '6 qseqid evalue qseqid std evalue'");
   REQUIRE(twice.exit_code == 0);
   CHECK(std::count(twice.out.begin(), twice.out.end(), '\t') == 12);
-  const auto once = run_warpsearch(search + " --outfmt '6 qseqid evalue qaccver saccver pident length mismatch gapopen "
+  const auto once = run_warpsearch(search +
+                                   " --outfmt '6 qseqid evalue qaccver saccver pident length mismatch gapopen "
                                    "qstart qend sstart send bitscore'");
   CHECK(twice.out == once.out);
 }
@@ -245,8 +257,8 @@ TEST_CASE("output: several alignments of one subject are grouped under it", "[ou
   TempDir dir;
   // Subject 0 holds the query's first and last ten residues apart; subject 1 the whole query.
   const std::string query_letters = "MKTAYIAKQRQISFVKSHFSRQLEERLGLI";  // 30 residues
-  write_file(dir.file("s.fa"), ">sp|P11111|TWO_HSPS two pieces\nMKTAYIAKQRWWWWWWWWWWEERLGLIWWW\n>s2 whole\n" +
-                                   query_letters + "\n");
+  write_file(dir.file("s.fa"),
+             ">sp|P11111|TWO_HSPS two pieces\nMKTAYIAKQRWWWWWWWWWWEERLGLIWWW\n>s2 whole\n" + query_letters + "\n");
   MakeDbOptions options;
   options.input = dir.file("s.fa");
   options.output = dir.file("db");

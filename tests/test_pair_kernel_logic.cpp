@@ -57,7 +57,7 @@ struct PassOptions {
 
 struct PassResult {
   PairEnd end;
-  std::uint64_t cells = 0;  // lane-row updates x R (padding columns included), as the kernel computes them
+  std::uint64_t cells = 0;      // lane-row updates x R (padding columns included), as the kernel computes them
   std::uint64_t overflows = 0;  // packed: live cells whose 32-bit value left int16
 };
 
@@ -101,8 +101,8 @@ PairEnd group_end(const std::vector<int>& best, const std::vector<int>& best_row
 // One pass of one job, as one group of the kernel runs it. residues: the batch's residue codes;
 // score(row code, column code) = s (the kernel's table holds s + o).
 template <class Score>
-PassResult emulate_pass(const std::string& residues, const PairJob& job, const Shape& shape, const ScoringScheme& scoring,
-                        const PassOptions& o, Score score) {
+PassResult emulate_pass(const std::string& residues, const PairJob& job, const Shape& shape,
+                        const ScoringScheme& scoring, const PassOptions& o, Score score) {
   const int G = shape.group;
   const int R = shape.regs;
   const int W = G * R;
@@ -300,7 +300,8 @@ PassResult emulate_packed_pass(const std::string& residues, const PairJob& job, 
           Pair16& fj = f[t][j];
           e = {add_max(e.low, -extend, h_left.low, low_live), add_max(e.high, -extend, h_left.high, high_live)};
           fj = {add_max(fj.low, -extend, hj.low, low_live), add_max(fj.high, -extend, hj.high, high_live)};
-          const Pair16 tt = {add_max(diag.low, s_low, fj.low, low_live), add_max(diag.high, s_high, fj.high, high_live)};
+          const Pair16 tt = {add_max(diag.low, s_low, fj.low, low_live),
+                             add_max(diag.high, s_high, fj.high, high_live)};
           const Pair16 u = {std::max(tt.low, e.low), std::max(tt.high, e.high)};
           diag = hj;
           hj = {add_max(u.low, -first, 0, low_live), add_max(u.high, -first, 0, high_live)};
@@ -368,7 +369,8 @@ std::uint32_t pack_limit_of(const ScoringScheme& scoring) {
 
 // The shape a pass takes: the aligner's (pair_shape_for), or a forced one.
 Shape aligner_shape(const PairJob& job, std::uint32_t pack_limit) {
-  const auto& s = detail::kPairShapes[detail::pair_shape_for(job.cols, detail::pair_shape_widths(), job.rows, pack_limit)];
+  const auto& s =
+      detail::kPairShapes[detail::pair_shape_for(job.cols, detail::pair_shape_widths(), job.rows, pack_limit)];
   return Shape{s.group, s.regs, s.group == 32, s.packed};
 }
 
@@ -390,7 +392,9 @@ SpanRun emulate_span(const std::string& query, const std::string& target, const 
   const auto m = static_cast<std::uint32_t>(query.size());
   const auto n = static_cast<std::uint32_t>(target.size());
   const PairJob forward = local ? PairJob{m, 0, n, m} : PairJob{0, m, m, n};
-  auto score = [&](std::uint8_t row, std::uint8_t col) { return local ? scoring.score(col, row) : scoring.score(row, col); };
+  auto score = [&](std::uint8_t row, std::uint8_t col) {
+    return local ? scoring.score(col, row) : scoring.score(row, col);
+  };
   PassOptions o;
   o.mode = mode;
   const std::uint32_t pack_limit = local && packing ? pack_limit_of(scoring) : 0;
@@ -421,8 +425,9 @@ SpanRun emulate_span(const std::string& query, const std::string& target, const 
 }
 
 bool same_span(const PairSpan& got, const warpsearch::reference::Span& expected) {
-  return got.score == expected.score && got.query_begin == expected.query_begin && got.query_end == expected.query_end &&
-         got.target_begin == expected.subject_begin && got.target_end == expected.subject_end;
+  return got.score == expected.score && got.query_begin == expected.query_begin &&
+         got.query_end == expected.query_end && got.target_begin == expected.subject_begin &&
+         got.target_end == expected.subject_end;
 }
 
 struct Pair {
@@ -450,8 +455,8 @@ void check_pairs(const ScoringScheme& scoring, const std::vector<Pair>& pairs, s
   // Narrow tiles; R = 1 and 2 (not kernel shapes, the same logic) put a lane's neighbours few columns
   // away, so that the cells the early exit skips often decide ties.
   static const Shape kForced[] = {{4, 4, true}, {8, 4, true}, {2, 4, true}, {8, 1, true}, {4, 2, true}};
-  static const Shape kPacked[] = {{4, 4, true, true}, {2, 4, true, true}, {8, 1, true, true}, {4, 2, true, true},
-                                  {32, 4, true, true}, {1, 4, true, true}};
+  static const Shape kPacked[] = {{4, 4, true, true}, {2, 4, true, true},  {8, 1, true, true},
+                                  {4, 2, true, true}, {32, 4, true, true}, {1, 4, true, true}};
   std::size_t k = 0;
   for (const Pair& pair : pairs) {
     ++k;
@@ -465,11 +470,10 @@ void check_pairs(const ScoringScheme& scoring, const std::vector<Pair>& pairs, s
                                          std::max(check_mask, 0), check_mask != -2);
         INFO("pair " << k << " " << pair.query.size() << " x " << pair.target.size() << " mode "
                      << static_cast<int>(mode) << " check mask " << check_mask << " forced shape "
-                     << (forced ? forced->group : 0) << ": emulated " << run.span.score << " q["
-                     << run.span.query_begin << "," << run.span.query_end << ") t[" << run.span.target_begin << ","
-                     << run.span.target_end << "), reference " << expected.score << " q[" << expected.query_begin
-                     << "," << expected.query_end << ") t[" << expected.subject_begin << "," << expected.subject_end
-                     << ")");
+                     << (forced ? forced->group : 0) << ": emulated " << run.span.score << " q[" << run.span.query_begin
+                     << "," << run.span.query_end << ") t[" << run.span.target_begin << "," << run.span.target_end
+                     << "), reference " << expected.score << " q[" << expected.query_begin << "," << expected.query_end
+                     << ") t[" << expected.subject_begin << "," << expected.subject_end << ")");
         REQUIRE(run.reverse_score_matches);
         REQUIRE(run.overflows == 0);
         REQUIRE(same_span(run.span, expected));
@@ -520,7 +524,8 @@ TEST_CASE("Pair kernel logic: emulated lanes, tiles and the reverse early exit e
     }
     // Two-letter sequences (ties in every row) and identical pairs.
     for (int k = 0; k < 20; ++k) {
-      pairs.push_back({warpsearch::test::random_codes(rng, length(rng), 2), warpsearch::test::random_codes(rng, length(rng), 2)});
+      pairs.push_back(
+          {warpsearch::test::random_codes(rng, length(rng), 2), warpsearch::test::random_codes(rng, length(rng), 2)});
       const std::string s = warpsearch::test::random_codes(rng, length(rng), letters);
       pairs.push_back({s, s});
     }
@@ -543,7 +548,7 @@ TEST_CASE("Pair kernel logic: emulated lanes, tiles and the reverse early exit e
                      warpsearch::test::random_codes(rng, short_length(rng), 2)});
   check_pairs(ties, small, cells_on, cells_off, checked, packed);
   INFO("reverse cells with the early exit " << cells_on << ", without " << cells_off << "; " << packed << " of "
-                                              << checked << " spans packed");
+                                            << checked << " spans packed");
   CHECK(checked > 5000);
   CHECK(packed > checked / 4);
   CHECK(cells_on < cells_off);
@@ -559,7 +564,8 @@ TEST_CASE("Pair kernel logic: packed passes at the 16-bit bound", "[pairs][gpu-l
   CHECK(limit == (32767 - (11 + 12)) / 11);  // W-W scores 11; profile values s + 12
   int best_code = 0;
   for (int c = 0; c < scoring.matrix().alphabet().size(); ++c)
-    if (scoring.score(static_cast<std::uint8_t>(c), static_cast<std::uint8_t>(c)) == scoring.matrix().max_score()) best_code = c;
+    if (scoring.score(static_cast<std::uint8_t>(c), static_cast<std::uint8_t>(c)) == scoring.matrix().max_score())
+      best_code = c;
   const std::string at_limit(limit, static_cast<char>(best_code));
   const SpanRun run = emulate_span(at_limit, at_limit, scoring, AlignmentMode::local, nullptr, true, 7, true);
   CHECK(run.packed);
@@ -574,8 +580,9 @@ TEST_CASE("Pair kernel logic: packed passes at the 16-bit bound", "[pairs][gpu-l
   const std::string residues = over + over;
   const auto n = static_cast<std::uint32_t>(over.size());
   PassOptions o;
-  const PassResult forced = emulate_packed_pass(residues, PairJob{n, 0, n, n}, Shape{32, 8, true, true}, scoring, o,
-                                                [&](std::uint8_t row, std::uint8_t col) { return scoring.score(col, row); });
+  const PassResult forced =
+      emulate_packed_pass(residues, PairJob{n, 0, n, n}, Shape{32, 8, true, true}, scoring, o,
+                          [&](std::uint8_t row, std::uint8_t col) { return scoring.score(col, row); });
   CHECK(forced.overflows > 0);
 }
 
@@ -608,7 +615,8 @@ TEST_CASE("Pair plan: smaller first and last sub-batches", "[pairs][plan]") {
             if (p > 2) {
               CHECK(std::abs(weight_of(0) / middle - first / 100.0) < 0.05 + 2000.0 / middle);
               CHECK(std::abs(weight_of(p - 1) / middle - last / 100.0) < 0.05 + 2000.0 / middle);
-              for (std::size_t i = 2; i + 1 < p; ++i) CHECK(std::abs(weight_of(i) / middle - 1.0) < 0.05 + 2000.0 / middle);
+              for (std::size_t i = 2; i + 1 < p; ++i)
+                CHECK(std::abs(weight_of(i) / middle - 1.0) < 0.05 + 2000.0 / middle);
             } else {
               CHECK(std::abs(weight_of(0) / weight_of(1) - static_cast<double>(first) / last) <
                     0.05 + 2000.0 / weight_of(1) * static_cast<double>(first) / last);

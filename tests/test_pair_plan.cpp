@@ -148,8 +148,8 @@ TEST_CASE("Pair plan: sub-batches of pairs sorted by size class", "[pairs][plan]
 }
 
 TEST_CASE("Pair plan: the shapes of passes up to a column count", "[pairs][plan]") {
-  for (const std::uint32_t max_cols : {1u, 16u, 17u, 100u, 192u, 193u, 256u, 257u, 500u, 700u, 1000u, 1536u, 2000u,
-                                       4096u, 5000u, 100000u}) {
+  for (const std::uint32_t max_cols :
+       {1u, 16u, 17u, 100u, 192u, 193u, 256u, 257u, 500u, 700u, 1000u, 1536u, 2000u, 4096u, 5000u, 100000u}) {
     unsigned expected = 0;
     for (std::uint32_t c = 1; c <= max_cols; ++c) expected |= 1u << detail::pair_shape_for(c);
     INFO(max_cols);
@@ -161,7 +161,7 @@ TEST_CASE("Pair plan: spans and reverse jobs from the ends, as the host computed
   std::mt19937_64 rng(8);
   std::uniform_int_distribution<std::uint32_t> length(1, 3000);
   for (int trial = 0; trial < 20000; ++trial) {
-    const AlignmentMode mode = trial % 3 == 0 ? AlignmentMode::local
+    const AlignmentMode mode = trial % 3 == 0   ? AlignmentMode::local
                                : trial % 3 == 1 ? AlignmentMode::semiglobal
                                                 : AlignmentMode::global;
     const std::uint32_t m = length(rng), n = length(rng);
@@ -245,7 +245,7 @@ TEST_CASE("Pair plan: size classes are monotonic and fine", "[pairs][plan]") {
     previous = size_class;
   }
   for (int k = 0; k < 100000; ++k) {
-    const std::uint64_t a = rng() >> (rng() % 62 + 2);  // below 2^62: b does not wrap
+    const std::uint64_t a = rng() >> (rng() % 62 + 2);                      // below 2^62: b does not wrap
     const std::uint64_t b = a + (rng() >> (rng() % 63 + 1)) % (a / 8 + 1);  // b in [a, 1.125 a]
     CHECK(detail::pair_size_class(a) <= detail::pair_size_class(b));
     CHECK(detail::pair_size_class(b) < detail::kSizeClasses);

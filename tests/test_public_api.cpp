@@ -17,9 +17,9 @@
 
 namespace {
 
-using warpsearch::test::TempDir;
 using warpsearch::test::run_warpsearch;
 using warpsearch::test::source_path;
+using warpsearch::test::TempDir;
 
 std::vector<std::vector<std::string>> rows_of(const std::string& text) {
   std::vector<std::vector<std::string>> rows;
@@ -49,8 +49,9 @@ void check_close(const std::string& printed, double value) {
   CHECK(std::fabs(std::stod(printed) - value) <= unit * 1.0001);
 }
 
-constexpr const char* kColumns = "qseqid sseqid pident length mismatch gapopen qstart qend sstart send evalue bitscore "
-                                 "score qlen slen cigar qseq sseq qcovhsp sstrand nident gaps";
+constexpr const char* kColumns =
+    "qseqid sseqid pident length mismatch gapopen qstart qend sstart send evalue bitscore "
+    "score qlen slen cigar qseq sseq qcovhsp sstrand nident gaps";
 
 // Every hit of results against the tool's rows in kColumns.
 // sstrand is N/A for protein, as BLAST prints it.
@@ -189,9 +190,9 @@ TEST_CASE("public API: pairs align as the tool aligns them, in every mode", "[ap
       options.aligned = true;
       const auto alignments = warpsearch::align(queries, targets, options);
       REQUIRE(alignments.size() == 3);
-      const auto tool = run_warpsearch(std::string("align --quiet --cigar --aligned --mode ") +
-                                       warpsearch::align_mode_name(mode) + " -q '" + dir.file("q.fa") + "' -t '" +
-                                       dir.file("t.fa") + "'");
+      const auto tool =
+          run_warpsearch(std::string("align --quiet --cigar --aligned --mode ") + warpsearch::align_mode_name(mode) +
+                         " -q '" + dir.file("q.fa") + "' -t '" + dir.file("t.fa") + "'");
       REQUIRE(tool.exit_code == 0);
       const auto rows = rows_of(tool.out);
       REQUIRE(rows.size() == 4);  // the header line, then the pairs
@@ -274,7 +275,8 @@ TEST_CASE("public API: errors carry the tool's messages", "[api]") {
     warpsearch::Searcher searcher(db, options);
     FAIL("no error for an unknown matrix");
   } catch (const std::invalid_argument& e) {
-    const auto bad = run_warpsearch("search -q '" + dir.file("q.fa") + "' -d '" + dir.file("db") + "' --matrix BLOSUM63");
+    const auto bad =
+        run_warpsearch("search -q '" + dir.file("q.fa") + "' -d '" + dir.file("db") + "' --matrix BLOSUM63");
     CHECK(bad.exit_code == 2);
     CHECK(bad.err.rfind(std::string("warpsearch search: --matrix: ") + e.what() + "\n", 0) == 0);
   }
@@ -304,7 +306,8 @@ TEST_CASE("public API: errors carry the tool's messages", "[api]") {
   CHECK(skipped.skipped == 1);
   // No temporary file is left beside the databases.
   std::size_t entries = 0;
-  for (const auto& entry : std::filesystem::directory_iterator(dir.path())) entries += entry.path().filename().string()[0] == '.';
+  for (const auto& entry : std::filesystem::directory_iterator(dir.path()))
+    entries += entry.path().filename().string()[0] == '.';
   CHECK(entries == 0);
   CHECK_THROWS_AS(db.id(2), std::out_of_range);
 }

@@ -29,7 +29,8 @@ template <typename Element>
 void check_striped(const SubstitutionMatrix& m, const std::string& query, int lanes) {
   const StripedProfile<Element> profile(m, query, lanes);
   INFO("lanes " << lanes << " element bytes " << sizeof(Element) << " length " << query.size());
-  const auto S = static_cast<std::uint32_t>((query.size() + static_cast<std::size_t>(lanes) - 1) / static_cast<std::size_t>(lanes));
+  const auto S = static_cast<std::uint32_t>((query.size() + static_cast<std::size_t>(lanes) - 1) /
+                                            static_cast<std::size_t>(lanes));
   REQUIRE(profile.segment_length() == S);
   REQUIRE(profile.lanes() == lanes);
   REQUIRE(profile.query_length() == query.size());
@@ -45,10 +46,13 @@ void check_striped(const SubstitutionMatrix& m, const std::string& query, int la
         const std::size_t position = static_cast<std::size_t>(l) * S + s;
         const int want = expected_score(m, query, position, c) + bias;
         // Read the element at its documented byte offset, independently of the accessors.
-        const std::size_t offset = ((static_cast<std::size_t>(c) * S + s) * static_cast<std::size_t>(lanes) + static_cast<std::size_t>(l)) * sizeof(Element);
+        const std::size_t offset =
+            ((static_cast<std::size_t>(c) * S + s) * static_cast<std::size_t>(lanes) + static_cast<std::size_t>(l)) *
+            sizeof(Element);
         Element stored;
         std::memcpy(&stored, bytes + offset, sizeof(Element));
-        if (static_cast<int>(stored) != want || static_cast<int>(profile.element(static_cast<std::uint8_t>(c), s, l)) != want) {
+        if (static_cast<int>(stored) != want ||
+            static_cast<int>(profile.element(static_cast<std::uint8_t>(c), s, l)) != want) {
           all_equal = false;
           INFO("code " << c << " segment " << s << " lane " << l);
           CHECK(static_cast<int>(stored) == want);
@@ -92,7 +96,9 @@ TEST_CASE("sequential profile: every score, padding, 32-bit words", "[profile]")
           std::memcpy(&loaded, profile.data() + static_cast<std::size_t>(c) * padded + 4 * w, 4);
           std::uint32_t want = 0;
           for (int k = 0; k < 4; ++k)
-            want |= std::uint32_t{static_cast<std::uint8_t>(static_cast<std::int8_t>(expected_score(m, query, 4 * w + static_cast<std::uint32_t>(k), c)))} << (8 * k);
+            want |= std::uint32_t{static_cast<std::uint8_t>(
+                        static_cast<std::int8_t>(expected_score(m, query, 4 * w + static_cast<std::uint32_t>(k), c)))}
+                    << (8 * k);
           if (loaded != want || profile.word(static_cast<std::uint8_t>(c), w) != want) {
             all_equal = false;
             CHECK(loaded == want);

@@ -49,10 +49,10 @@ reference::LocalSpan brute_force(const std::string& query, const std::string& su
                                                      std::string_view(subject).substr(sb, se - sb), 0, 0, 'M', scoring);
           if (score <= 0 || score < best.score) continue;
           // Higher score; else the smaller end (subject, then query); else the larger start (subject, then query).
-          const bool better =
-              score > best.score || se < best.subject_end || (se == best.subject_end && qe < best.query_end) ||
-              (se == best.subject_end && qe == best.query_end &&
-               (sb > best.subject_begin || (sb == best.subject_begin && qb > best.query_begin)));
+          const bool better = score > best.score || se < best.subject_end ||
+                              (se == best.subject_end && qe < best.query_end) ||
+                              (se == best.subject_end && qe == best.query_end &&
+                               (sb > best.subject_begin || (sb == best.subject_begin && qb > best.query_begin)));
           if (better)
             best = {score, static_cast<std::uint32_t>(qb), static_cast<std::uint32_t>(qe),
                     static_cast<std::uint32_t>(sb), static_cast<std::uint32_t>(se)};
@@ -341,11 +341,13 @@ TEST_CASE("reference: parasail agrees on the score", "[reference][parasail]") {
     parasail_matrix_t* matrix = parasail_matrix_create(letters.c_str(), 0, 0);
     for (int a = 0; a < 25; ++a)
       for (int b = 0; b < 25; ++b)
-        parasail_matrix_set_value(matrix, a, b, scoring.score(static_cast<std::uint8_t>(a), static_cast<std::uint8_t>(b)));
+        parasail_matrix_set_value(matrix, a, b,
+                                  scoring.score(static_cast<std::uint8_t>(a), static_cast<std::uint8_t>(b)));
     for (int n = 0; n < 20; ++n) {
       const std::string query = test::random_codes(rng, 1 + static_cast<std::size_t>(n) * 13, 20);
       std::string subject = test::random_codes(rng, 200, 20);
-      subject.insert(subject.size() / 2, query.substr(0, query.size() / 2) + "\x01\x02" + query.substr(query.size() / 2));
+      subject.insert(subject.size() / 2,
+                     query.substr(0, query.size() / 2) + "\x01\x02" + query.substr(query.size() / 2));
       std::string q_letters, s_letters;
       for (char c : query) q_letters += letters[static_cast<std::size_t>(c)];
       for (char c : subject) s_letters += letters[static_cast<std::size_t>(c)];

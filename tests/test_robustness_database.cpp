@@ -43,8 +43,9 @@ struct Forgery {
     write_file(dir.file("queries.fa"), queries);
     queries = dir.file("queries.fa");
     db = dir.file("db");
-    REQUIRE(run_warpsearch("makedb --quiet " + shell_quoted(dir.file("subjects.fa")) + " " + shell_quoted(db))
-                .exit_code == 0);
+    REQUIRE(
+        run_warpsearch("makedb --quiet " + shell_quoted(dir.file("subjects.fa")) + " " + shell_quoted(db)).exit_code ==
+        0);
     manifest_path = db + "/manifest.txt";
     REQUIRE(ws::test::path_exists(manifest_path));
   }
@@ -53,9 +54,10 @@ struct Forgery {
     const std::string old_bytes = read_file(db + "/" + name);
     const std::string manifest = read_file(manifest_path);
     write_file(db + "/" + name, bytes);
-    write_manifest(manifest_path,
-                   replace_once(manifest, "file " + name + " " + std::to_string(old_bytes.size()) + " " + hex32(crc_of(old_bytes)),
-                                "file " + name + " " + std::to_string(bytes.size()) + " " + hex32(crc_of(bytes))));
+    write_manifest(
+        manifest_path,
+        replace_once(manifest, "file " + name + " " + std::to_string(old_bytes.size()) + " " + hex32(crc_of(old_bytes)),
+                     "file " + name + " " + std::to_string(bytes.size()) + " " + hex32(crc_of(bytes))));
   }
   void check_refused(std::initializer_list<std::string> parts) const {
     const std::string search = "search --quiet --device cpu --raw-scores -q " + shell_quoted(queries) + " -d " +
@@ -123,8 +125,8 @@ TEST_CASE("robustness: forged databases with matching checksums are refused", "[
     const auto at = manifest.find("\nlength_histogram ");
     REQUIRE(at != std::string::npos);
     const auto end = manifest.find('\n', at + 1);
-    write_manifest(forgery.manifest_path, manifest.substr(0, at) + "\nlength_histogram 0 0 0 0 0 0 0 0 5" +
-                                              manifest.substr(end));
+    write_manifest(forgery.manifest_path,
+                   manifest.substr(0, at) + "\nlength_histogram 0 0 0 0 0 0 0 0 5" + manifest.substr(end));
     forgery.check_refused({"histogram"});
   }
   SECTION("control bytes in the manifest's text fields are shown escaped by dbinfo") {
@@ -133,7 +135,8 @@ TEST_CASE("robustness: forged databases with matching checksums are refused", "[
     const auto at = manifest.find("\nsource ");
     REQUIRE(at != std::string::npos);
     const auto end = manifest.find('\n', at + 1);
-    write_manifest(forgery.manifest_path, manifest.substr(0, at) + "\nsource evil\x1b]0;title\x07" + manifest.substr(end));
+    write_manifest(forgery.manifest_path,
+                   manifest.substr(0, at) + "\nsource evil\x1b]0;title\x07" + manifest.substr(end));
     const auto result = run_warpsearch("dbinfo " + shell_quoted(forgery.db));
     INFO(result.err);
     CHECK(result.exit_code == 0);
@@ -146,7 +149,8 @@ TEST_CASE("robustness: forged databases with matching checksums are refused", "[
     const auto at = manifest.find(" subjects ", manifest.find("\nchunk 0 "));
     REQUIRE(at != std::string::npos);
     const auto end = manifest.find(' ', at + 10);
-    write_manifest(forgery.manifest_path, manifest.substr(0, at) + " subjects 18446744073709551615" + manifest.substr(end));
+    write_manifest(forgery.manifest_path,
+                   manifest.substr(0, at) + " subjects 18446744073709551615" + manifest.substr(end));
     const auto result = run_warpsearch("dbinfo " + shell_quoted(forgery.db));
     INFO(result.err);
     CHECK(result.exit_code == 1);

@@ -82,8 +82,9 @@ TEST_CASE("robustness: missing and unreadable files, and outputs that cannot be 
       check_clean_failure(
           // The database in /tmp, which user nobody may write: the input must be what fails.
           run_tool_shell(as_user + " makedb " + shell_quoted(locked) + " " +
-                    shell_quoted((fs::temp_directory_path() / ("warpsearch-unreadable-" + std::to_string(::getpid()) +
-                                                               ".wsdb")).string())),
+                         shell_quoted((fs::temp_directory_path() /
+                                       ("warpsearch-unreadable-" + std::to_string(::getpid()) + ".wsdb"))
+                                          .string())),
           {locked, "Permission denied"});
       check_clean_failure(run_tool_shell(as_user + " " + search_args(locked, db)), {locked, "Permission denied"});
       // The database itself unreadable.
@@ -122,7 +123,7 @@ TEST_CASE("robustness: missing and unreadable files, and outputs that cannot be 
     // the way a full disk makes it fail with ENOSPC: makedb must fail cleanly and leave nothing.
     check_clean_failure(
         run_tool_shell("trap '' XFSZ; ulimit -f 128; \"$WARPSEARCH\" makedb " +
-                  shell_quoted(source_path("data/uniprot_sample.fa")) + " " + shell_quoted(dir.file("big.wsdb"))),
+                       shell_quoted(source_path("data/uniprot_sample.fa")) + " " + shell_quoted(dir.file("big.wsdb"))),
         {dir.file(""), "File too large"});
     CHECK(!ws::test::path_exists(dir.file("big.wsdb")));
     for (const auto& name : entries(dir.path())) CHECK(!contains(name, ".tmp-"));

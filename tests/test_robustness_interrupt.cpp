@@ -127,8 +127,7 @@ void interrupt_align(int signal_number) {
   CHECK(working);
   signal_and_check_exit(align, signal_number);
   // No output file, no temporary file.
-  CHECK(entries(dir.path()) ==
-        std::vector<std::string>{"align.stderr", "align.stdout", "queries.fa", "targets.fa"});
+  CHECK(entries(dir.path()) == std::vector<std::string>{"align.stderr", "align.stdout", "queries.fa", "targets.fa"});
 }
 
 }  // namespace

@@ -31,8 +31,8 @@ TEST_CASE("robustness: numeric options refuse NaN, infinities, negatives, overfl
     std::string command, name;
     std::vector<std::string> bad;
   };
-  const std::vector<std::string> not_numbers = {"nan", "NaN", "-nan", "inf", "-inf", "infinity", "1e999",
-                                                "12abc", "' 5'", "0x10", "''", "5.5.5"};
+  const std::vector<std::string> not_numbers = {"nan",   "NaN",   "-nan", "inf",  "-inf", "infinity",
+                                                "1e999", "12abc", "' 5'", "0x10", "''",   "5.5.5"};
   const std::vector<std::string> not_counts = {"-1", "-0", "1.5", "99999999999999999999999", "+-3"};
   std::vector<Option> options = {
       {search, "--evalue", {"0", "-1", "-1e-3"}},
@@ -56,8 +56,8 @@ TEST_CASE("robustness: numeric options refuse NaN, infinities, negatives, overfl
   };
   for (Option& option : options) {
     option.bad.insert(option.bad.end(), not_numbers.begin(), not_numbers.end());
-    const std::set<std::string> counts = {"--max-target-seqs", "--query-batch", "--threads", "--batch",
-                                          "--seed-length", "--chunk-size", "--gpu-memory"};
+    const std::set<std::string> counts = {"--max-target-seqs", "--query-batch", "--threads",   "--batch",
+                                          "--seed-length",     "--chunk-size",  "--gpu-memory"};
     if (counts.count(option.name)) option.bad.insert(option.bad.end(), not_counts.begin(), not_counts.end());
   }
   for (const Option& option : options) {
@@ -76,8 +76,8 @@ TEST_CASE("robustness: numeric options refuse NaN, infinities, negatives, overfl
 TEST_CASE("robustness: good numeric values are still taken", "[robustness][cli][options]") {
   TempDir dir;
   const std::string db = dir.file("sample.wsdb");
-  REQUIRE(run_warpsearch("makedb --quiet --chunk-size 1M " + shell_quoted(source_path("data/uniprot_sample.fa")) +
-                         " " + shell_quoted(db))
+  REQUIRE(run_warpsearch("makedb --quiet --chunk-size 1M " + shell_quoted(source_path("data/uniprot_sample.fa")) + " " +
+                         shell_quoted(db))
               .exit_code == 0);
   const auto result = run_warpsearch("search --quiet --device cpu -q " + shell_quoted(source_path("data/queries.fa")) +
                                      " -d " + shell_quoted(db) +
@@ -105,9 +105,9 @@ std::set<std::string> accepted_options(const std::string& command) {
 TEST_CASE("robustness: every option a message advises is one the command accepts", "[robustness][cli][options]") {
   TempDir dir;
   const std::string db = dir.file("sample.wsdb");
-  REQUIRE(run_warpsearch("makedb --quiet " + shell_quoted(source_path("data/uniprot_sample.fa")) + " " +
-                         shell_quoted(db))
-              .exit_code == 0);
+  REQUIRE(
+      run_warpsearch("makedb --quiet " + shell_quoted(source_path("data/uniprot_sample.fa")) + " " + shell_quoted(db))
+          .exit_code == 0);
   write_file(dir.file("invalid.fa"), ">a\nMK7V\n");
   write_file(dir.file("empty-record.fa"), ">a\n>b\nMKV\n");
   write_file(dir.file("good.fa"), ">a\nMKVLAAGI\n");
@@ -119,7 +119,8 @@ TEST_CASE("robustness: every option a message advises is one the command accepts
   const std::string out = " -o " + shell_quoted(dir.file("out"));
   const std::map<std::string, std::vector<std::string>> runs = {
       {"makedb",
-       {"makedb " + invalid + " " + shell_quoted(dir.file("db1")), "makedb " + empty + " " + shell_quoted(dir.file("db2")),
+       {"makedb " + invalid + " " + shell_quoted(dir.file("db1")),
+        "makedb " + empty + " " + shell_quoted(dir.file("db2")),
         "makedb --dbtype x " + good + " " + shell_quoted(dir.file("db3")), "makedb --chunk-size 0 " + good + " x",
         "makedb " + good, "makedb " + good + " " + shell_quoted(db)}},
       {"search",
@@ -134,7 +135,8 @@ TEST_CASE("robustness: every option a message advises is one the command accepts
         "search --device cpu -q " + good + " -d " + shell_quoted(db) + " --device x" + out,
         "search --device cpu -q " + good + " -d " + shell_quoted(good) + out}},
       {"align",
-       {"align --device cpu -q " + invalid + " -t " + invalid + out, "align --device cpu -q " + empty + " -t " + empty + out,
+       {"align --device cpu -q " + invalid + " -t " + invalid + out,
+        "align --device cpu -q " + empty + " -t " + empty + out,
         "align --device cpu -q " + good + " -t " + invalid + out,
         "align --device cpu -q " + good + " -t " + good + " --outfmt sam" + out,
         "align --device cpu -q " + good + " -t " + good + " --pairs " + shell_quoted(dir.file("pairs.tsv")) + out,
@@ -154,7 +156,8 @@ TEST_CASE("robustness: every option a message advises is one the command accepts
       // Every option named in the message (an unknown one the user typed aside).
       std::string message = result.err;
       for (const std::string& typed : {std::string("--bogus")})
-        for (auto at = message.find(typed); at != std::string::npos; at = message.find(typed)) message.erase(at, typed.size());
+        for (auto at = message.find(typed); at != std::string::npos; at = message.find(typed))
+          message.erase(at, typed.size());
       for (auto it = std::sregex_iterator(message.begin(), message.end(), option); it != std::sregex_iterator(); ++it) {
         INFO(it->str());
         CHECK(accepted.count(it->str()) == 1);

@@ -27,16 +27,17 @@ namespace {
 
 std::string make_db(const TempDir& dir) {
   const std::string db = dir.file("sample.wsdb");
-  REQUIRE(run_warpsearch("makedb --quiet " + shell_quoted(source_path("data/uniprot_sample.fa")) + " " +
-                         shell_quoted(db))
-              .exit_code == 0);
+  REQUIRE(
+      run_warpsearch("makedb --quiet " + shell_quoted(source_path("data/uniprot_sample.fa")) + " " + shell_quoted(db))
+          .exit_code == 0);
   return db;
 }
 
 // A shell command line; its stdout and stderr captured.
 ws::test::CommandResult run_shell(const std::string& command) {
   TempDir scratch;
-  const std::string line = command + " >" + shell_quoted(scratch.file("out")) + " 2>" + shell_quoted(scratch.file("err"));
+  const std::string line =
+      command + " >" + shell_quoted(scratch.file("out")) + " 2>" + shell_quoted(scratch.file("err"));
   const int status = std::system(("sh -c " + shell_quoted(line)).c_str());
   ws::test::CommandResult result;
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
@@ -59,7 +60,8 @@ TEST_CASE("robustness: bad output paths are refused before any work", "[robustne
   // A query of 100,000 residues makes a search of many seconds: a refusal must come at once.
   std::mt19937_64 rng(3);
   write_file(dir.file("long.fa"), fasta_record("long", random_protein(rng, 100000)));
-  const std::string search = "search --quiet --device cpu -q " + shell_quoted(dir.file("long.fa")) + " -d " + shell_quoted(db);
+  const std::string search =
+      "search --quiet --device cpu -q " + shell_quoted(dir.file("long.fa")) + " -d " + shell_quoted(db);
   struct Case {
     std::string output;
     int status;
@@ -152,7 +154,8 @@ TEST_CASE("robustness: FIFOs and devices as inputs are read or refused, never wa
   SECTION("a FIFO as the database manifest") {
     fs::create_directory(dir.file("fifo.wsdb"));
     for (const auto& entry : fs::directory_iterator(db))
-      if (entry.path().filename() != "manifest.txt") fs::copy(entry.path(), dir.file("fifo.wsdb") / entry.path().filename());
+      if (entry.path().filename() != "manifest.txt")
+        fs::copy(entry.path(), dir.file("fifo.wsdb") / entry.path().filename());
     REQUIRE(::mkfifo(dir.file("fifo.wsdb/manifest.txt").c_str(), 0600) == 0);
     for (const std::string& command : {"dbinfo " + shell_quoted(dir.file("fifo.wsdb")),
                                        "search --device cpu -q " + shell_quoted(source_path("data/queries.fa")) +
@@ -187,9 +190,9 @@ TEST_CASE("robustness: FIFOs and devices as inputs are read or refused, never wa
     CHECK(contains(empty.err, "no sequence records"));
   }
   SECTION("a FIFO with a writer as the query file is read") {
-    const auto result = run_shell("cat " + shell_quoted(source_path("data/queries.fa")) + " > " + shell_quoted(fifo) +
-                                  " & " + tool + " search --quiet --device cpu -q " + shell_quoted(fifo) + " -d " +
-                                  shell_quoted(db));
+    const auto result =
+        run_shell("cat " + shell_quoted(source_path("data/queries.fa")) + " > " + shell_quoted(fifo) + " & " + tool +
+                  " search --quiet --device cpu -q " + shell_quoted(fifo) + " -d " + shell_quoted(db));
     INFO(result.err);
     CHECK(result.exit_code == 0);
     CHECK(!result.out.empty());
@@ -202,8 +205,10 @@ TEST_CASE("robustness: user text in messages is shortened and its control bytes 
   const std::string long_id(1 << 20, 'I');
   // A header line of 1 MiB with an escape sequence and a bell, then an invalid letter.
   write_file(dir.file("evil.fa"), ">\x1b[31m\x07" + long_id + " description\nMK7V\n");
-  const auto makedb = run_warpsearch("makedb " + shell_quoted(dir.file("evil.fa")) + " " + shell_quoted(dir.file("x.wsdb")));
-  const auto search = run_warpsearch("search --device cpu -q " + shell_quoted(dir.file("evil.fa")) + " -d " + shell_quoted(db));
+  const auto makedb =
+      run_warpsearch("makedb " + shell_quoted(dir.file("evil.fa")) + " " + shell_quoted(dir.file("x.wsdb")));
+  const auto search =
+      run_warpsearch("search --device cpu -q " + shell_quoted(dir.file("evil.fa")) + " -d " + shell_quoted(db));
   const auto align = run_warpsearch("align --device cpu -q " + shell_quoted(dir.file("evil.fa")) + " -t " +
                                     shell_quoted(dir.file("evil.fa")));
   // A pairs file naming an unknown ID of 1 MiB with control bytes; a matrix file with them.
@@ -227,23 +232,29 @@ TEST_CASE("robustness: user text in messages is shortened and its control bytes 
   CHECK(contains(path.err, "no\\x1B[31mfile\\x07.fa"));
 }
 
-TEST_CASE("robustness: a UTF-8 byte-order mark at the start of FASTA and FASTQ is skipped", "[robustness][cli][paths]") {
+TEST_CASE("robustness: a UTF-8 byte-order mark at the start of FASTA and FASTQ is skipped",
+          "[robustness][cli][paths]") {
   TempDir dir;
   const std::string bom = "\xEF\xBB\xBF";
   write_file(dir.file("bom.fa"), bom + ">s1 first\nMKVLAAGIVGLLLA\n>s2\nMKKLLPTAAAGLLLLA\n");
   write_file(dir.file("plain.fa"), ">s1 first\nMKVLAAGIVGLLLA\n>s2\nMKKLLPTAAAGLLLLA\n");
   write_file(dir.file("bom.fq"), bom + "@r1\nACGTACGTAC\n+\nIIIIIIIIII\n");
-  REQUIRE(run_warpsearch("makedb --quiet " + shell_quoted(dir.file("bom.fa")) + " " + shell_quoted(dir.file("bom.wsdb")))
+  REQUIRE(
+      run_warpsearch("makedb --quiet " + shell_quoted(dir.file("bom.fa")) + " " + shell_quoted(dir.file("bom.wsdb")))
+          .exit_code == 0);
+  REQUIRE(run_warpsearch("makedb --quiet " + shell_quoted(dir.file("plain.fa")) + " " +
+                         shell_quoted(dir.file("plain.wsdb")))
               .exit_code == 0);
-  REQUIRE(run_warpsearch("makedb --quiet " + shell_quoted(dir.file("plain.fa")) + " " + shell_quoted(dir.file("plain.wsdb")))
-              .exit_code == 0);
-  const auto fastq = run_warpsearch("makedb --quiet " + shell_quoted(dir.file("bom.fq")) + " " + shell_quoted(dir.file("fq.wsdb")));
+  const auto fastq =
+      run_warpsearch("makedb --quiet " + shell_quoted(dir.file("bom.fq")) + " " + shell_quoted(dir.file("fq.wsdb")));
   INFO(fastq.err);
   CHECK(fastq.exit_code == 0);
   // The same database and the same search results as without the mark.
   const std::string args = " --quiet --device cpu --raw-scores -d ";
-  const auto with_bom = run_warpsearch("search -q " + shell_quoted(dir.file("bom.fa")) + args + shell_quoted(dir.file("plain.wsdb")));
-  const auto without = run_warpsearch("search -q " + shell_quoted(dir.file("plain.fa")) + args + shell_quoted(dir.file("bom.wsdb")));
+  const auto with_bom =
+      run_warpsearch("search -q " + shell_quoted(dir.file("bom.fa")) + args + shell_quoted(dir.file("plain.wsdb")));
+  const auto without =
+      run_warpsearch("search -q " + shell_quoted(dir.file("plain.fa")) + args + shell_quoted(dir.file("bom.wsdb")));
   INFO(with_bom.err);
   CHECK(with_bom.exit_code == 0);
   CHECK(!with_bom.out.empty());

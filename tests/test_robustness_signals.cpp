@@ -94,9 +94,9 @@ struct Inputs {
   std::string db, small_queries, long_query, long_target, partial_fasta;
   Inputs() {
     db = dir.file("sample.wsdb");
-    REQUIRE(run_warpsearch("makedb --quiet " + shell_quoted(source_path("data/uniprot_sample.fa")) + " " +
-                           shell_quoted(db))
-                .exit_code == 0);
+    REQUIRE(
+        run_warpsearch("makedb --quiet " + shell_quoted(source_path("data/uniprot_sample.fa")) + " " + shell_quoted(db))
+            .exit_code == 0);
     small_queries = source_path("data/queries.fa");
     std::mt19937_64 rng(53);
     long_query = dir.file("long_query.fa");
@@ -132,14 +132,18 @@ bool writing(Process& process, const std::string&) {
   // Where the kernel does not show wait channels, a few seconds: the outputs are small, the work quick,
   // so the process is blocked on the full pipe by then.
   const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(3);
-  return wait_until(process, [&] { return blocked_writing(process.pid()) || std::chrono::steady_clock::now() > give_up; });
+  return wait_until(process,
+                    [&] { return blocked_writing(process.pid()) || std::chrono::steady_clock::now() > give_up; });
 }
 
 std::vector<Phase> phases() {
   using I = Phase::Input;
   using O = Phase::Output;
   return {
-      {"makedb", "reading", [](const Inputs&, const std::string& out) { return std::vector<std::string>{"makedb", "-", out}; },
+      {"makedb", "reading",
+       [](const Inputs&, const std::string& out) {
+         return std::vector<std::string>{"makedb", "-", out};
+       },
        I::held_pipe, O::file, sleeping_a_while},
       {"search", "reading",
        [](const Inputs& in, const std::string& out) {
@@ -148,8 +152,8 @@ std::vector<Phase> phases() {
        I::held_pipe, O::file, sleeping_a_while},
       {"search", "computing",
        [](const Inputs& in, const std::string& out) {
-         return std::vector<std::string>{"search", "--quiet", "--device", "cpu", "--threads", "2", "-q", in.long_query,
-                                         "-d", in.db, "-o", out};
+         return std::vector<std::string>{"search", "--quiet",     "--device", "cpu", "--threads", "2",
+                                         "-q",     in.long_query, "-d",       in.db, "-o",        out};
        },
        I::none, O::file, computing},
       {"search", "writing",
@@ -159,23 +163,27 @@ std::vector<Phase> phases() {
        I::none, O::full_pipe, writing},
       {"align", "reading",
        [](const Inputs& in, const std::string& out) {
-         return std::vector<std::string>{"align", "--quiet", "--device", "cpu", "-q", "-", "-t", in.long_target, "-o", out};
+         return std::vector<std::string>{"align", "--quiet", "--device",     "cpu", "-q",
+                                         "-",     "-t",      in.long_target, "-o",  out};
        },
        I::held_pipe, O::file, sleeping_a_while},
       {"align", "computing the last pair",
        [](const Inputs& in, const std::string& out) {
-         return std::vector<std::string>{"align", "--quiet", "--device", "cpu", "--mode", "global", "--cigar",
-                                         "-q", in.long_query, "-t", in.long_target, "-o", out};
+         return std::vector<std::string>{"align",        "--quiet", "--device", "cpu",         "--mode",
+                                         "global",       "--cigar", "-q",       in.long_query, "-t",
+                                         in.long_target, "-o",      out};
        },
        I::none, O::file, computing},
       {"align", "writing",
        [](const Inputs& in, const std::string&) {
-         return std::vector<std::string>{"align", "--quiet", "--device", "cpu", "-q", in.small_queries, "-t",
-                                         in.small_queries};
+         return std::vector<std::string>{"align", "--quiet",        "--device", "cpu",
+                                         "-q",    in.small_queries, "-t",       in.small_queries};
        },
        I::none, O::full_pipe, writing},
       {"dbinfo", "writing",
-       [](const Inputs& in, const std::string&) { return std::vector<std::string>{"dbinfo", "--verify", in.db}; },
+       [](const Inputs& in, const std::string&) {
+         return std::vector<std::string>{"dbinfo", "--verify", in.db};
+       },
        I::none, O::full_pipe, writing},
   };
 }
@@ -220,8 +228,8 @@ TEST_CASE("robustness: every command ends within 1 s of any signal at any phase,
         CHECK(contains(process.err(), "interrupted by signal " + std::to_string(signal_number)));
         CHECK(seconds < 1.0);
         // No output, no database, no temporary file or directory.
-        const auto expected = output ? std::vector<std::string>{"run.stderr"}
-                                     : std::vector<std::string>{"run.stderr", "run.stdout"};
+        const auto expected =
+            output ? std::vector<std::string>{"run.stderr"} : std::vector<std::string>{"run.stderr", "run.stdout"};
         CHECK(entries(scratch.path()) == expected);
       }
     }
@@ -255,8 +263,9 @@ TEST_CASE("robustness: temporaries of a killed run are removed by the next run, 
     CHECK(wait_for_entry(scratch.path(), live_prefix, live));
     // A third run on the same path finishes (its input complete) and leaves the live one's alone.
     write_file(scratch.file("in.fa"), fasta);
-    CHECK(run_warpsearch("makedb --quiet " + shell_quoted(scratch.file("in.fa")) + " " + shell_quoted(scratch.file("db")))
-              .exit_code == 0);
+    CHECK(
+        run_warpsearch("makedb --quiet " + shell_quoted(scratch.file("in.fa")) + " " + shell_quoted(scratch.file("db")))
+            .exit_code == 0);
     CHECK(wait_for_entry(scratch.path(), live_prefix, live));
     ::kill(live.pid(), SIGTERM);
     live.wait();
@@ -287,13 +296,15 @@ TEST_CASE("robustness: GPU search and align end within 1 s of a signal while com
   }
   Inputs inputs;
   const std::vector<std::pair<const char*, std::function<std::vector<std::string>(const std::string&)>>> runs = {
-      {"search", [&](const std::string& out) {
-         return std::vector<std::string>{"search", "--quiet", "--device", "gpu", "-q", inputs.long_query, "-d",
-                                         inputs.db, "-o", out};
+      {"search",
+       [&](const std::string& out) {
+         return std::vector<std::string>{"search",          "--quiet", "--device", "gpu", "-q",
+                                         inputs.long_query, "-d",      inputs.db,  "-o",  out};
        }},
       {"align", [&](const std::string& out) {
-         return std::vector<std::string>{"align", "--quiet", "--device", "gpu", "--mode", "global", "--cigar", "-q",
-                                         inputs.long_query, "-t", inputs.long_target, "-o", out};
+         return std::vector<std::string>{"align",   "--quiet", "--device",        "gpu", "--mode",           "global",
+                                         "--cigar", "-q",      inputs.long_query, "-t",  inputs.long_target, "-o",
+                                         out};
        }}};
   for (const auto& [command, arguments] : runs)
     for (const int signal_number : {SIGINT, SIGTERM}) {

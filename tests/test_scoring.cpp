@@ -171,7 +171,8 @@ TEST_CASE("matrix files: good files load, bad ones fail naming the file and line
     const auto m = SubstitutionMatrix::from_file(dir.file("m.txt"));
     CHECK(m.name() == dir.file("m.txt"));
     for (int a = 0; a < 25; ++a)
-      for (int b = 0; b < 25; ++b) CHECK(m.score(static_cast<std::uint8_t>(a), static_cast<std::uint8_t>(b)) == (a == b ? 5 : -2));
+      for (int b = 0; b < 25; ++b)
+        CHECK(m.score(static_cast<std::uint8_t>(a), static_cast<std::uint8_t>(b)) == (a == b ? 5 : -2));
   }
   SECTION("missing file") {
     require_throws_with([&] { SubstitutionMatrix::from_file(dir.file("none")); }, dir.file("none"), "cannot open");
@@ -197,7 +198,8 @@ TEST_CASE("matrix files: good files load, bad ones fail naming the file and line
   SECTION("a long row, a non-integer and an out-of-range score name their line") {
     std::string text = matrix_text(kLetters);
     test::write_file(dir.file("long.txt"), text.substr(0, text.find("\nR")) + " 7" + text.substr(text.find("\nR")));
-    require_throws_with([&] { SubstitutionMatrix::from_file(dir.file("long.txt")); }, dir.file("long.txt") + ":3:", "more");
+    require_throws_with([&] { SubstitutionMatrix::from_file(dir.file("long.txt")); },
+                        dir.file("long.txt") + ":3:", "more");
     std::string bad = text;
     bad.replace(bad.find("A 5"), 3, "A x5");
     test::write_file(dir.file("bad.txt"), bad);
@@ -205,13 +207,15 @@ TEST_CASE("matrix files: good files load, bad ones fail naming the file and line
     std::string big = text;
     big.replace(big.find("A 5"), 3, "A 500");
     test::write_file(dir.file("big.txt"), big);
-    require_throws_with([&] { SubstitutionMatrix::from_file(dir.file("big.txt")); }, dir.file("big.txt") + ":3:", "500");
+    require_throws_with([&] { SubstitutionMatrix::from_file(dir.file("big.txt")); },
+                        dir.file("big.txt") + ":3:", "500");
   }
   SECTION("a bad header") {
     test::write_file(dir.file("h.txt"), "# x\nAR N D\n");
     require_throws_with([&] { SubstitutionMatrix::from_file(dir.file("h.txt")); }, dir.file("h.txt") + ":2:", "header");
     test::write_file(dir.file("numbers.txt"), "1 2 3\n");
-    require_throws_with([&] { SubstitutionMatrix::from_file(dir.file("numbers.txt")); }, dir.file("numbers.txt") + ":1:");
+    require_throws_with([&] { SubstitutionMatrix::from_file(dir.file("numbers.txt")); },
+                        dir.file("numbers.txt") + ":1:");
     test::write_file(dir.file("empty.txt"), "# only a comment\n");
     require_throws_with([&] { SubstitutionMatrix::from_file(dir.file("empty.txt")); }, dir.file("empty.txt"), "header");
   }
@@ -219,7 +223,8 @@ TEST_CASE("matrix files: good files load, bad ones fail naming the file and line
     std::string text = matrix_text(kLetters);
     const std::string row_a = text.substr(text.find("\nA") + 1, text.find("\nR") - text.find("\nA"));
     test::write_file(dir.file("twice.txt"), text + row_a);
-    require_throws_with([&] { SubstitutionMatrix::from_file(dir.file("twice.txt")); }, dir.file("twice.txt") + ":28:", "second");
+    require_throws_with([&] { SubstitutionMatrix::from_file(dir.file("twice.txt")); },
+                        dir.file("twice.txt") + ":28:", "second");
   }
 }
 
@@ -257,7 +262,8 @@ TEST_CASE("nucleotide scoring: match, mismatch, N and padding", "[scoring]") {
   const std::string bases = "ACGT";
   for (char a : bases)
     for (char b : bases)
-      CHECK(m.score(n.encode(static_cast<unsigned char>(a)), n.encode(static_cast<unsigned char>(b))) == (a == b ? 2 : -3));
+      CHECK(m.score(n.encode(static_cast<unsigned char>(a)), n.encode(static_cast<unsigned char>(b))) ==
+            (a == b ? 2 : -3));
   const auto N = n.encode('N');
   for (char b : std::string("ACGTN")) CHECK(m.score(N, n.encode(static_cast<unsigned char>(b))) == -3);
   // Ambiguity codes read as N; U reads as T; lower case as upper case.
@@ -266,7 +272,8 @@ TEST_CASE("nucleotide scoring: match, mismatch, N and padding", "[scoring]") {
   CHECK(n.encode('U') == n.encode('T'));
   CHECK(n.encode('a') == n.encode('A'));
   for (int pad = n.size(); pad < kMaxCodes; ++pad)
-    for (int b = 0; b < kMaxCodes; ++b) CHECK(m.score(static_cast<std::uint8_t>(pad), static_cast<std::uint8_t>(b)) == -3);
+    for (int b = 0; b < kMaxCodes; ++b)
+      CHECK(m.score(static_cast<std::uint8_t>(pad), static_cast<std::uint8_t>(b)) == -3);
   CHECK(m.min_score() == -3);
   CHECK(m.max_score() == 2);
   REQUIRE_THROWS(SubstitutionMatrix::nucleotide(0, -1));

@@ -18,8 +18,8 @@
 #include "kernels/reference/reference.hpp"
 #include "output/output.hpp"
 #include "search/scan_backend.hpp"
-#include "statistics/statistics.hpp"
 #include "search/warpsearch.hpp"
+#include "statistics/statistics.hpp"
 #include "tests/catch.hpp"
 #include "tests/test_support.hpp"
 
@@ -114,7 +114,8 @@ std::vector<ExpectedHit> brute_force(const Fixture& f, const Query& query, const
 
 std::string render(const std::vector<Query>& queries, const std::vector<QueryResult>& results, const Database& db) {
   std::ostringstream out;
-  const auto format = OutputFormat::parse("6 qseqid sseqid pident length mismatch gapopen qstart qend sstart send evalue bitscore score cigar qseq sseq");
+  const auto format = OutputFormat::parse(
+      "6 qseqid sseqid pident length mismatch gapopen qstart qend sstart send evalue bitscore score cigar qseq sseq");
   for (std::size_t q = 0; q < queries.size(); ++q) format.write(out, queries[q], results[q], db);
   return out.str();
 }
@@ -136,12 +137,14 @@ std::vector<CodesPair> planted_pairs(std::uint64_t seed, int letters, std::size_
     CodesPair pair{query, {}};
     switch (k % 6) {
       case 0:
-        pair.subject = test::random_codes(rng, rng() % 200, letters) + test::mutated_codes(rng, piece, letters, 0.2, 6) +
-                       test::random_codes(rng, rng() % 200, letters);
+        pair.subject = test::random_codes(rng, rng() % 200, letters) +
+                       test::mutated_codes(rng, piece, letters, 0.2, 6) + test::random_codes(rng, rng() % 200, letters);
         break;
       case 1: pair.subject = test::random_codes(rng, length_of(rng), letters); break;
       case 2: pair.subject = query; break;
-      case 3: pair.subject = test::random_codes(rng, 7, letters) + piece + test::random_codes(rng, 3, letters) + piece; break;
+      case 3:
+        pair.subject = test::random_codes(rng, 7, letters) + piece + test::random_codes(rng, 3, letters) + piece;
+        break;
       case 4: pair = {piece + piece + piece, piece}; break;
       default: pair.subject = test::random_codes(rng, 1 + rng() % 3, letters); break;
     }
@@ -168,8 +171,8 @@ void check_locate(ScanBackend& backend, const ScoringScheme& scoring, const std:
       continue;
     if (++differences <= 5)
       UNSCOPED_INFO("pair " << k << " (" << pairs[k].query.size() << " x " << pairs[k].subject.size() << "): got "
-                            << got.score << " q[" << got.query_begin << "," << got.query_end << ") s[" << got.subject_begin
-                            << "," << got.subject_end << "), reference " << expected.score << " q["
+                            << got.score << " q[" << got.query_begin << "," << got.query_end << ") s["
+                            << got.subject_begin << "," << got.subject_end << "), reference " << expected.score << " q["
                             << expected.query_begin << "," << expected.query_end << ") s[" << expected.subject_begin
                             << "," << expected.subject_end << ")");
   }
@@ -191,27 +194,27 @@ TEST_CASE("search: hits, ranking, scores and coordinates equal brute force with 
   options.min_score = 25;
   const EvalueCalculator statistics(scoring, db.info().residues, db.info().subjects);
   for (double max_evalue : {1e9, 1.0}) {
-  options.max_evalue = max_evalue;
-  const auto results = SearchEngine(db, scoring, options).search(f.queries);
-  REQUIRE(results.size() == f.queries.size());
-  for (std::size_t q = 0; q < f.queries.size(); ++q) {
-    CAPTURE(q, max_evalue);
-    const auto expected = brute_force(f, f.queries[q], scoring, statistics, options);
-    const auto& hits = results[q].hits;
-    REQUIRE(hits.size() == expected.size());
-    for (std::size_t h = 0; h < hits.size(); ++h) {
-      CAPTURE(h);
-      CHECK(hits[h].subject == expected[h].subject);
-      const auto& span = expected[h].span;
-      CHECK(hits[h].score == span.score);
-      CHECK(hits[h].query_begin == span.query_begin);
-      CHECK(hits[h].query_end == span.query_end);
-      CHECK(hits[h].subject_begin == span.subject_begin);
-      CHECK(hits[h].subject_end == span.subject_end);
-      CHECK(hits[h].evalue == statistics.evalue(hits[h].score, static_cast<std::uint32_t>(f.queries[q].codes.size()),
-                                                static_cast<std::uint32_t>(f.subjects[hits[h].subject].size())));
+    options.max_evalue = max_evalue;
+    const auto results = SearchEngine(db, scoring, options).search(f.queries);
+    REQUIRE(results.size() == f.queries.size());
+    for (std::size_t q = 0; q < f.queries.size(); ++q) {
+      CAPTURE(q, max_evalue);
+      const auto expected = brute_force(f, f.queries[q], scoring, statistics, options);
+      const auto& hits = results[q].hits;
+      REQUIRE(hits.size() == expected.size());
+      for (std::size_t h = 0; h < hits.size(); ++h) {
+        CAPTURE(h);
+        CHECK(hits[h].subject == expected[h].subject);
+        const auto& span = expected[h].span;
+        CHECK(hits[h].score == span.score);
+        CHECK(hits[h].query_begin == span.query_begin);
+        CHECK(hits[h].query_end == span.query_end);
+        CHECK(hits[h].subject_begin == span.subject_begin);
+        CHECK(hits[h].subject_end == span.subject_end);
+        CHECK(hits[h].evalue == statistics.evalue(hits[h].score, static_cast<std::uint32_t>(f.queries[q].codes.size()),
+                                                  static_cast<std::uint32_t>(f.subjects[hits[h].subject].size())));
+      }
     }
-  }
   }
 }
 
@@ -225,13 +228,16 @@ TEST_CASE("search: the output does not depend on threads, chunking or query batc
   options.device = Device::cpu;
   options.max_target_seqs = 25;
   options.threads = 1;
-  const std::string reference_output = render(f.queries, SearchEngine(one_chunk, scoring, options).search(f.queries), one_chunk);
+  const std::string reference_output =
+      render(f.queries, SearchEngine(one_chunk, scoring, options).search(f.queries), one_chunk);
   REQUIRE(!reference_output.empty());
   options.threads = 3;
   CHECK(render(f.queries, SearchEngine(one_chunk, scoring, options).search(f.queries), one_chunk) == reference_output);
-  CHECK(render(f.queries, SearchEngine(many_chunks, scoring, options).search(f.queries), many_chunks) == reference_output);
+  CHECK(render(f.queries, SearchEngine(many_chunks, scoring, options).search(f.queries), many_chunks) ==
+        reference_output);
   options.query_batch = 1;
-  CHECK(render(f.queries, SearchEngine(many_chunks, scoring, options).search(f.queries), many_chunks) == reference_output);
+  CHECK(render(f.queries, SearchEngine(many_chunks, scoring, options).search(f.queries), many_chunks) ==
+        reference_output);
 }
 
 namespace {
@@ -280,7 +286,8 @@ TEST_CASE("search: hits aligned during the scan give the same output", "[search]
     SearchOptions options;
     options.device = Device::cpu;
     options.max_target_seqs = 20;
-    const std::string expected = render(f.queries, SearchEngine(one_chunk, scoring, options).search(f.queries), one_chunk);
+    const std::string expected =
+        render(f.queries, SearchEngine(one_chunk, scoring, options).search(f.queries), one_chunk);
     REQUIRE(!expected.empty());
     for (const std::size_t batch : {std::size_t{4096}, std::size_t{2}}) {
       CAPTURE(type == SequenceType::protein, batch);
@@ -312,7 +319,8 @@ TEST_CASE("search: nucleotide queries are searched on both strands", "[search]")
   std::string reverse_complement(piece.rbegin(), piece.rend());
   for (auto& c : reverse_complement) c = static_cast<char>(dna.complement(static_cast<std::uint8_t>(c)));
   const std::string planted = dna.encode_string("ACGTACGTAC") + reverse_complement + dna.encode_string("TTTT");
-  test::write_file(f.dir.file("db.fa"), test::read_file(f.dir.file("db.fa")) + ">planted\n" + dna.decode_string(planted) + "\n");
+  test::write_file(f.dir.file("db.fa"),
+                   test::read_file(f.dir.file("db.fa")) + ">planted\n" + dna.decode_string(planted) + "\n");
   f.subjects.push_back(planted);
   const Database db = Database::open(make_db(f, "dna.wsdb", 1u << 30));
   const ScoringScheme scoring(SubstitutionMatrix::nucleotide(2, -3), GapOpen{5}, GapExtend{2});
@@ -424,7 +432,8 @@ TEST_CASE("search: locate() on the real hits of the bundled sample equals refere
   for (SequenceRecord record; sample.next(record);) subjects.push_back(record.codes);
   std::vector<Query> queries;
   FastaReader query_file(test::source_path("data/queries.fa"), SequenceType::protein);
-  for (SequenceRecord record; query_file.next(record);) queries.push_back({record.id, record.description, record.codes});
+  for (SequenceRecord record; query_file.next(record);)
+    queries.push_back({record.id, record.description, record.codes});
 
   const ScoringScheme scoring(SubstitutionMatrix::builtin("BLOSUM62"), GapOpen{11}, GapExtend{1});
   SearchOptions options;
@@ -494,7 +503,8 @@ TEST_CASE("search: every hit's alignment is cpu::align_local's, on both DNA stra
         CHECK(hit.mismatches == expected.mismatches);
         CHECK(hit.gap_opens == expected.gap_opens);
         CHECK(hit.gaps == expected.gaps);
-        CHECK(hit.subject_aligned_codes == subject.substr(expected.subject_begin, expected.subject_end - expected.subject_begin));
+        CHECK(hit.subject_aligned_codes ==
+              subject.substr(expected.subject_begin, expected.subject_end - expected.subject_begin));
       }
     CHECK(hits >= 100);
     if (c.type == SequenceType::nucleotide) CHECK(minus > 0);

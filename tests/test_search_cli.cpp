@@ -36,10 +36,12 @@ std::size_t other_files(const std::string& directory, std::initializer_list<std:
 TEST_CASE("search cli: makedb then search on the bundled sample gives the golden output", "[cli][search]") {
   TempDir dir;
   const std::string db = dir.file("sample.wsdb");
-  REQUIRE(run_warpsearch("makedb --quiet " + quoted(source_path("data/uniprot_sample.fa")) + " " + quoted(db)).exit_code == 0);
+  REQUIRE(
+      run_warpsearch("makedb --quiet " + quoted(source_path("data/uniprot_sample.fa")) + " " + quoted(db)).exit_code ==
+      0);
   const std::string out = dir.file("hits.tsv");
-  const auto result = run_warpsearch("search --quiet --device cpu -q " + quoted(source_path("data/queries.fa")) + " -d " +
-                                     quoted(db) + " -o " + quoted(out) + " --max-target-seqs 20");
+  const auto result = run_warpsearch("search --quiet --device cpu -q " + quoted(source_path("data/queries.fa")) +
+                                     " -d " + quoted(db) + " -o " + quoted(out) + " --max-target-seqs 20");
   INFO(result.err);
   REQUIRE(result.exit_code == 0);
   // The golden file was checked against ssearch36 (scores, end positions) and blastp (E-values) when it
@@ -74,7 +76,9 @@ TEST_CASE("search cli: makedb then search on the bundled sample gives the golden
 TEST_CASE("search cli: user errors are named, exit non-zero and leave no output", "[cli][search]") {
   TempDir dir;
   const std::string db = dir.file("sample.wsdb");
-  REQUIRE(run_warpsearch("makedb --quiet " + quoted(source_path("data/uniprot_sample.fa")) + " " + quoted(db)).exit_code == 0);
+  REQUIRE(
+      run_warpsearch("makedb --quiet " + quoted(source_path("data/uniprot_sample.fa")) + " " + quoted(db)).exit_code ==
+      0);
   const std::string queries = quoted(source_path("data/queries.fa"));
 
   SECTION("a missing query file") {
@@ -88,7 +92,8 @@ TEST_CASE("search cli: user errors are named, exit non-zero and leave no output"
     CHECK(contains(r.err, "nope.wsdb"));
   }
   SECTION("an output file in a missing directory") {
-    const auto r = run_warpsearch("search -q " + queries + " -d " + quoted(db) + " -o " + quoted(dir.file("no/such/dir/out.tsv")));
+    const auto r =
+        run_warpsearch("search -q " + queries + " -d " + quoted(db) + " -o " + quoted(dir.file("no/such/dir/out.tsv")));
     CHECK(r.exit_code == 1);
     CHECK(contains(r.err, "no/such/dir"));
   }
@@ -124,9 +129,11 @@ TEST_CASE("search cli: user errors are named, exit non-zero and leave no output"
 TEST_CASE("search cli: --device gpu without a usable GPU is an error that says so", "[cli][search]") {
   TempDir dir;
   const std::string db = dir.file("sample.wsdb");
-  REQUIRE(run_warpsearch("makedb --quiet " + quoted(source_path("data/uniprot_sample.fa")) + " " + quoted(db)).exit_code == 0);
-  const auto r = run_warpsearch("search --quiet --device gpu -q " + quoted(source_path("data/queries.fa")) + " -d " + quoted(db) +
-                                " --max-target-seqs 20");
+  REQUIRE(
+      run_warpsearch("makedb --quiet " + quoted(source_path("data/uniprot_sample.fa")) + " " + quoted(db)).exit_code ==
+      0);
+  const auto r = run_warpsearch("search --quiet --device gpu -q " + quoted(source_path("data/queries.fa")) + " -d " +
+                                quoted(db) + " --max-target-seqs 20");
   if (r.exit_code == 0) {
     // A GPU is usable here: then its output must equal the golden (CPU-checked) output.
     CHECK(r.out == read_file(source_path("tests/golden/sample_search.tsv")));
@@ -139,8 +146,11 @@ TEST_CASE("search cli: --device gpu without a usable GPU is an error that says s
 TEST_CASE("search cli: --device auto says so in one line when it runs on the CPU", "[cli][search]") {
   TempDir dir;
   const std::string db = dir.file("sample.wsdb");
-  REQUIRE(run_warpsearch("makedb --quiet " + quoted(source_path("data/uniprot_sample.fa")) + " " + quoted(db)).exit_code == 0);
-  const std::string args = " -q " + quoted(source_path("data/queries.fa")) + " -d " + quoted(db) + " --max-target-seqs 5";
+  REQUIRE(
+      run_warpsearch("makedb --quiet " + quoted(source_path("data/uniprot_sample.fa")) + " " + quoted(db)).exit_code ==
+      0);
+  const std::string args =
+      " -q " + quoted(source_path("data/queries.fa")) + " -d " + quoted(db) + " --max-target-seqs 5";
   const auto count = [](const std::string& text, const std::string& part) {
     std::size_t n = 0;
     for (auto at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) ++n;

@@ -109,8 +109,11 @@ TEST_CASE("length adjustment equals the brute-force definition", "[statistics]")
   struct Case {
     double K, a_over_l, beta;
   };
-  const Case cases[] = {{0.041, 1.9 / 0.267, -30}, {0.010, 4.0 / 0.206, -87}, {0.15, 0.35 / 0.309, -3},
-                        {0.42 / 1.0, 0.75 / 0.63, -2}, {0.134, 1 / 0.4012, 0}};
+  const Case cases[] = {{0.041, 1.9 / 0.267, -30},
+                        {0.010, 4.0 / 0.206, -87},
+                        {0.15, 0.35 / 0.309, -3},
+                        {0.42 / 1.0, 0.75 / 0.63, -2},
+                        {0.134, 1 / 0.4012, 0}};
   const std::uint64_t query_lengths[] = {1, 5, 20, 57, 100, 361, 1000, 5478};
   const std::uint64_t databases[][2] = {{1842118, 4000}, {1000, 10}, {261000000, 600000}, {50, 1}, {481139, 300}};
   for (const auto& c : cases)
@@ -118,8 +121,8 @@ TEST_CASE("length adjustment equals the brute-force definition", "[statistics]")
       for (const auto& db : databases) {
         INFO("K " << c.K << " m " << m << " N " << db[0] << " n " << db[1]);
         CHECK(length_adjustment(c.K, c.a_over_l, c.beta, m, db[0], db[1]) ==
-              brute_force_length_adjustment(c.K, c.a_over_l, c.beta, static_cast<double>(m),
-                                            static_cast<double>(db[0]), static_cast<double>(db[1])));
+              brute_force_length_adjustment(c.K, c.a_over_l, c.beta, static_cast<double>(m), static_cast<double>(db[0]),
+                                            static_cast<double>(db[1])));
       }
 }
 
@@ -152,11 +155,11 @@ TEST_CASE("E-values and bit scores equal blastp's and blastn's", "[statistics]")
   };
   const EvalueCalculator b62(protein("BLOSUM62", 11, 1), kUniprotResidues, kUniprotSequences);
   SECTION("blastp default: Spouge's finite-size correction") {
-    const Hit hits[] = {{57, 1827, 55, 0.217405, 25.7942},    {57, 618, 50, 1.05458, 23.8682},
-                        {635, 1243, 77, 0.0416245, 34.2686},  {635, 672, 87, 0.00245417, 38.1206},
-                        {635, 1253, 61, 3.24173, 28.1054},    {361, 357, 717, 2.35177e-93, 280.796},
+    const Hit hits[] = {{57, 1827, 55, 0.217405, 25.7942},     {57, 618, 50, 1.05458, 23.8682},
+                        {635, 1243, 77, 0.0416245, 34.2686},   {635, 672, 87, 0.00245417, 38.1206},
+                        {635, 1253, 61, 3.24173, 28.1054},     {361, 357, 717, 2.35177e-93, 280.796},
                         {361, 343, 474, 3.63651e-57, 187.193}, {237, 212, 385, 4.35072e-47, 152.91},
-                        {31, 1827, 40, 7.62973, 20.0162},     {31, 181, 49, 0.426953, 23.483}};
+                        {31, 1827, 40, 7.62973, 20.0162},      {31, 181, 49, 0.426953, 23.483}};
     for (const auto& h : hits) {
       INFO("qlen " << h.qlen << " slen " << h.slen << " score " << h.score);
       CHECK(close_relative(b62.evalue(h.score, h.qlen, h.slen), h.evalue, 1e-4));
@@ -164,8 +167,8 @@ TEST_CASE("E-values and bit scores equal blastp's and blastn's", "[statistics]")
     }
   }
   SECTION("blastp with OLD_FSC=1: length-adjusted Karlin-Altschul") {
-    const Hit hits[] = {{57, 1827, 55, 0.799091, 25.7942},    {57, 618, 50, 3.03654, 23.8682},
-                        {635, 1243, 77, 0.0385013, 34.2686},  {635, 672, 87, 0.0026663, 38.1206},
+    const Hit hits[] = {{57, 1827, 55, 0.799091, 25.7942},     {57, 618, 50, 3.03654, 23.8682},
+                        {635, 1243, 77, 0.0385013, 34.2686},   {635, 672, 87, 0.0026663, 38.1206},
                         {361, 357, 717, 1.20577e-76, 280.796}, {237, 197, 352, 1.44079e-34, 140.198},
                         {31, 1827, 49, 3.87678, 23.483}};
     for (const auto& h : hits) {

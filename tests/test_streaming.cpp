@@ -44,7 +44,8 @@ void make_data(Data& data, SequenceType type, std::uint64_t seed) {
     std::string codes = test::random_codes(rng, 50 + s % 300, letters);
     if (s % 3 == 0) {
       const std::string& query = data.queries[s / 3 % data.queries.size()].codes;
-      const std::string piece = test::mutated_codes(rng, query.substr(query.size() / 5, query.size() / 2), letters, 0.2, 3);
+      const std::string piece =
+          test::mutated_codes(rng, query.substr(query.size() / 5, query.size() / 2), letters, 0.2, 3);
       codes.insert(codes.size() / 3, piece);
       if (s % 9 == 0) codes += piece;  // two HSPs in one subject
     }
@@ -127,9 +128,10 @@ TEST_CASE("streaming: output written query by query from the sink equals the who
   for (const SequenceType type : {SequenceType::protein, SequenceType::nucleotide}) {
     Data data;
     make_data(data, type, type == SequenceType::protein ? 71 : 72);
-    const ScoringScheme scoring = type == SequenceType::protein
-                                      ? ScoringScheme(SubstitutionMatrix::builtin("BLOSUM62"), GapOpen{11}, GapExtend{1})
-                                      : ScoringScheme(SubstitutionMatrix::nucleotide(2, -3), GapOpen{5}, GapExtend{2});
+    const ScoringScheme scoring =
+        type == SequenceType::protein
+            ? ScoringScheme(SubstitutionMatrix::builtin("BLOSUM62"), GapOpen{11}, GapExtend{1})
+            : ScoringScheme(SubstitutionMatrix::nucleotide(2, -3), GapOpen{5}, GapExtend{2});
     OutputContext context;
     context.program = type == SequenceType::protein ? "blastp" : "blastn";
     context.scoring = &scoring;
@@ -231,8 +233,9 @@ TEST_CASE("streaming: progress is reported while a part is scanned, and adds up"
                       std::make_unique<WatchedBackend>(scoring, false, std::chrono::milliseconds(800)));
   std::vector<SearchProgress> reports;
   std::size_t results = 0;
-  engine.search(data.queries, [&](QueryResult&&) { ++results; },
-                [&](const SearchProgress& progress) { reports.push_back(progress); });
+  engine.search(
+      data.queries, [&](QueryResult&&) { ++results; },
+      [&](const SearchProgress& progress) { reports.push_back(progress); });
   REQUIRE(results == data.queries.size());
   // Per batch: the end of its part, the scan time, each query handed over (at least one report), the
   // batch's end; the timer adds about three reports per pause (at least one).
@@ -261,9 +264,11 @@ TEST_CASE("streaming: the CPU backend counts the cells it scores, for the progre
   backend->set_queries(prepared);
   std::atomic<std::uint64_t> cells{0};
   REQUIRE(backend->count_cells(&cells));
-  backend->scan(db.chunk(0), [](std::size_t, std::uint64_t, int) {}, [](std::size_t) {});
+  backend->scan(
+      db.chunk(0), [](std::size_t, std::uint64_t, int) {}, [](std::size_t) {});
   CHECK(cells.load() == query_residues * db.info().residues);
   backend->count_cells(nullptr);
-  backend->scan(db.chunk(0), [](std::size_t, std::uint64_t, int) {}, [](std::size_t) {});
+  backend->scan(
+      db.chunk(0), [](std::size_t, std::uint64_t, int) {}, [](std::size_t) {});
   CHECK(cells.load() == query_residues * db.info().residues);  // no longer counted
 }

@@ -79,7 +79,8 @@ TEST_CASE("streaming cli: every format written batch by batch equals the one-pie
     std::filesystem::remove_all(db);
     REQUIRE(run_warpsearch("makedb --quiet " + quoted(source_path(d.fasta)) + " " + quoted(db)).exit_code == 0);
     const std::string queries = first_records(d.queries, 4, dir.file("queries.fa"));
-    const std::string search = "search --quiet --device cpu --max-target-seqs 40 -q " + quoted(queries) + " -d " + quoted(db);
+    const std::string search =
+        "search --quiet --device cpu --max-target-seqs 40 -q " + quoted(queries) + " -d " + quoted(db);
     for (const std::string& format : d.formats) {
       CAPTURE(d.fasta, format);
       const auto whole = run_warpsearch(search + " --outfmt '" + format + "'");
@@ -106,21 +107,38 @@ TEST_CASE("streaming cli: stdout gets the first query's hits while the search go
   const auto& alphabet = warpsearch::Alphabet::of(warpsearch::SequenceType::protein);
   std::string subjects, queries;
   for (int s = 0; s < 3000; ++s)
-    subjects += ">s" + std::to_string(s) + "\n" +
-                alphabet.decode_string(warpsearch::test::random_codes(rng, 300 + static_cast<std::size_t>(s % 200), 20)) +
-                "\n";
+    subjects +=
+        ">s" + std::to_string(s) + "\n" +
+        alphabet.decode_string(warpsearch::test::random_codes(rng, 300 + static_cast<std::size_t>(s % 200), 20)) + "\n";
   for (int q = 0; q < 400; ++q)
-    queries += ">q" + std::to_string(q) + "\n" + alphabet.decode_string(warpsearch::test::random_codes(rng, 250, 20)) + "\n";
+    queries +=
+        ">q" + std::to_string(q) + "\n" + alphabet.decode_string(warpsearch::test::random_codes(rng, 250, 20)) + "\n";
   write_file(dir.file("db.fa"), subjects);
   write_file(dir.file("q.fa"), queries);
-  REQUIRE(run_warpsearch("makedb --quiet " + quoted(dir.file("db.fa")) + " " + quoted(dir.file("db.wsdb"))).exit_code == 0);
+  REQUIRE(run_warpsearch("makedb --quiet " + quoted(dir.file("db.fa")) + " " + quoted(dir.file("db.wsdb"))).exit_code ==
+          0);
 
   int pipe_ends[2];
   REQUIRE(::pipe(pipe_ends) == 0);
-  const std::vector<std::string> args = {binary(), "search", "--quiet", "--device", "cpu", "--threads", "1",
-                                         "--query-batch", "1", "--evalue", "1000", "--max-target-seqs", "1",
-                                         "--outfmt", "6 qseqid", "-q", dir.file("q.fa"),
-                                         "-d", dir.file("db.wsdb")};
+  const std::vector<std::string> args = {binary(),
+                                         "search",
+                                         "--quiet",
+                                         "--device",
+                                         "cpu",
+                                         "--threads",
+                                         "1",
+                                         "--query-batch",
+                                         "1",
+                                         "--evalue",
+                                         "1000",
+                                         "--max-target-seqs",
+                                         "1",
+                                         "--outfmt",
+                                         "6 qseqid",
+                                         "-q",
+                                         dir.file("q.fa"),
+                                         "-d",
+                                         dir.file("db.wsdb")};
   const pid_t child = ::fork();
   REQUIRE(child >= 0);
   if (child == 0) {
@@ -160,14 +178,16 @@ TEST_CASE("streaming cli: the progress line goes to a terminal, never to a pipe 
   }
   TempDir dir;
   const std::string db = dir.file("sample.wsdb");
-  REQUIRE(run_warpsearch("makedb --quiet " + quoted(source_path("data/uniprot_sample.fa")) + " " + quoted(db)).exit_code == 0);
+  REQUIRE(
+      run_warpsearch("makedb --quiet " + quoted(source_path("data/uniprot_sample.fa")) + " " + quoted(db)).exit_code ==
+      0);
   const std::string queries = first_records("data/queries.fa", 4, dir.file("queries.fa"));
   const std::string search = "search --device cpu --query-batch 2 -q " + quoted(queries) + " -d " + quoted(db) +
                              " -o " + quoted(dir.file("out.tsv"));
   // script runs the command on a pseudo-terminal and copies what it writes there to its stdout.
   const auto on_terminal = [&](const std::string& extra) {
-    return run_shell("WARPSEARCH_PROGRESS_DELAY=0 script -qec " +
-                     quoted(quoted(binary()) + " " + search + extra) + " /dev/null");
+    return run_shell("WARPSEARCH_PROGRESS_DELAY=0 script -qec " + quoted(quoted(binary()) + " " + search + extra) +
+                     " /dev/null");
   };
   const auto shown = on_terminal("");
   INFO(shown.out);
@@ -192,7 +212,9 @@ TEST_CASE("streaming cli: the progress line goes to a terminal, never to a pipe 
 TEST_CASE("cli: usage errors exit 2 with a first line naming the option; runtime errors exit 1", "[cli][streaming]") {
   TempDir dir;
   const std::string db = dir.file("sample.wsdb");
-  REQUIRE(run_warpsearch("makedb --quiet " + quoted(source_path("data/uniprot_sample.fa")) + " " + quoted(db)).exit_code == 0);
+  REQUIRE(
+      run_warpsearch("makedb --quiet " + quoted(source_path("data/uniprot_sample.fa")) + " " + quoted(db)).exit_code ==
+      0);
   const std::string q = quoted(source_path("data/queries.fa"));
   const std::string out = " -o " + quoted(dir.file("out"));
   const std::string search = "search --device cpu -q " + q + " -d " + quoted(db) + out;
@@ -254,7 +276,8 @@ TEST_CASE("cli: usage errors exit 2 with a first line naming the option; runtime
       "blastp -query " + quoted(dir.file("nope.fa")) + " -db " + quoted(db),
   };
   write_file(dir.file("bad.fa"), ">a\nMK7V\n");
-  const std::vector<std::string> bad_input = {"search --device cpu -q " + quoted(dir.file("bad.fa")) + " -d " + quoted(db)};
+  const std::vector<std::string> bad_input = {"search --device cpu -q " + quoted(dir.file("bad.fa")) + " -d " +
+                                              quoted(db)};
   for (const auto& list : {runtime, bad_input})
     for (const std::string& arguments : list) {
       const auto r = run_warpsearch(arguments);

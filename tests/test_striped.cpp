@@ -25,12 +25,9 @@ constexpr AlignmentMode kModes[] = {AlignmentMode::local, AlignmentMode::global,
 
 const char* mode_name(AlignmentMode mode) {
   switch (mode) {
-    case AlignmentMode::local:
-      return "local";
-    case AlignmentMode::global:
-      return "global";
-    case AlignmentMode::semiglobal:
-      return "semiglobal";
+    case AlignmentMode::local: return "local";
+    case AlignmentMode::global: return "global";
+    case AlignmentMode::semiglobal: return "semiglobal";
   }
   return "?";
 }
@@ -56,9 +53,9 @@ void check_pair(const std::string& query, const std::string& subject, const Scor
     const reference::Span expected = reference::span(query, subject, scoring, mode);
     for (Isa isa : runnable_isas()) {
       const cpu::StripedScorer scorer(query, scoring, isa);
-      INFO(mode_name(mode) << " " << cpu::isa_name(isa) << " " << scoring.matrix().name() << " "
-                           << scoring.gap_open() << "/" << scoring.gap_extend() << " lengths " << query.size()
-                           << " x " << subject.size() << " expected score " << expected.score);
+      INFO(mode_name(mode) << " " << cpu::isa_name(isa) << " " << scoring.matrix().name() << " " << scoring.gap_open()
+                           << "/" << scoring.gap_extend() << " lengths " << query.size() << " x " << subject.size()
+                           << " expected score " << expected.score);
       require_end(scorer.end(subject, mode), expected);
       const std::optional<cpu::PairEnd> narrow = scorer.end_at_width(subject, mode, Width::w16);
       if (narrow) require_end(*narrow, expected);

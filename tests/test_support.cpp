@@ -1,7 +1,7 @@
 #include "tests/test_support.hpp"
 
-#include <unistd.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -64,8 +64,8 @@ CommandResult run_warpsearch_piped(const std::string& producer, const std::strin
   TempDir scratch;
   const std::string out = scratch.file("stdout"), err = scratch.file("stderr");
   const std::string command = (producer.empty() ? "" : producer + " | ") + "'" +
-                              from_environment("WARPSEARCH_TEST_BINARY", WARPSEARCH_BINARY) + "' " + arguments +
-                              " >'" + out + "' 2>'" + err + "'";
+                              from_environment("WARPSEARCH_TEST_BINARY", WARPSEARCH_BINARY) + "' " + arguments + " >'" +
+                              out + "' 2>'" + err + "'";
   const int status = std::system(command.c_str());
   CommandResult result;
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);

@@ -43,7 +43,6 @@ CommandResult run_shell(const std::string& command);
 // Whether a command of that name is on the PATH.
 bool have_tool(const std::string& tool);
 
-
 // Source tree paths (the bundled data, ...).
 std::string source_path(const std::string& relative);
 

@@ -28,7 +28,8 @@ TEST_CASE("Each table copy holds every entry once, within the entry's 32-word bl
         CHECK(at / 32 == c / 32);
         CHECK_FALSE(taken[at]);
         taken[at] = true;
-        CHECK(d::table_word(copy, c, static_cast<std::uint32_t>(words)) == copy * static_cast<std::uint32_t>(words) + at);
+        CHECK(d::table_word(copy, c, static_cast<std::uint32_t>(words)) ==
+              copy * static_cast<std::uint32_t>(words) + at);
       }
     }
   }
@@ -76,7 +77,9 @@ TEST_CASE("On real proteins the plan cuts the wavefronts of a warp's table looku
     const std::string& query = proteins[pick(rng)];
     for (int j = 0; j < regs; ++j) {
       int entries[32];
-      for (int l = 0; l < 32; ++l) entries[l] = code(a, static_cast<std::size_t>(l * regs + j)) * n + code(b, static_cast<std::size_t>(l * regs + j));
+      for (int l = 0; l < 32; ++l)
+        entries[l] =
+            code(a, static_cast<std::size_t>(l * regs + j)) * n + code(b, static_cast<std::size_t>(l * regs + j));
       int choice[d::kMaxTableCopies + 1][32] = {};
       for (int copies = 2; copies <= d::kMaxTableCopies; ++copies) {
         d::plan_register(entries, copies, choice[copies]);

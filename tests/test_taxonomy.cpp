@@ -14,8 +14,8 @@
 
 #include "db/database.hpp"
 #include "db/makedb.hpp"
-#include "search/scan_backend.hpp"
 #include "output/taxonomy.hpp"
+#include "search/scan_backend.hpp"
 #include "search/warpsearch.hpp"
 #include "tests/catch.hpp"
 #include "tests/test_support.hpp"
@@ -142,11 +142,26 @@ Records make_records(std::size_t count, std::uint64_t seed) {
     std::snprintf(number, sizeof number, "%06zu", i);
     std::string id, key;
     switch (i % 5) {
-      case 0: id = "sp|Q9" + std::string(number + 2) + "|PROT" + number + "_HUMAN"; key = "Q9" + std::string(number + 2); break;
-      case 1: id = "ref|NP_" + std::string(number) + ".1|"; key = "NP_" + std::string(number); break;
-      case 2: id = "gi|" + std::to_string(1000 + i) + "|emb|CAB" + number + ".2|"; key = std::to_string(1000 + i); break;
-      case 3: id = "local" + std::string(number); key = id; break;
-      default: id = "XP_" + std::string(number) + ".3"; key = "ref|XP_" + std::string(number) + ".3|"; break;
+      case 0:
+        id = "sp|Q9" + std::string(number + 2) + "|PROT" + number + "_HUMAN";
+        key = "Q9" + std::string(number + 2);
+        break;
+      case 1:
+        id = "ref|NP_" + std::string(number) + ".1|";
+        key = "NP_" + std::string(number);
+        break;
+      case 2:
+        id = "gi|" + std::to_string(1000 + i) + "|emb|CAB" + number + ".2|";
+        key = std::to_string(1000 + i);
+        break;
+      case 3:
+        id = "local" + std::string(number);
+        key = id;
+        break;
+      default:
+        id = "XP_" + std::string(number) + ".3";
+        key = "ref|XP_" + std::string(number) + ".3|";
+        break;
     }
     if (taxid != 0) r.map += key + (i % 2 ? "\t" : " ") + std::to_string(taxid) + "\n";
     std::string letters(std::uniform_int_distribution<std::size_t>(40, 260)(rng), 'A');
@@ -160,7 +175,8 @@ Records make_records(std::size_t count, std::uint64_t seed) {
 
 std::string fasta(const Records& r) {
   std::string text;
-  for (std::size_t i = 0; i < r.ids.size(); ++i) text += ">" + r.ids[i] + " rec" + std::to_string(i) + "\n" + r.letters[i] + "\n";
+  for (std::size_t i = 0; i < r.ids.size(); ++i)
+    text += ">" + r.ids[i] + " rec" + std::to_string(i) + "\n" + r.letters[i] + "\n";
   return text;
 }
 
@@ -206,10 +222,12 @@ TEST_CASE("taxonomy: makedb --taxid-map stores each record's taxid, and staxids 
   REQUIRE(db.has_taxids());
   for (std::size_t i = 0; i < r.ids.size(); ++i) CHECK(db.taxid(i) == r.taxids[i]);
   db.verify();
-  CHECK(run_warpsearch("dbinfo --verify " + quoted(dir.file("db"))).out.find("taxonomy IDs    stored") != std::string::npos);
+  CHECK(run_warpsearch("dbinfo --verify " + quoted(dir.file("db"))).out.find("taxonomy IDs    stored") !=
+        std::string::npos);
 
-  const auto result = run_warpsearch("search --quiet --device cpu -q " + quoted(dir.file("s.fa")) + " -d " +
-                                     quoted(dir.file("db")) + " --outfmt '6 qseqid stitle staxid staxids' --evalue 1e-20");
+  const auto result =
+      run_warpsearch("search --quiet --device cpu -q " + quoted(dir.file("s.fa")) + " -d " + quoted(dir.file("db")) +
+                     " --outfmt '6 qseqid stitle staxid staxids' --evalue 1e-20");
   REQUIRE(result.exit_code == 0);
   std::size_t rows = 0;
   std::set<std::size_t> self_hits;
@@ -226,23 +244,25 @@ TEST_CASE("taxonomy: makedb --taxid-map stores each record's taxid, and staxids 
   CHECK(rows >= r.ids.size());
 
   SECTION("--taxid gives every record one taxid") {
-    REQUIRE(run_warpsearch("makedb --quiet --taxid 9606 " + quoted(dir.file("s.fa")) + " " + quoted(dir.file("one"))).exit_code == 0);
+    REQUIRE(run_warpsearch("makedb --quiet --taxid 9606 " + quoted(dir.file("s.fa")) + " " + quoted(dir.file("one")))
+                .exit_code == 0);
     const Database one = Database::open(dir.file("one"));
     for (std::size_t i = 0; i < r.ids.size(); ++i) CHECK(one.taxid(i) == 9606);
   }
   SECTION("a database made without taxids has none: staxids 0, names N/A, and a filter is refused") {
-    REQUIRE(run_warpsearch("makedb --quiet " + quoted(dir.file("s.fa")) + " " + quoted(dir.file("plain"))).exit_code == 0);
+    REQUIRE(run_warpsearch("makedb --quiet " + quoted(dir.file("s.fa")) + " " + quoted(dir.file("plain"))).exit_code ==
+            0);
     const Database plain = Database::open(dir.file("plain"));
     CHECK_FALSE(plain.has_taxids());
     CHECK(run_warpsearch("dbinfo " + quoted(dir.file("plain"))).out.find("taxonomy IDs    none") != std::string::npos);
     CHECK(plain.taxid(0) == 0);
-    const auto names = run_warpsearch("search --quiet --device cpu -q " + quoted(dir.file("s.fa")) + " -d " +
-                                      quoted(dir.file("plain")) + " --outfmt '6 staxids sscinames' --evalue 1e-20 --taxdump " +
-                                      quoted(taxdump_dir()));
+    const auto names = run_warpsearch(
+        "search --quiet --device cpu -q " + quoted(dir.file("s.fa")) + " -d " + quoted(dir.file("plain")) +
+        " --outfmt '6 staxids sscinames' --evalue 1e-20 --taxdump " + quoted(taxdump_dir()));
     REQUIRE(names.exit_code == 0);
     for (const auto& line : split(names.out, '\n')) CHECK(line == "0\tN/A");
-    const auto refused = run_warpsearch("search --quiet -q " + quoted(dir.file("s.fa")) + " -d " + quoted(dir.file("plain")) +
-                                        " --taxids 9606");
+    const auto refused = run_warpsearch("search --quiet -q " + quoted(dir.file("s.fa")) + " -d " +
+                                        quoted(dir.file("plain")) + " --taxids 9606");
     CHECK(refused.exit_code != 0);
     CHECK(refused.err.find("--taxid-map") != std::string::npos);
   }
@@ -256,8 +276,8 @@ TEST_CASE("taxonomy: makedb --taxid-map stores each record's taxid, and staxids 
                                      quoted(dir.file("s.fa")) + " " + quoted(dir.file("both")));
     CHECK(both.exit_code != 0);
     CHECK_FALSE(test::path_exists(dir.file("both")));
-    const auto lists = run_warpsearch("search --quiet -q " + quoted(dir.file("s.fa")) + " -d " + quoted(dir.file("db")) +
-                                      " --taxids 9606 --negative-taxids 562");
+    const auto lists = run_warpsearch("search --quiet -q " + quoted(dir.file("s.fa")) + " -d " +
+                                      quoted(dir.file("db")) + " --taxids 9606 --negative-taxids 562");
     CHECK(lists.exit_code != 0);
     const auto none = run_warpsearch("search --quiet -q " + quoted(dir.file("s.fa")) + " -d " + quoted(dir.file("db")) +
                                      " --taxids 9443");
@@ -280,7 +300,8 @@ TEST_CASE("taxonomy: --taxdump names the taxa as the fixture's tree says", "[tax
               .exit_code == 0);
   const Dump dump(taxdump_dir());
   const std::vector<std::string> columns = {"sscinames", "scomnames", "sblastnames", "sskingdoms"};
-  const std::string outfmt = "6 stitle staxids sscinames scomnames sblastnames sskingdoms ssciname scomname sblastname sskingdom";
+  const std::string outfmt =
+      "6 stitle staxids sscinames scomnames sblastnames sskingdoms ssciname scomname sblastname sskingdom";
   const auto check_rows = [&](const test::CommandResult& result, bool named) {
     REQUIRE(result.exit_code == 0);
     std::set<std::uint32_t> seen;
@@ -298,8 +319,8 @@ TEST_CASE("taxonomy: --taxdump names the taxa as the fixture's tree says", "[tax
     }
     CHECK(seen.size() == std::size(kTaxa));  // every kind of taxid, the merged and unknown ones included
   };
-  const std::string search = "search --quiet --device cpu -q " + quoted(dir.file("s.fa")) + " -d " + quoted(dir.file("db")) +
-                             " --evalue 1e-20 --outfmt '" + outfmt + "'";
+  const std::string search = "search --quiet --device cpu -q " + quoted(dir.file("s.fa")) + " -d " +
+                             quoted(dir.file("db")) + " --evalue 1e-20 --outfmt '" + outfmt + "'";
   check_rows(run_warpsearch(search + " --taxdump " + quoted(taxdump_dir())), true);
   check_rows(run_warpsearch(search), false);
   // The environment variable stands for --taxdump (the tool inherits this process's environment).
@@ -308,7 +329,8 @@ TEST_CASE("taxonomy: --taxdump names the taxa as the fixture's tree says", "[tax
   ::unsetenv("WARPSEARCH_TAXDUMP");
   check_rows(from_environment, true);
   // JSON (outfmt 15) names the taxid and its scientific name, as BLAST does.
-  const auto json = run_warpsearch(search.substr(0, search.find(" --outfmt")) + " --outfmt 15 --taxdump " + quoted(taxdump_dir()));
+  const auto json =
+      run_warpsearch(search.substr(0, search.find(" --outfmt")) + " --outfmt 15 --taxdump " + quoted(taxdump_dir()));
   REQUIRE(json.exit_code == 0);
   CHECK(json.out.find("\"taxid\": 9606,\n                  \"sciname\": \"Homo sapiens\"") != std::string::npos);
   // A missing taxdump is an error naming the option.
@@ -350,7 +372,10 @@ TEST_CASE("taxonomy: the taxid filters select the subjects before the scan", "[t
     std::function<bool(std::uint32_t)> passes;  // the expectation, from the fixture's own tree
   };
   const std::vector<Case> cases = {
-      {"primates and below (taxonomy)", {{9443}, {}}, true, [&](std::uint32_t t) { return t != 0 && dump.under(t, 9443); }},
+      {"primates and below (taxonomy)",
+       {{9443}, {}},
+       true,
+       [&](std::uint32_t t) { return t != 0 && dump.under(t, 9443); }},
       {"Homo sapiens exactly (no taxonomy)", {{9606}, {}}, false, [](std::uint32_t t) { return t == 9606; }},
       {"not bacteria (taxonomy)", {{}, {2}}, true, [&](std::uint32_t t) { return !(t != 0 && dump.under(t, 2)); }},
       {"no taxid", {{0}, {}}, false, [](std::uint32_t t) { return t == 0; }},
@@ -433,12 +458,13 @@ TEST_CASE("taxonomy: staxids and the taxid filters agree with BLAST+", "[taxonom
   REQUIRE(run_shell("makeblastdb -in " + quoted(dir.file("s.fa")) + " -dbtype prot -parse_seqids -taxid_map " +
                     quoted(dir.file("map.txt")) + " -out " + quoted(dir.file("blastdb")))
               .exit_code == 0);
-  REQUIRE(run_warpsearch("makedb --quiet --taxid-map " + quoted(dir.file("map.txt")) + " " + quoted(dir.file("s.fa")) + " " +
-                         quoted(dir.file("db")))
+  REQUIRE(run_warpsearch("makedb --quiet --taxid-map " + quoted(dir.file("map.txt")) + " " + quoted(dir.file("s.fa")) +
+                         " " + quoted(dir.file("db")))
               .exit_code == 0);
-  const std::string common = " -query " + quoted(dir.file("s.fa")) +
-                             " -outfmt '6 qseqid sseqid staxids evalue bitscore staxid' -evalue 1e-5 -comp_based_stats 0 -seg no"
-                             " -use_sw_tback -max_target_seqs 100";
+  const std::string common =
+      " -query " + quoted(dir.file("s.fa")) +
+      " -outfmt '6 qseqid sseqid staxids evalue bitscore staxid' -evalue 1e-5 -comp_based_stats 0 -seg no"
+      " -use_sw_tback -max_target_seqs 100";
   for (const std::string filter : {"", " -taxids 9606,562,0", " -negative_taxids 9606,11069", " -taxidlist LIST"}) {
     std::string given = filter;
     if (filter == " -taxidlist LIST") {
@@ -464,7 +490,8 @@ TEST_CASE("taxonomy: staxids and the taxid filters agree with BLAST+", "[taxonom
       CHECK(our_taxa == blast_taxa);
       // The XML report's statistics: the database lines describe the whole database, the length
       // adjustment and search space the searched subjects, in both.
-      const std::string xml = " -query " + quoted(dir.file("s.fa")) + " -outfmt 5 -evalue 1e-5 -comp_based_stats 0 -seg no";
+      const std::string xml =
+          " -query " + quoted(dir.file("s.fa")) + " -outfmt 5 -evalue 1e-5 -comp_based_stats 0 -seg no";
       const auto statistics = [](const std::string& text) {
         std::string lines;
         for (const auto& line : split(text, '\n'))
@@ -484,7 +511,8 @@ TEST_CASE("taxonomy: a damaged taxids file is caught by its checksum and its siz
   test::TempDir dir;
   const Records r = make_records(20, 16);
   test::write_file(dir.file("s.fa"), fasta(r));
-  REQUIRE(run_warpsearch("makedb --quiet --taxid 562 " + quoted(dir.file("s.fa")) + " " + quoted(dir.file("db"))).exit_code == 0);
+  REQUIRE(run_warpsearch("makedb --quiet --taxid 562 " + quoted(dir.file("s.fa")) + " " + quoted(dir.file("db")))
+              .exit_code == 0);
   {
     std::fstream file(dir.file("db/taxids"), std::ios::in | std::ios::out | std::ios::binary);
     file.seekp(4);

@@ -14,7 +14,8 @@ TEST_CASE("printable_excerpt: control bytes escaped, UTF-8 kept, long text cut a
   CHECK(ws::printable_excerpt("del\x7f") == "del\\x7F");
   // Valid UTF-8 stays; C1 controls (U+009B, a CSI on some terminals) and broken sequences do not.
   CHECK(ws::printable_excerpt("caf\xc3\xa9 \xe2\x9c\x93") == "caf\xc3\xa9 \xe2\x9c\x93");
-  CHECK(ws::printable_excerpt("x\xc2\x9b" "31m") == "x\\xC2\\x9B31m");
+  CHECK(ws::printable_excerpt("x\xc2\x9b"
+                              "31m") == "x\\xC2\\x9B31m");
   CHECK(ws::printable_excerpt("bad\xff\xfe") == "bad\\xFF\\xFE");
   CHECK(ws::printable_excerpt("\xe2\x9c") == "\\xE2\\x9C");
   CHECK(ws::printable_excerpt("\xed\xa0\x80") == "\\xED\\xA0\\x80");  // a surrogate

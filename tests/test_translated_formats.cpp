@@ -71,7 +71,8 @@ void make_data(Data& d) {
   std::size_t picked = 0;
   for (SequenceRecord record; picked < 6 && reader.next(record);) {
     const std::string letters = Alphabet::protein().decode_string(record.codes);
-    if (letters.size() < 60 || letters.size() > 400 || letters.find_first_not_of("ACDEFGHIKLMNPQRSTVWY") != std::string::npos)
+    if (letters.size() < 60 || letters.size() > 400 ||
+        letters.find_first_not_of("ACDEFGHIKLMNPQRSTVWY") != std::string::npos)
       continue;
     proteins += ">" + record.id + "\n" + letters + "\n";
     std::string coding;
@@ -145,17 +146,21 @@ TEST_CASE("translated reports: frames and coordinates in XML, JSON and pairwise 
   Data d;
   make_data(d);
   const std::string bp = d.dir.file("bp"), bn = d.dir.file("bn"), pw = d.dir.file("p.wsdb"), nw = d.dir.file("n.wsdb");
-  REQUIRE(test::run_shell("makeblastdb -in " + quoted(d.proteins) + " -dbtype prot -parse_seqids -out " + quoted(bp)).exit_code == 0);
-  REQUIRE(test::run_shell("makeblastdb -in " + quoted(d.dna) + " -dbtype nucl -parse_seqids -out " + quoted(bn)).exit_code == 0);
+  REQUIRE(test::run_shell("makeblastdb -in " + quoted(d.proteins) + " -dbtype prot -parse_seqids -out " + quoted(bp))
+              .exit_code == 0);
+  REQUIRE(test::run_shell("makeblastdb -in " + quoted(d.dna) + " -dbtype nucl -parse_seqids -out " + quoted(bn))
+              .exit_code == 0);
   REQUIRE(test::run_warpsearch("makedb --quiet " + quoted(d.proteins) + " " + quoted(pw)).exit_code == 0);
   REQUIRE(test::run_warpsearch("makedb --quiet " + quoted(d.dna) + " " + quoted(nw)).exit_code == 0);
   // BLAST+ without composition-based statistics or filtering, with Smith-Waterman tracebacks; -evalue
   // spares its slow tracebacks of the many weak HSPs.
   const std::string exact = " -comp_based_stats 0 -seg no -use_sw_tback -evalue 1e-5";
   const std::string blastx = "blastx -query " + quoted(d.dna) + " -db " + quoted(bp) + exact;
-  const std::string ours_blastx = "search --program blastx -q " + quoted(d.dna) + " -d " + quoted(pw) + " --evalue 1e-5";
+  const std::string ours_blastx =
+      "search --program blastx -q " + quoted(d.dna) + " -d " + quoted(pw) + " --evalue 1e-5";
   const std::string tblastn = "tblastn -query " + quoted(d.proteins) + " -db " + quoted(bn) + exact;
-  const std::string ours_tblastn = "search --program tblastn -q " + quoted(d.proteins) + " -d " + quoted(nw) + " --evalue 1e-5";
+  const std::string ours_tblastn =
+      "search --program tblastn -q " + quoted(d.proteins) + " -d " + quoted(nw) + " --evalue 1e-5";
   SECTION("blastx") {
     compare(d, blastx, ours_blastx, "5", "xml", 6);
     compare(d, blastx, ours_blastx, "15", "json", 6);

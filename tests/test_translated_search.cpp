@@ -9,15 +9,15 @@
 #include <random>
 #include <sstream>
 
+#include "core/genetic_code.hpp"
 #include "db/database.hpp"
 #include "db/fasta.hpp"
-#include "core/genetic_code.hpp"
 #include "db/makedb.hpp"
 #include "kernels/reference/reference.hpp"
 #include "output/output.hpp"
-#include "statistics/statistics.hpp"
 #include "search/translation.hpp"
 #include "search/warpsearch.hpp"
+#include "statistics/statistics.hpp"
 #include "tests/catch.hpp"
 #include "tests/test_support.hpp"
 
@@ -101,7 +101,8 @@ std::vector<Expected> brute_force(const std::string& query, bool translate_query
   for (std::size_t s = 0; s < subjects.size(); ++s) {
     subject_frames.clear();
     if (translate_subjects) {
-      for (int frame : kReadingFrames) subject_frames.emplace_back(frame, translate_frame(subjects[s], frame, subject_code));
+      for (int frame : kReadingFrames)
+        subject_frames.emplace_back(frame, translate_frame(subjects[s], frame, subject_code));
     } else {
       subject_frames.emplace_back(0, subjects[s]);
     }
@@ -113,8 +114,9 @@ std::vector<Expected> brute_force(const std::string& query, bool translate_query
         // BLAST's subject length for a translated subject is its nucleotide length / 3, whatever the frame.
         const std::size_t n = translate_subjects ? subjects[s].size() / 3 : subject.size();
         const double evalue =
-            statistics ? statistics->evalue(score, static_cast<std::uint32_t>(q.size()), static_cast<std::uint32_t>(n)) / 0.9
-                       : 0.0;
+            statistics
+                ? statistics->evalue(score, static_cast<std::uint32_t>(q.size()), static_cast<std::uint32_t>(n)) / 0.9
+                : 0.0;
         if (score < options.min_score || (statistics && evalue > options.max_evalue)) continue;
         all.push_back({s, qf, sf, score, evalue, span});
       }
@@ -165,12 +167,13 @@ void check_against(const std::vector<Hit>& hits, const std::vector<Expected>& ra
                       (!with_evalues || std::abs(h.evalue - e.evalue) <= 1e-9 * std::max(1e-300, e.evalue));
     if (same) continue;
     if (++differences <= 5)
-      UNSCOPED_INFO("hit " << k << ": got subject " << h.subject << " frames " << h.query_frame << "/" << h.subject_frame
-                           << " score " << h.score << " E " << h.evalue << " q[" << h.query_begin << "," << h.query_end
-                           << ") s[" << h.subject_begin << "," << h.subject_end << "); expected subject " << e.subject
-                           << " frames " << e.query_frame << "/" << e.subject_frame << " score " << e.score << " E "
-                           << e.evalue << " q[" << e.span.query_begin << "," << e.span.query_end << ") s["
-                           << e.span.subject_begin << "," << e.span.subject_end << ")");
+      UNSCOPED_INFO("hit " << k << ": got subject " << h.subject << " frames " << h.query_frame << "/"
+                           << h.subject_frame << " score " << h.score << " E " << h.evalue << " q[" << h.query_begin
+                           << "," << h.query_end << ") s[" << h.subject_begin << "," << h.subject_end
+                           << "); expected subject " << e.subject << " frames " << e.query_frame << "/"
+                           << e.subject_frame << " score " << e.score << " E " << e.evalue << " q["
+                           << e.span.query_begin << "," << e.span.query_end << ") s[" << e.span.subject_begin << ","
+                           << e.span.subject_end << ")");
   }
   CHECK(differences == 0);
 }
@@ -191,7 +194,8 @@ void make_fixture(TranslatedFixture& f, std::uint64_t seed, std::size_t proteins
     std::string dna = test::random_codes(rng, dna_length(rng), 4);
     if (d % 3 == 0) {
       const std::string& source = f.proteins[d % proteins];
-      const std::string piece = test::mutated_codes(rng, source.substr(source.size() / 5, 1 + source.size() / 2), 20, 0.15, 3);
+      const std::string piece =
+          test::mutated_codes(rng, source.substr(source.size() / 5, 1 + source.size() / 2), 20, 0.15, 3);
       std::string coding = back_translate(piece, rng);
       if (d % 2 == 1) coding = reverse_complement(coding);
       dna.insert(rng() % (dna.size() + 1), coding);
@@ -229,7 +233,8 @@ SearchOptions cpu_options(Program program) {
 
 }  // namespace
 
-TEST_CASE("translate_chunk: every frame of every subject, sorted by length, padded as a database chunk", "[translate]") {
+TEST_CASE("translate_chunk: every frame of every subject, sorted by length, padded as a database chunk",
+          "[translate]") {
   TranslatedFixture f;
   make_fixture(f, 5, 4, 40);
   f.dnas.push_back(nucleotide.encode_string("AC"));    // no whole codon in any frame
@@ -313,8 +318,9 @@ TEST_CASE("blastx: every query frame against every subject, as the reference sco
         INFO("query " << q << " strand " << static_cast<int>(strand));
         auto expected = brute_force(queries[q].codes, true, f.proteins, false, scoring, &statistics, options);
         if (strand == Strand::minus)
-          expected.erase(std::remove_if(expected.begin(), expected.end(), [](const Expected& e) { return e.query_frame > 0; }),
-                         expected.end());
+          expected.erase(
+              std::remove_if(expected.begin(), expected.end(), [](const Expected& e) { return e.query_frame > 0; }),
+              expected.end());
         check_against(results[q].hits, expected, true);
         for (const Hit& hit : results[q].hits) CHECK((hit.strand == Strand::minus) == (hit.query_frame < 0));
       }
@@ -384,7 +390,8 @@ TEST_CASE("tblastx: every query frame against every subject frame", "[translate]
   CHECK(seen.minus >= 3);
 }
 
-TEST_CASE("translated searches: the output does not depend on threads, chunking or query batching", "[translate][search]") {
+TEST_CASE("translated searches: the output does not depend on threads, chunking or query batching",
+          "[translate][search]") {
   TranslatedFixture f;
   make_fixture(f, 47, 30, 60);
   write_fasta(f.dir.file("dna.fa"), f.dnas, nucleotide, "d");
@@ -398,11 +405,11 @@ TEST_CASE("translated searches: the output does not depend on threads, chunking 
     const bool dna_db = translates_subjects(program);
     const auto& queries = translates_query(program) ? dna_queries : protein_queries;
     std::string first;
-    for (const auto& [chunk, threads, batch] : {std::tuple<std::uint64_t, unsigned, std::size_t>{1 << 20, 1, 4096},
-                                                {3000, 3, 1}, {7000, 2, 3}}) {
+    for (const auto& [chunk, threads, batch] :
+         {std::tuple<std::uint64_t, unsigned, std::size_t>{1 << 20, 1, 4096}, {3000, 3, 1}, {7000, 2, 3}}) {
       const std::string name = "db" + std::to_string(chunk);
-      const Database db = Database::open(make_db(f.dir.file(dna_db ? "dna.fa" : "proteins.fa"),
-                                                 f.dir.file(name + program_name(program)), chunk));
+      const Database db = Database::open(
+          make_db(f.dir.file(dna_db ? "dna.fa" : "proteins.fa"), f.dir.file(name + program_name(program)), chunk));
       SearchOptions options = cpu_options(program);
       options.threads = threads;
       options.query_batch = batch;
@@ -446,8 +453,10 @@ TEST_CASE("search CLI: --program, its default and its errors", "[translate][cli]
   test::TempDir dir;
   test::write_file(dir.file("p.fa"), ">p1\nMKVLAAGIVGLLLAWHHQERK\n>p2\nWWWPPPGGGCCCMMM\n");
   test::write_file(dir.file("d.fa"), ">d1\nATGAAAGTTCTGGCGGCGGGCATTGTGGGCCTGCTGCTGGCGTGGCATCATCAGGAACGCAAA\n");
-  REQUIRE(test::run_warpsearch("makedb '" + dir.file("p.fa") + "' '" + dir.file("p.wsdb") + "' --quiet").exit_code == 0);
-  REQUIRE(test::run_warpsearch("makedb '" + dir.file("d.fa") + "' '" + dir.file("d.wsdb") + "' --quiet").exit_code == 0);
+  REQUIRE(test::run_warpsearch("makedb '" + dir.file("p.fa") + "' '" + dir.file("p.wsdb") + "' --quiet").exit_code ==
+          0);
+  REQUIRE(test::run_warpsearch("makedb '" + dir.file("d.fa") + "' '" + dir.file("d.wsdb") + "' --quiet").exit_code ==
+          0);
   const auto search = [&](const std::string& query, const std::string& db, const std::string& more) {
     return test::run_warpsearch("search --device cpu -q '" + dir.file(query) + "' -d '" + dir.file(db) +
                                 "' --outfmt '6 qseqid sseqid qstart qend sstart send qframe sframe score' " + more);
@@ -533,15 +542,18 @@ TEST_CASE("blastx and tblastn find real proteins hidden in DNA on both strands, 
   std::string proteins;
   for (const auto& [id, letters] : picked) proteins += ">" + id + "\n" + letters + "\n";
   test::write_file(dir.file("proteins.fa"), proteins);
-  REQUIRE(test::run_warpsearch("makedb '" + dir.file("dna.fa") + "' '" + dir.file("dna.wsdb") + "' --quiet").exit_code == 0);
+  REQUIRE(
+      test::run_warpsearch("makedb '" + dir.file("dna.fa") + "' '" + dir.file("dna.wsdb") + "' --quiet").exit_code ==
+      0);
   REQUIRE(test::run_warpsearch("makedb '" + dir.file("proteins.fa") + "' '" + dir.file("proteins.wsdb") + "' --quiet")
               .exit_code == 0);
-  const std::string columns = "qseqid sseqid qstart qend sstart send qframe sframe score evalue bitscore qcovhsp sstrand";
+  const std::string columns =
+      "qseqid sseqid qstart qend sstart send qframe sframe score evalue bitscore qcovhsp sstrand";
   const auto blastx = test::run_warpsearch("search --quiet --device cpu --program blastx -q '" + dir.file("dna.fa") +
                                            "' -d '" + dir.file("proteins.wsdb") + "' --outfmt '6 " + columns + "'");
-  const auto tblastn = test::run_warpsearch("search --quiet --device cpu --program tblastn -q '" +
-                                            dir.file("proteins.fa") + "' -d '" + dir.file("dna.wsdb") + "' --outfmt '6 " +
-                                            columns + "'");
+  const auto tblastn =
+      test::run_warpsearch("search --quiet --device cpu --program tblastn -q '" + dir.file("proteins.fa") + "' -d '" +
+                           dir.file("dna.wsdb") + "' --outfmt '6 " + columns + "'");
   REQUIRE(blastx.exit_code == 0);
   REQUIRE(tblastn.exit_code == 0);
   // Each protein's best hit: the whole protein at its planted locus and frame.
@@ -552,7 +564,8 @@ TEST_CASE("blastx and tblastn find real proteins hidden in DNA on both strands, 
       std::vector<std::string> fields;
       std::istringstream cells(line);
       for (std::string cell; std::getline(cells, cell, '\t');) fields.push_back(cell);
-      if (!best.count(fields[static_cast<std::size_t>(key_column)])) best[fields[static_cast<std::size_t>(key_column)]] = fields;
+      if (!best.count(fields[static_cast<std::size_t>(key_column)]))
+        best[fields[static_cast<std::size_t>(key_column)]] = fields;
     }
     return best;
   };
@@ -577,7 +590,8 @@ TEST_CASE("blastx and tblastn find real proteins hidden in DNA on both strands, 
   // also keep its HSPs apart: no sum statistics over linked HSPs): the same best hits, rows equal column
   // for column (scores, E-values and bit scores included). -evalue spares its slow tracebacks of the
   // many weak HSPs.
-  const std::string blast_options = " -comp_based_stats 0 -seg no -use_sw_tback -evalue 1e-5 -outfmt '6 " + columns + "' 2>&1";
+  const std::string blast_options =
+      " -comp_based_stats 0 -seg no -use_sw_tback -evalue 1e-5 -outfmt '6 " + columns + "' 2>&1";
   const std::string blast_x = dir.file("blastx.tsv"), blast_t = dir.file("tblastn.tsv");
   REQUIRE(std::system(("makeblastdb -in '" + dir.file("proteins.fa") + "' -dbtype prot -out '" + dir.file("bp") +
                        "' >/dev/null && blastx -query '" + dir.file("dna.fa") + "' -db '" + dir.file("bp") + "'" +
@@ -587,7 +601,8 @@ TEST_CASE("blastx and tblastn find real proteins hidden in DNA on both strands, 
                        "' >/dev/null && tblastn -query '" + dir.file("proteins.fa") + "' -db '" + dir.file("bn") + "'" +
                        blast_options + " > '" + blast_t + "'")
                           .c_str()) == 0);
-  const auto blast_x_best = best_rows(test::read_file(blast_x), 1), blast_t_best = best_rows(test::read_file(blast_t), 0);
+  const auto blast_x_best = best_rows(test::read_file(blast_x), 1),
+             blast_t_best = best_rows(test::read_file(blast_t), 0);
   for (std::size_t k = 0; k < picked.size(); ++k) {
     INFO(picked[k].first);
     CHECK(blastx_best.at(picked[k].first) == blast_x_best.at(picked[k].first));

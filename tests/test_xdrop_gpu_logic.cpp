@@ -15,10 +15,10 @@
 #include <utility>
 #include <vector>
 
-#include "kernels/reference/banded_xdrop.hpp"
 #include "kernels/gpu/gpu_xdrop.hpp"
 #include "kernels/gpu/xdrop_lanes.hpp"
 #include "kernels/gpu/xdrop_plan.hpp"
+#include "kernels/reference/banded_xdrop.hpp"
 #include "kernels/reference/reference_xdrop.hpp"
 #include "tests/catch.hpp"
 #include "tests/random_sequences.hpp"
@@ -51,7 +51,9 @@ class EmulatedRunner final : public XdropJobRunner {
  public:
   EmulatedRunner(const ScoringScheme& scoring, XDrop x, std::vector<std::uint32_t> tiers,
                  std::uint32_t max_global_rows = 1u << 31)
-      : scoring_(xdrop_scoring(scoring, x)), table_(xdrop_table(scoring)), tiers_(std::move(tiers)),
+      : scoring_(xdrop_scoring(scoring, x)),
+        table_(xdrop_table(scoring)),
+        tiers_(std::move(tiers)),
         max_global_rows_(max_global_rows) {}
 
   std::uint8_t* stage_residues(std::uint64_t count) override {
@@ -225,7 +227,8 @@ TEST_CASE("xdrop gpu logic: lane tracks and the warp reduction give the band's f
     std::uniform_real_distribution<double> coin(0.0, 1.0);
     std::vector<std::int32_t> h(count);
     for (auto& value : h)
-      value = coin(rng) < dead ? kXdropMinusInfinity : static_cast<std::int32_t>(rng() % static_cast<unsigned>(distinct)) - 1;
+      value = coin(rng) < dead ? kXdropMinusInfinity
+                               : static_cast<std::int32_t>(rng() % static_cast<unsigned>(distinct)) - 1;
     std::array<XdropLaneTrack, kXdropLanes> tracks{};
     for (std::size_t k = 0; k < count; ++k) tracks[k % kXdropLanes].add(low + static_cast<std::uint32_t>(k), h[k]);
     const XdropDiagonalSummary summary = emulate_warp_summary(tracks);
@@ -326,18 +329,12 @@ TEST_CASE("xdrop gpu logic: empty sequences, seeds at the ends, batches", "[xdro
   std::mt19937_64 rng(2035);
   const std::string query = test::random_codes(rng, 30, 4);
   const std::string target = query.substr(3, 20) + test::random_codes(rng, 5, 4);
-  std::vector<Case> cases = {{"", "", Seed{0, 0, 0}},
-                             {query, "", Seed{0, 0, 0}},
-                             {"", target, Seed{0, 0, 0}},
-                             {query, "", Seed{30, 0, 0}},
-                             {query, target, Seed{0, 0, 0}},
-                             {query, target, Seed{30, 25, 0}},
-                             {query, target, Seed{3, 0, 20}},
-                             {query, target, Seed{0, 0, 25}},
-                             {query, target, Seed{29, 24, 1}},
-                             {query, target, Seed{10, 25, 0}},
-                             {query, target, Seed{30, 7, 0}},
-                             {query.substr(0, 1), query.substr(0, 1), Seed{0, 0, 1}}};
+  std::vector<Case> cases = {{"", "", Seed{0, 0, 0}},          {query, "", Seed{0, 0, 0}},
+                             {"", target, Seed{0, 0, 0}},      {query, "", Seed{30, 0, 0}},
+                             {query, target, Seed{0, 0, 0}},   {query, target, Seed{30, 25, 0}},
+                             {query, target, Seed{3, 0, 20}},  {query, target, Seed{0, 0, 25}},
+                             {query, target, Seed{29, 24, 1}}, {query, target, Seed{10, 25, 0}},
+                             {query, target, Seed{30, 7, 0}},  {query.substr(0, 1), query.substr(0, 1), Seed{0, 0, 1}}};
   const std::vector<Case> more = make_cases(rng, 4, 30, 60);
   cases.insert(cases.end(), more.begin(), more.end());
   for (const int x : {0, 10, XDrop::kInfinite}) {
@@ -381,7 +378,8 @@ TEST_CASE("xdrop gpu logic: extensions too long for 32-bit scores run on the CPU
   const std::string query = test::random_codes(rng, 600'000, 4);
   std::string target = test::random_codes(rng, 600'000, 4);
   std::copy(query.begin(), query.begin() + 200, target.begin());  // 200 matches, then unrelated
-  std::vector<Case> cases = {{query, target, Seed{0, 0, 0}}, {query.substr(0, 5000), target.substr(0, 5000), Seed{0, 0, 0}}};
+  std::vector<Case> cases = {{query, target, Seed{0, 0, 0}},
+                             {query.substr(0, 5000), target.substr(0, 5000), Seed{0, 0, 0}}};
   RunOptions options;
   options.reference = false;
   const XdropRunStats stats = check_cases(cases, scoring, XDrop{20}, options);
@@ -404,17 +402,17 @@ TEST_CASE("xdrop gpu logic: bad seeds and codes name the task", "[xdrop][gpu-log
     }
     return std::string("no error");
   };
-  CHECK_THROWS_AS(align_xdrop_tasks({{a, b, Seed{0, 0, 0}}, {a, b, Seed{10, 14, 2}}}, scoring, runner, host, 1 << 20,
-                                    spans, stats),
-                  std::out_of_range);
+  CHECK_THROWS_AS(
+      align_xdrop_tasks({{a, b, Seed{0, 0, 0}}, {a, b, Seed{10, 14, 2}}}, scoring, runner, host, 1 << 20, spans, stats),
+      std::out_of_range);
   CHECK(message({{a, b, Seed{0, 0, 0}}, {a, b, Seed{10, 14, 2}}}).rfind("pair 1: ", 0) == 0);
   CHECK_THROWS_AS(align_xdrop_tasks({{a, b, Seed{5, 5, 0}}}, scoring, runner, host, 1 << 20, spans, stats),
                   std::invalid_argument);
   std::string bad = a;
   bad[7] = static_cast<char>(kMaxCodes);
-  CHECK_THROWS_AS(align_xdrop_tasks({{a, b, Seed{0, 0, 0}}, {a, bad, Seed{0, 0, 0}}}, scoring, runner, host, 1 << 20,
-                                    spans, stats),
-                  std::invalid_argument);
+  CHECK_THROWS_AS(
+      align_xdrop_tasks({{a, b, Seed{0, 0, 0}}, {a, bad, Seed{0, 0, 0}}}, scoring, runner, host, 1 << 20, spans, stats),
+      std::invalid_argument);
   const std::string text = message({{a, b, Seed{0, 0, 0}}, {a, bad, Seed{0, 0, 0}}});
   CHECK(text.find("pair 1: target residue 8 has code 32") != std::string::npos);
 }

@@ -25,7 +25,9 @@ inline ScoringScheme protein(const char* matrix, int open, int extend) {
   return ScoringScheme(SubstitutionMatrix::builtin(matrix), GapOpen{open}, GapExtend{extend});
 }
 
-inline int letters_of(const ScoringScheme& scoring) { return scoring.matrix().type() == SequenceType::nucleotide ? 4 : 20; }
+inline int letters_of(const ScoringScheme& scoring) {
+  return scoring.matrix().type() == SequenceType::nucleotide ? 4 : 20;
+}
 
 struct Case {
   std::string query, target;
@@ -45,8 +47,8 @@ inline Seed random_seed(std::mt19937_64& rng, std::size_t m, std::size_t n) {
     default: {
       if (shortest == 0) return Seed{0, 0, 0};
       const auto length = static_cast<std::uint32_t>(1 + rng() % std::min<std::size_t>(shortest, 12));
-      return Seed{static_cast<std::uint32_t>(rng() % (m - length + 1)), static_cast<std::uint32_t>(rng() % (n - length + 1)),
-                  length};
+      return Seed{static_cast<std::uint32_t>(rng() % (m - length + 1)),
+                  static_cast<std::uint32_t>(rng() % (n - length + 1)), length};
     }
   }
 }
@@ -69,8 +71,10 @@ inline std::vector<Case> make_cases(std::mt19937_64& rng, int letters, int count
       c.query = query_flank + core + test::random_codes(rng, rng() % (max_length / 4 + 1), letters);
       const std::string mutated = test::mutated_codes(rng, core, letters, 0.05 + 0.1 * (k % 4), 5);
       c.target = target_flank + mutated + test::random_codes(rng, rng() % (max_length / 4 + 1), letters);
-      const auto length = static_cast<std::uint32_t>(std::min<std::size_t>({1 + rng() % 8, core.size(), mutated.size()}));
-      c.seed = Seed{static_cast<std::uint32_t>(query_flank.size()), static_cast<std::uint32_t>(target_flank.size()), length};
+      const auto length =
+          static_cast<std::uint32_t>(std::min<std::size_t>({1 + rng() % 8, core.size(), mutated.size()}));
+      c.seed =
+          Seed{static_cast<std::uint32_t>(query_flank.size()), static_cast<std::uint32_t>(target_flank.size()), length};
       if (k % 7 == 0) c.seed = random_seed(rng, c.query.size(), c.target.size());
     }
     cases.push_back(std::move(c));
@@ -94,10 +98,9 @@ inline Case read_pair(std::mt19937_64& rng, std::size_t length, double divergenc
 }
 
 inline const std::vector<ScoringScheme>& schemes() {
-  static const std::vector<ScoringScheme> all = {dna(1, -1, 0, 1),           dna(2, -3, 5, 2),
-                                                 dna(1, -2, 2, 1),           protein("BLOSUM62", 11, 1),
-                                                 protein("BLOSUM45", 14, 2), protein("PAM30", 9, 1),
-                                                 protein("PAM250", 10, 3)};
+  static const std::vector<ScoringScheme> all = {
+      dna(1, -1, 0, 1),           dna(2, -3, 5, 2),       dna(1, -2, 2, 1),        protein("BLOSUM62", 11, 1),
+      protein("BLOSUM45", 14, 2), protein("PAM30", 9, 1), protein("PAM250", 10, 3)};
   return all;
 }
 

@@ -9,11 +9,11 @@
 #include <unordered_map>
 
 #include "base/atomic_file.hpp"
-#include "db/fasta.hpp"
 #include "base/interrupt.hpp"
 #include "base/text.hpp"
-#include "search/align_engine.hpp"
+#include "db/fasta.hpp"
 #include "output/align_output.hpp"
+#include "search/align_engine.hpp"
 #include "tools/commands.hpp"
 #include "tools/common_options.hpp"
 
@@ -50,7 +50,9 @@ struct Batch {
   }
 };
 
-std::string display(const std::string& path) { return path == "-" ? std::string("standard input") : printable_excerpt(path); }
+std::string display(const std::string& path) {
+  return path == "-" ? std::string("standard input") : printable_excerpt(path);
+}
 
 // A FASTA file read whole, with its records found by ID.
 struct IndexedFasta {
@@ -125,7 +127,7 @@ std::string command_line(int argc, char** argv) {
 
 int run_align(int argc, char** argv) {
   std::string query_path, target_path, pairs_path, output_path = "-", outfmt = "tsv", mode_name = "local",
-              dbtype = "auto";
+                                                   dbtype = "auto";
   Number<int> xdrop = kDefaultXdrop;
   Number<unsigned> seed_length = 1;
   Number<std::size_t> batch_pairs = BatchLimits{}.pairs;
@@ -133,34 +135,34 @@ int run_align(int argc, char** argv) {
   ScoringOptions scoring_options;
   ComputeOptions compute_options;
   po::options_description options("options");
-  options.add_options()
-      ("help,h", "show this help")
-      ("query,q", po::value(&query_path)->value_name("FILE"), "query FASTA (plain, gzip, bzip2, xz or zstd; '-' for stdin)")
-      ("target,t", po::value(&target_path)->value_name("FILE"), "target FASTA (plain, gzip, bzip2, xz or zstd; '-' for stdin)")
-      ("pairs,p", po::value(&pairs_path)->value_name("FILE"),
-       "pairs to align: 'query_id target_id [query_seed target_seed [seed_length]]' per line (default: record i with record i)")
-      ("out,o", po::value(&output_path)->value_name("FILE"), "output file, written atomically (default: stdout)")
-      ("mode", po::value(&mode_name)->value_name("MODE"), "local, global, semiglobal or xdrop (default local)")
-      ("xdrop", po::value(&xdrop)->value_name("X"),
-       "xdrop mode: stop extending when the score falls more than X below the best (default 50)")
-      ("seed-length", po::value(&seed_length)->value_name("N"),
-       "xdrop mode: seed length for pairs rows with positions but no length (default 1)")
-      ("dbtype", po::value(&dbtype)->value_name("TYPE"),
-       "auto (guessed from the query file), protein or nucleotide (default auto)");
+  options.add_options()("help,h", "show this help")("query,q", po::value(&query_path)->value_name("FILE"),
+                                                    "query FASTA (plain, gzip, bzip2, xz or zstd; '-' for stdin)")(
+      "target,t", po::value(&target_path)->value_name("FILE"),
+      "target FASTA (plain, gzip, bzip2, xz or zstd; '-' for stdin)")(
+      "pairs,p", po::value(&pairs_path)->value_name("FILE"),
+      "pairs to align: 'query_id target_id [query_seed target_seed [seed_length]]' per line (default: record i with "
+      "record i)")("out,o", po::value(&output_path)->value_name("FILE"),
+                   "output file, written atomically (default: stdout)")(
+      "mode", po::value(&mode_name)->value_name("MODE"), "local, global, semiglobal or xdrop (default local)")(
+      "xdrop", po::value(&xdrop)->value_name("X"),
+      "xdrop mode: stop extending when the score falls more than X below the best (default 50)")(
+      "seed-length", po::value(&seed_length)->value_name("N"),
+      "xdrop mode: seed length for pairs rows with positions but no length (default 1)")(
+      "dbtype", po::value(&dbtype)->value_name("TYPE"),
+      "auto (guessed from the query file), protein or nucleotide (default auto)");
   scoring_options.add_to(options);
-  options.add_options()
-      ("cigar", "TSV: add a CIGAR column")
-      ("aligned", "TSV: add the aligned query and target, with '-' for gaps")
-      ("outfmt", po::value(&outfmt)->value_name("tsv|sam"), "tsv (default) or sam (nucleotides)");
+  options.add_options()("cigar", "TSV: add a CIGAR column")("aligned",
+                                                            "TSV: add the aligned query and target, with '-' for gaps")(
+      "outfmt", po::value(&outfmt)->value_name("tsv|sam"), "tsv (default) or sam (nucleotides)");
   compute_options.add_to(options, "align");
-  options.add_options()
-      ("batch", po::value(&batch_pairs)->value_name("N"), "pairs aligned per batch (default 100000)")
-      ("quiet", "no summary on stderr");
+  options.add_options()("batch", po::value(&batch_pairs)->value_name("N"), "pairs aligned per batch (default 100000)")(
+      "quiet", "no summary on stderr");
   po::variables_map vm;
   if (!parse_command_line(argc, argv, options, kAlignUsage, vm)) return 0;  // --help
   if (query_path.empty()) throw UsageError{"the query file is missing (--query FILE)"};
   if (target_path.empty()) throw UsageError{"the target file is missing (--target FILE)"};
-  if (query_path == "-" && target_path == "-") throw UsageError{"the query and the target cannot both be standard input"};
+  if (query_path == "-" && target_path == "-")
+    throw UsageError{"the query and the target cannot both be standard input"};
   if (batch_pairs == 0 || batch_pairs > (std::size_t{1} << 30))
     throw UsageError{"--batch takes a number of pairs from 1 to 1073741824"};
   limits.pairs = batch_pairs;
@@ -181,9 +183,12 @@ int run_align(int argc, char** argv) {
   align_options.device = compute_options.device();
 
   AlignOutputOptions output_options;
-  if (outfmt == "tsv") output_options.format = AlignFormat::tsv;
-  else if (outfmt == "sam") output_options.format = AlignFormat::sam;
-  else throw UsageError{"--outfmt takes tsv or sam, not " + quoted_excerpt(outfmt)};
+  if (outfmt == "tsv")
+    output_options.format = AlignFormat::tsv;
+  else if (outfmt == "sam")
+    output_options.format = AlignFormat::sam;
+  else
+    throw UsageError{"--outfmt takes tsv or sam, not " + quoted_excerpt(outfmt)};
   output_options.cigar = vm.count("cigar") > 0;
   output_options.aligned = vm.count("aligned") > 0;
   if (output_options.format == AlignFormat::sam && (output_options.cigar || output_options.aligned))
@@ -191,9 +196,12 @@ int run_align(int argc, char** argv) {
   align_options.operations = AlignWriter::needs_operations(output_options);
 
   std::optional<SequenceType> type;
-  if (dbtype == "protein") type = SequenceType::protein;
-  else if (dbtype == "nucleotide") type = SequenceType::nucleotide;
-  else if (dbtype != "auto") throw UsageError{"--dbtype takes auto, protein or nucleotide, not " + quoted_excerpt(dbtype)};
+  if (dbtype == "protein")
+    type = SequenceType::protein;
+  else if (dbtype == "nucleotide")
+    type = SequenceType::nucleotide;
+  else if (dbtype != "auto")
+    throw UsageError{"--dbtype takes auto, protein or nucleotide, not " + quoted_excerpt(dbtype)};
   check_output_path(output_path, {query_path, target_path, pairs_path});
   install_interrupt_handlers();
   const auto started = std::chrono::steady_clock::now();
@@ -231,7 +239,8 @@ int run_align(int argc, char** argv) {
     std::vector<SamReference> references;
     if (output_options.format == AlignFormat::sam) {
       if (target_path == "-")
-        throw UsageError{"SAM output lists every target in its header before the first record: --target cannot be standard input"};
+        throw UsageError{
+            "SAM output lists every target in its header before the first record: --target cannot be standard input"};
       FastaReader scan(target_path, sequence_type);
       scan.advise_skip_invalid(false);
       std::unordered_map<std::string, std::uint64_t> seen;  // SAM's @SQ names must be unique
@@ -311,16 +320,19 @@ int run_align(int argc, char** argv) {
       const auto fields = split_fields(line);
       if (fields.empty() || fields[0][0] == '#') continue;
       if (fields.size() != 2 && fields.size() != 4 && fields.size() != 5)
-        throw std::runtime_error(where + ": expected 2, 4 or 5 columns (query_id target_id [query_seed target_seed "
-                                 "[seed_length]]), found " + std::to_string(fields.size()));
+        throw std::runtime_error(where +
+                                 ": expected 2, 4 or 5 columns (query_id target_id [query_seed target_seed "
+                                 "[seed_length]]), found " +
+                                 std::to_string(fields.size()));
       const SequenceRecord& query = find(queries, fields[0], where, "query", query_path);
       const SequenceRecord& target = find(targets, fields[1], where, "target", target_path);
       Seed seed = default_seed;
       if (fields.size() >= 4) {
         seed.query_begin = static_cast<std::uint32_t>(parse_count(fields[2], where, "the query seed", 1) - 1);
         seed.target_begin = static_cast<std::uint32_t>(parse_count(fields[3], where, "the target seed", 1) - 1);
-        seed.length = fields.size() == 5 ? static_cast<std::uint32_t>(parse_count(fields[4], where, "the seed length", 0))
-                                         : seed_length.value;
+        seed.length = fields.size() == 5
+                          ? static_cast<std::uint32_t>(parse_count(fields[4], where, "the seed length", 0))
+                          : seed_length.value;
       }
       if (align_options.mode == PairMode::xdrop) {
         try {
@@ -334,7 +346,8 @@ int run_align(int argc, char** argv) {
       batch.target_ids.push_back(target.id);
       batch.residues += query.codes.size() + target.codes.size();
       if (batch.pairs.size() >= limits.pairs || batch.residues >= limits.residues)
-        flush([&](std::size_t p) { return batch.pairs[p].query; }, [&](std::size_t p) { return batch.pairs[p].target; });
+        flush([&](std::size_t p) { return batch.pairs[p].query; },
+              [&](std::size_t p) { return batch.pairs[p].target; });
     }
     if (pairs_file.bad()) throw std::runtime_error("cannot read the pairs file " + quoted_excerpt(pairs_path));
     flush([&](std::size_t p) { return batch.pairs[p].query; }, [&](std::size_t p) { return batch.pairs[p].target; });

@@ -4,8 +4,8 @@
 // the options keep BLAST's single-dash names and defaults and are translated into a `warpsearch search`
 // command line. Options that change what BLAST's heuristics look at (word size, X-drop, ...) cannot
 // change an exact search: they are accepted with a one-line note on stderr. Options whose meaning
-// warpsearch does not implement (remote search, restricting the database, ...) are refused with a usage error rather than silently ignored.
-// blastp's composition-based statistics (-comp_based_stats, default 2) and -seg are applied
+// warpsearch does not implement (remote search, restricting the database, ...) are refused with a usage error rather
+// than silently ignored. blastp's composition-based statistics (-comp_based_stats, default 2) and -seg are applied
 // (search/composition.hpp, profile/seg.hpp); blastn's -dust, soft masking by default, only removes
 // seeds and is not applied (docs/composition_statistics.md). blastx, tblastn and tblastx run the translated
 // searches (search --program; docs/translated_search.md), with mode-0 statistics.
@@ -166,19 +166,24 @@ const BlastOption* find_option(const std::string& name) {
 
 std::string usage(const std::string& program) {
   std::string text = "usage: warpsearch " + program + " -query FILE -db DB [-out FILE] [BLAST+ options]\n\n" +
-                      "Runs a " + program + " command line as an exact Smith-Waterman search. DB is a database made by\n"
-                      "'warpsearch makedb' (it may share its name with a BLAST database: BLAST's files sit beside the\n"
-                      "directory). The options are BLAST+'s, with its names and defaults:\n";
+                     "Runs a " + program +
+                     " command line as an exact Smith-Waterman search. DB is a database made by\n"
+                     "'warpsearch makedb' (it may share its name with a BLAST database: BLAST's files sit beside the\n"
+                     "directory). The options are BLAST+'s, with its names and defaults:\n";
   for (const BlastOption& option : kOptions) {
     switch (option.action) {
       case Action::option: text += "  -" + std::string(option.name) + "  (search " + option.target + ")\n"; break;
-      case Action::exact_flag: text += "  -" + std::string(option.name) + "  accepted; what an exact search does\n"; break;
+      case Action::exact_flag:
+        text += "  -" + std::string(option.name) + "  accepted; what an exact search does\n";
+        break;
       case Action::heuristic:
       case Action::heuristic_flag:
         text += "  -" + std::string(option.name) + "  accepted; a BLAST heuristic, without effect on an exact search\n";
         break;
       case Action::ignored:
-      case Action::ignored_flag: text += "  -" + std::string(option.name) + "  accepted; " + option.target + "\n"; break;
+      case Action::ignored_flag:
+        text += "  -" + std::string(option.name) + "  accepted; " + option.target + "\n";
+        break;
       case Action::refused: text += "  -" + std::string(option.name) + "  refused: " + option.target + "\n"; break;
       case Action::subject:
         text += "  -subject  FASTA searched instead of -db (a database made for the run, then removed)\n";
@@ -265,9 +270,7 @@ int run_blast(int argc, char** argv) {
         args.push_back(given);
         break;
       }
-      case Action::heuristic:
-        value();
-        [[fallthrough]];
+      case Action::heuristic: value(); [[fallthrough]];
       case Action::heuristic_flag:
         std::fprintf(stderr, "warpsearch %s: note: -%s steers BLAST's heuristics and does not change an exact search\n",
                      program.c_str(), name.c_str());
@@ -297,7 +300,8 @@ int run_blast(int argc, char** argv) {
   if (std::find(args.begin(), args.end(), "-q") == args.end()) args.insert(args.end(), {"-q", "-"});
   if (!subject_path.empty() && !database_path.empty()) throw UsageError{"-subject and -db exclude each other"};
   if (subject_path.empty() && database_path.empty())
-    throw UsageError{"-db is missing: " + program + " searches a database made by 'warpsearch makedb' (or -subject FASTA)"};
+    throw UsageError{"-db is missing: " + program +
+                     " searches a database made by 'warpsearch makedb' (or -subject FASTA)"};
   // -subject: the sequences are packed into a database of their own, in a temporary directory removed
   // when the search ends (or fails).
   std::optional<TemporaryDirectory> subject_directory;
@@ -315,8 +319,8 @@ int run_blast(int argc, char** argv) {
     // blastp and blastx search protein databases, the others nucleotide ones; say so before the search
     // options' messages about matrices would.
     const auto type = Database::open(database_path).info().type;
-    const std::string instead = nucleotide_queries ? (nucleotide_database ? "blastx" : "blastn")
-                                                   : (nucleotide_database ? "blastp" : "tblastn");
+    const std::string instead =
+        nucleotide_queries ? (nucleotide_database ? "blastx" : "blastn") : (nucleotide_database ? "blastp" : "tblastn");
     if (nucleotide_database && type != SequenceType::nucleotide)
       throw UsageError{"-db " + database_path + " is a protein database: " + program +
                        " searches nucleotide ones (use 'warpsearch " + instead + "')"};

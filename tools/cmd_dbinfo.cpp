@@ -6,9 +6,9 @@
 #include <iostream>
 #include <stdexcept>
 
-#include "db/database.hpp"
 #include "base/interrupt.hpp"
 #include "base/text.hpp"
+#include "db/database.hpp"
 #include "tools/commands.hpp"
 #include "tools/common_options.hpp"
 
@@ -25,8 +25,7 @@ constexpr const char* kDbinfoUsage =
 // "1,234,567": counts of residues are easier to read grouped.
 std::string grouped(std::uint64_t value) {
   std::string digits = std::to_string(value);
-  for (int at = static_cast<int>(digits.size()) - 3; at > 0; at -= 3)
-    digits.insert(static_cast<std::size_t>(at), ",");
+  for (int at = static_cast<int>(digits.size()) - 3; at > 0; at -= 3) digits.insert(static_cast<std::size_t>(at), ",");
   return digits;
 }
 
@@ -40,8 +39,8 @@ void print_histogram(const DatabaseInfo& info) {
     if (count == 0) continue;
     const std::uint64_t low = std::uint64_t{1} << k, high = (std::uint64_t{1} << (k + 2)) - 1;
     const double percent = 100.0 * static_cast<double>(count) / static_cast<double>(info.subjects);
-    std::printf("  %12s - %-12s %14s  %5.1f%%\n", grouped(low).c_str(), grouped(high).c_str(),
-                grouped(count).c_str(), percent);
+    std::printf("  %12s - %-12s %14s  %5.1f%%\n", grouped(low).c_str(), grouped(high).c_str(), grouped(count).c_str(),
+                percent);
   }
 }
 
@@ -50,9 +49,7 @@ void print_histogram(const DatabaseInfo& info) {
 int run_dbinfo(int argc, char** argv) {
   std::string path;
   po::options_description options("options");
-  options.add_options()
-      ("help,h", "show this help")
-      ("verify", "re-read every file and check its checksum");
+  options.add_options()("help,h", "show this help")("verify", "re-read every file and check its checksum");
   po::options_description hidden;
   hidden.add_options()("db", po::value(&path));
   po::positional_options_description positional;
@@ -78,9 +75,8 @@ int run_dbinfo(int argc, char** argv) {
   std::printf("chunks          %zu\n", info.chunks.size());
   for (std::size_t i = 0; i < info.chunks.size(); ++i) {
     const ChunkInfo& chunk = info.chunks[i];
-    std::printf("  chunk %-5zu   %s sequences, %s residues, lengths %s - %s\n", i,
-                grouped(chunk.subjects).c_str(), grouped(chunk.residues).c_str(),
-                grouped(chunk.min_length).c_str(), grouped(chunk.max_length).c_str());
+    std::printf("  chunk %-5zu   %s sequences, %s residues, lengths %s - %s\n", i, grouped(chunk.subjects).c_str(),
+                grouped(chunk.residues).c_str(), grouped(chunk.min_length).c_str(), grouped(chunk.max_length).c_str());
   }
   std::printf("format version  %u\n", info.format_version);
   std::printf("created by      %s\n", text(info.created_by).c_str());

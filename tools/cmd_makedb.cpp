@@ -8,8 +8,8 @@
 #include <optional>
 
 #include "base/interrupt.hpp"
-#include "db/makedb.hpp"
 #include "base/text.hpp"
+#include "db/makedb.hpp"
 #include "output/taxonomy.hpp"
 #include "tools/commands.hpp"
 #include "tools/common_options.hpp"
@@ -24,7 +24,6 @@ constexpr const char* kMakedbUsage =
     "\n"
     "Packs the sequences of IN (FASTA or FASTQ, plain or compressed with gzip, bzip2, xz or zstd; '-' for\n"
     "stdin) into the database directory DB, which must not exist. The database appears complete or not at all.\n";
-
 
 }  // namespace
 
@@ -58,22 +57,18 @@ int run_makedb(int argc, char** argv) {
   std::string input, output, dbtype, chunk_size, taxid_map;
   Number<std::uint32_t> taxid = 0;
   po::options_description options("options");
-  options.add_options()
-      ("help,h", "show this help")
-      ("dbtype", po::value(&dbtype)->value_name("prot|nucl"),
-       "sequence type (default: detected from the residues)")
-      ("chunk-size", po::value(&chunk_size)->value_name("N"),
-       "residues per chunk, at most; K, M, G suffixes (default 1G)")
-      ("skip-invalid", "skip records with invalid residues or no residues, and count them")
-      ("taxid-map", po::value(&taxid_map)->value_name("FILE"),
-       "lines 'SEQID TAXID': stores each record's NCBI taxonomy ID, as makeblastdb -taxid_map (SEQID an ID or "
-       "accession, with or without version)")
-      ("taxid", po::value(&taxid)->value_name("N"), "one NCBI taxonomy ID for every record, as makeblastdb -taxid")
-      ("quiet", "no summary on stderr");
+  options.add_options()("help,h", "show this help")("dbtype", po::value(&dbtype)->value_name("prot|nucl"),
+                                                    "sequence type (default: detected from the residues)")(
+      "chunk-size", po::value(&chunk_size)->value_name("N"),
+      "residues per chunk, at most; K, M, G suffixes (default 1G)")(
+      "skip-invalid", "skip records with invalid residues or no residues, and count them")(
+      "taxid-map", po::value(&taxid_map)->value_name("FILE"),
+      "lines 'SEQID TAXID': stores each record's NCBI taxonomy ID, as makeblastdb -taxid_map (SEQID an ID or "
+      "accession, with or without version)")("taxid", po::value(&taxid)->value_name("N"),
+                                             "one NCBI taxonomy ID for every record, as makeblastdb -taxid")(
+      "quiet", "no summary on stderr");
   po::options_description hidden;
-  hidden.add_options()
-      ("in", po::value(&input))
-      ("db", po::value(&output));
+  hidden.add_options()("in", po::value(&input))("db", po::value(&output));
   po::positional_options_description positional;
   positional.add("in", 1).add("db", 1);
   po::variables_map vm;
@@ -116,9 +111,8 @@ int run_makedb(int argc, char** argv) {
                  "warpsearch makedb: %llu %s sequences, %llu residues, %llu skipped, %zu chunk%s, "
                  "%.2f s, %.1f MB/s -> %s\n",
                  static_cast<unsigned long long>(report.sequences), Alphabet::of(report.type).name(),
-                 static_cast<unsigned long long>(report.residues),
-                 static_cast<unsigned long long>(report.skipped), report.chunks,
-                 report.chunks == 1 ? "" : "s", report.seconds,
+                 static_cast<unsigned long long>(report.residues), static_cast<unsigned long long>(report.skipped),
+                 report.chunks, report.chunks == 1 ? "" : "s", report.seconds,
                  report.seconds > 0 ? megabytes / report.seconds : 0.0, output.c_str());
   }
   return 0;

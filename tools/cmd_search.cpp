@@ -7,11 +7,11 @@
 #include <sstream>
 
 #include "base/atomic_file.hpp"
-#include "db/database.hpp"
-#include "db/fasta.hpp"
-#include "core/genetic_code.hpp"
 #include "base/interrupt.hpp"
 #include "base/text.hpp"
+#include "core/genetic_code.hpp"
+#include "db/database.hpp"
+#include "db/fasta.hpp"
 #include "output/output.hpp"
 #include "profile/seg.hpp"
 #include "search/composition.hpp"
@@ -55,55 +55,51 @@ class SearchCommand {
   // The command's options, bound to the members.
   po::options_description describe() {
     po::options_description options("options");
-    options.add_options()
-        ("help,h", "show this help")
-        ("query,q", po::value(&query_path)->value_name("FILE"),
-         "query FASTA (plain, gzip, bzip2, xz or zstd; '-' for stdin)")
-        ("db,d", po::value(&database_path)->value_name("DB"), "database directory made by 'warpsearch makedb'")
-        ("out,o", po::value(&output_path)->value_name("FILE"), "output file, written atomically (default: stdout)")
-        ("program", po::value(&program_text)->value_name("NAME"),
-         "blastp, blastn, blastx (translated nucleotide queries vs proteins), tblastn (proteins vs a translated "
-         "nucleotide database) or tblastx (translated vs translated); default: blastp or blastn when the queries' "
-         "letters and the database agree")
-        ("query-gencode", po::value(&query_gencode)->value_name("N"),
-         "NCBI genetic code translating the queries (blastx, tblastx; default 1)")
-        ("db-gencode", po::value(&db_gencode)->value_name("N"),
-         "NCBI genetic code translating the database (tblastn, tblastx; default 1)");
+    options.add_options()("help,h", "show this help")("query,q", po::value(&query_path)->value_name("FILE"),
+                                                      "query FASTA (plain, gzip, bzip2, xz or zstd; '-' for stdin)")(
+        "db,d", po::value(&database_path)->value_name("DB"), "database directory made by 'warpsearch makedb'")(
+        "out,o", po::value(&output_path)->value_name("FILE"), "output file, written atomically (default: stdout)")(
+        "program", po::value(&program_text)->value_name("NAME"),
+        "blastp, blastn, blastx (translated nucleotide queries vs proteins), tblastn (proteins vs a translated "
+        "nucleotide database) or tblastx (translated vs translated); default: blastp or blastn when the queries' "
+        "letters and the database agree")("query-gencode", po::value(&query_gencode)->value_name("N"),
+                                          "NCBI genetic code translating the queries (blastx, tblastx; default 1)")(
+        "db-gencode", po::value(&db_gencode)->value_name("N"),
+        "NCBI genetic code translating the database (tblastn, tblastx; default 1)");
     scoring_options.add_to(options);
-    options.add_options()
-        ("max-target-seqs", po::value(&max_target_seqs)->value_name("N"),
-         "subjects kept per query, each strand of a DNA subject counting once (default 500)")
-        ("max-hsps", po::value(&max_hsps)->value_name("N"),
-         "local alignments (HSPs) reported per subject and strand, best first (default: every one that passes "
-         "--evalue and --min-score; 1 with --raw-scores)")
-        ("evalue", po::value(&evalue)->value_name("E"), "report hits with an E-value up to E (default 10)")
-        ("min-score", po::value(&min_score)->value_name("S"), "report hits with a raw score of at least S (default 1)")
-        ("raw-scores", "no E-values or bit scores (for scoring without published statistics)")
-        ("comp-based-stats", po::value(&comp_based_stats)->value_name("0|1|2|3"),
-         "blastp's composition-based statistics for the reported hits: 0 none (default), 1 scaled lambda, 2 "
-         "conditional matrix adjustment (blastp's default), 3 unconditional; protein searches with BLOSUM62")
-        ("seg", po::value(&seg_text)->value_name("yes|no|'W K1 K2'"),
-         "mask low-complexity regions of protein queries with SEG (scored as X): yes (12 2.2 2.5), no (default), "
-         "or window and cut-offs")
-        ("outfmt", po::value(&outfmt)->value_name("FMT"),
-         "BLAST+'s 0 (pairwise), 5 (XML), 6 (tabular, default), 7 (tabular with comments), 10 (CSV), 15 (JSON), "
-         "17 or sam (SAM, nucleotide); 6, 7 and 10 take BLAST's column names, e.g. \"6 std qcovs btop\" (and cigar); "
-         "json: JSON Lines")
-        ("strand", po::value(&strand)->value_name("both|plus|minus"), "query strands searched (nucleotide; default both)");
+    options.add_options()("max-target-seqs", po::value(&max_target_seqs)->value_name("N"),
+                          "subjects kept per query, each strand of a DNA subject counting once (default 500)")(
+        "max-hsps", po::value(&max_hsps)->value_name("N"),
+        "local alignments (HSPs) reported per subject and strand, best first (default: every one that passes "
+        "--evalue and --min-score; 1 with --raw-scores)")("evalue", po::value(&evalue)->value_name("E"),
+                                                          "report hits with an E-value up to E (default 10)")(
+        "min-score", po::value(&min_score)->value_name("S"), "report hits with a raw score of at least S (default 1)")(
+        "raw-scores", "no E-values or bit scores (for scoring without published statistics)")(
+        "comp-based-stats", po::value(&comp_based_stats)->value_name("0|1|2|3"),
+        "blastp's composition-based statistics for the reported hits: 0 none (default), 1 scaled lambda, 2 "
+        "conditional matrix adjustment (blastp's default), 3 unconditional; protein searches with BLOSUM62")(
+        "seg", po::value(&seg_text)->value_name("yes|no|'W K1 K2'"),
+        "mask low-complexity regions of protein queries with SEG (scored as X): yes (12 2.2 2.5), no (default), "
+        "or window and cut-offs")(
+        "outfmt", po::value(&outfmt)->value_name("FMT"),
+        "BLAST+'s 0 (pairwise), 5 (XML), 6 (tabular, default), 7 (tabular with comments), 10 (CSV), 15 (JSON), "
+        "17 or sam (SAM, nucleotide); 6, 7 and 10 take BLAST's column names, e.g. \"6 std qcovs btop\" (and cigar); "
+        "json: JSON Lines")("strand", po::value(&strand)->value_name("both|plus|minus"),
+                            "query strands searched (nucleotide; default both)");
     taxonomy_options.add_to(options);
     compute_options.add_to(options, "search");
-    options.add_options()
-        ("gpus", po::value(&gpus)->value_name("LIST"), "GPUs to use, e.g. 0,1 (default: every usable GPU)")
-        ("gpu-memory", po::value(&gpu_memory)->value_name("BYTES"),
-         "device memory each GPU may use, e.g. 8G (default: what it has free); larger databases are scanned in "
-         "several batches")
-        ("query-batch", po::value(&query_batch)->value_name("N"),
-         "queries searched per pass over the database (default 4096); under mpirun also what rank 0 hands out at a time")
-        ("hit-memory", po::value(&hit_memory)->value_name("BYTES"),
-         "host memory for aligned hits waiting to be written, e.g. 512M (default 1G); a query batch with more hits is "
-         "aligned and written in parts")
-        ("skip-invalid", "skip (and count) queries with letters that are not residues, instead of stopping")
-        ("quiet", "no progress or summary on stderr");
+    options.add_options()("gpus", po::value(&gpus)->value_name("LIST"),
+                          "GPUs to use, e.g. 0,1 (default: every usable GPU)")(
+        "gpu-memory", po::value(&gpu_memory)->value_name("BYTES"),
+        "device memory each GPU may use, e.g. 8G (default: what it has free); larger databases are scanned in "
+        "several batches")("query-batch", po::value(&query_batch)->value_name("N"),
+                           "queries searched per pass over the database (default 4096); under mpirun also what rank 0 "
+                           "hands out at a time")(
+        "hit-memory", po::value(&hit_memory)->value_name("BYTES"),
+        "host memory for aligned hits waiting to be written, e.g. 512M (default 1G); a query batch with more hits is "
+        "aligned and written in parts")(
+        "skip-invalid", "skip (and count) queries with letters that are not residues, instead of stopping")(
+        "quiet", "no progress or summary on stderr");
     return options;
   }
 
@@ -145,16 +141,21 @@ class SearchCommand {
     if (query_batch == 0 || query_batch > (std::size_t{1} << 24))
       throw UsageError{"--query-batch takes a number of queries from 1 to 16777216"};
     search_options.query_batch = query_batch;
-    if (strand == "both") search_options.strand = Strand::both;
-    else if (strand == "plus") search_options.strand = Strand::plus;
-    else if (strand == "minus") search_options.strand = Strand::minus;
-    else throw UsageError{"--strand takes both, plus or minus, not " + quoted_excerpt(strand)};
+    if (strand == "both")
+      search_options.strand = Strand::both;
+    else if (strand == "plus")
+      search_options.strand = Strand::plus;
+    else if (strand == "minus")
+      search_options.strand = Strand::minus;
+    else
+      throw UsageError{"--strand takes both, plus or minus, not " + quoted_excerpt(strand)};
     search_options.device = compute_options.device();
     if (vm.count("gpus")) search_options.gpus = parse_gpu_list(gpus);
     if (vm.count("gpu-memory")) search_options.gpu_memory_limit = parse_size("--gpu-memory", "bytes", gpu_memory);
     search_options.hit_memory = parse_size("--hit-memory", "bytes", hit_memory);
     if (evalue <= 0) throw UsageError{"--evalue must be positive"};
-    if (min_score < 1) throw UsageError{"--min-score takes a raw score of at least 1, not " + std::to_string(min_score.value)};
+    if (min_score < 1)
+      throw UsageError{"--min-score takes a raw score of at least 1, not " + std::to_string(min_score.value)};
     if (max_target_seqs == 0 || max_target_seqs > (std::size_t{1} << 30))
       throw UsageError{"--max-target-seqs takes a number of hits from 1 to 1073741824"};
     if (compute_options.threads() > 4096) throw UsageError{"--threads takes a number from 0 (every core) to 4096"};
@@ -206,15 +207,20 @@ class SearchCommand {
   ScoringScheme scoring_for(Program program, bool nucleotide, const SearchOptions& search_options) const {
     ScoringScheme scoring = scoring_options.scheme(
         nucleotide, vm,
-        translates_subjects(program) ? std::string("searches; ") + program_name(program) + " scores proteins" : "databases");
+        translates_subjects(program) ? std::string("searches; ") + program_name(program) + " scores proteins"
+                                     : "databases");
     if (!search_options.raw_scores_only) scoring_options.require_statistics(scoring, vm);
     if (comp_based_stats != 0 && !quiet && (translates_query(program) || translates_subjects(program)))
-      std::fprintf(stderr, "warpsearch search: note: composition-based statistics are implemented for blastp only: "
-                           "not applied to %s\n", program_name(program));
+      std::fprintf(stderr,
+                   "warpsearch search: note: composition-based statistics are implemented for blastp only: "
+                   "not applied to %s\n",
+                   program_name(program));
     else if (comp_based_stats != 0 && !quiet && scoring.matrix().type() == SequenceType::protein &&
              !CompositionAdjustment::supports(scoring))
-      std::fprintf(stderr, "warpsearch search: note: composition-based statistics are implemented for BLOSUM62 only: "
-                           "not applied to %s\n", scoring.matrix().name().c_str());
+      std::fprintf(stderr,
+                   "warpsearch search: note: composition-based statistics are implemented for BLOSUM62 only: "
+                   "not applied to %s\n",
+                   scoring.matrix().name().c_str());
     return scoring;
   }
 
@@ -239,8 +245,10 @@ class SearchCommand {
   std::vector<Query> read_queries(Program program, SequenceType stored, std::optional<FastaReader>& reader) const {
     std::vector<Query> queries;
     // stdin is read once: the reader reads the program's alphabet, or guesses it (automatic).
-    if (program == Program::automatic) reader.emplace(query_path, std::nullopt, vm.count("skip-invalid") > 0);
-    else reader.emplace(query_path, query_type(program, stored), vm.count("skip-invalid") > 0);
+    if (program == Program::automatic)
+      reader.emplace(query_path, std::nullopt, vm.count("skip-invalid") > 0);
+    else
+      reader.emplace(query_path, query_type(program, stored), vm.count("skip-invalid") > 0);
     std::string sample;  // the first letters read, to tell a program given for the wrong alphabet
     for (SequenceRecord record; reader->next(record);) {
       if (sample.size() < (1u << 16)) sample += reader->alphabet().decode_string(record.codes.substr(0, 1u << 16));
@@ -269,7 +277,8 @@ class SearchCommand {
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     const double cells = done.cells_total;
     if (skipped > 0)
-      std::fprintf(stderr, "warpsearch search: skipped %llu invalid queries\n", static_cast<unsigned long long>(skipped));
+      std::fprintf(stderr, "warpsearch search: skipped %llu invalid queries\n",
+                   static_cast<unsigned long long>(skipped));
     std::fprintf(stderr, "warpsearch search: %zu queries, %zu hits, %.2f s, %.1f GCUPS on %s\n", queries, hits, seconds,
                  cells / seconds / 1e9, backend.c_str());
     // Where the time went: the scan, the hits' alignments (start, end, traceback) after it, and the rest
@@ -332,9 +341,9 @@ int run_search(int argc, char** argv) {
     if (translates_query(program) || translates_subjects(program))
       throw UsageError{std::string("cluster mode runs blastp and blastn; run ") + program_name(program) +
                        " without mpirun"};
-    return distributed::run_search({command.query_path, command.output_path, command.vm.count("skip-invalid") > 0,
-                                    command.quiet, context},
-                                   database, scoring, search_options, format);
+    return distributed::run_search(
+        {command.query_path, command.output_path, command.vm.count("skip-invalid") > 0, command.quiet, context},
+        database, scoring, search_options, format);
   }
 #endif
   std::optional<FastaReader> reader;

@@ -63,8 +63,9 @@ std::string command_line_text(int argc, char** argv) {
   std::string text = "warpsearch";
   for (int i = 0; i < argc; ++i) {
     const std::string word = argv[i];
-    const bool plain = !word.empty() && word.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-                                                               "0123456789_-+=/.,:@%") == std::string::npos;
+    const bool plain = !word.empty() && word.find_first_not_of(
+                                            "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                                            "0123456789_-+=/.,:@%") == std::string::npos;
     std::string quoted = "'";
     for (char c : word) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
     text += " " + (plain ? word : quoted + "'");
@@ -73,14 +74,14 @@ std::string command_line_text(int argc, char** argv) {
 }
 
 void ScoringOptions::add_to(po::options_description& options) {
-  options.add_options()
-      ("matrix", po::value(&matrix_)->value_name("NAME|FILE"),
-       "protein scoring matrix: BLOSUM45/50/62/80/90, PAM30/70/250, or an NCBI matrix file (default BLOSUM62)")
-      ("gapopen", po::value(&gap_open_)->value_name("N"), "gap open cost (default 11 protein, 5 nucleotide)")
-      ("gapextend", po::value(&gap_extend_)->value_name("N"),
-       "gap extend cost (default 1 protein, 2 nucleotide); a gap of length k costs open + k * extend")
-      ("match", po::value(&match_)->value_name("N"), "nucleotide match score (default 2)")
-      ("mismatch", po::value(&mismatch_)->value_name("N"), "nucleotide mismatch score (default -3)");
+  options.add_options()(
+      "matrix", po::value(&matrix_)->value_name("NAME|FILE"),
+      "protein scoring matrix: BLOSUM45/50/62/80/90, PAM30/70/250, or an NCBI matrix file (default BLOSUM62)")(
+      "gapopen", po::value(&gap_open_)->value_name("N"), "gap open cost (default 11 protein, 5 nucleotide)")(
+      "gapextend", po::value(&gap_extend_)->value_name("N"),
+      "gap extend cost (default 1 protein, 2 nucleotide); a gap of length k costs open + k * extend")(
+      "match", po::value(&match_)->value_name("N"), "nucleotide match score (default 2)")(
+      "mismatch", po::value(&mismatch_)->value_name("N"), "nucleotide mismatch score (default -3)");
 }
 
 ScoringScheme ScoringOptions::scheme(bool nucleotide, const po::variables_map& given,
@@ -139,10 +140,10 @@ void ScoringOptions::check(const po::variables_map& given) const {
 }
 
 void ComputeOptions::add_to(po::options_description& options, const std::string& verb) {
-  options.add_options()
-      ("threads", po::value(&threads_)->value_name("N"), "CPU threads (default: the CPUs this process may use: its affinity mask and cgroup quota)")
-      ("device", po::value(&device_)->value_name("auto|cpu|gpu"),
-       ("where to " + verb + " (default auto: GPU when usable)").c_str());
+  options.add_options()("threads", po::value(&threads_)->value_name("N"),
+                        "CPU threads (default: the CPUs this process may use: its affinity mask and cgroup quota)")(
+      "device", po::value(&device_)->value_name("auto|cpu|gpu"),
+      ("where to " + verb + " (default auto: GPU when usable)").c_str());
 }
 
 unsigned ComputeOptions::threads() const { return threads_.value != 0 ? threads_.value : usable_cpus(); }
@@ -154,8 +155,7 @@ Device ComputeOptions::device() const {
   throw UsageError{"--device takes auto, cpu or gpu, not " + quoted_excerpt(device_)};
 }
 
-void check_output_path(const std::string& output, const std::vector<std::string>& inputs,
-                       const std::string& database) {
+void check_output_path(const std::string& output, const std::vector<std::string>& inputs, const std::string& database) {
   namespace fs = std::filesystem;
   if (output.empty()) throw UsageError{"-o takes a file name (or '-' for standard output), not ''"};
   if (output == "-") return;

@@ -18,20 +18,20 @@
 
 namespace {
 
-constexpr const char* kUsage =
-    "warpsearch " WARPSEARCH_VERSION " - exact Smith-Waterman search of protein and DNA databases\n"
-    "\n"
-    "usage: warpsearch COMMAND [options]\n"
-    "\n"
-    "commands:\n"
-    "  makedb   pack a FASTA file into a searchable database\n"
-    "  dbinfo   describe a database, and verify its checksums\n"
-    "  search   search queries against a database\n"
-    "  align    align pairs of sequences (local, global, semiglobal, X-drop)\n"
-    "  blastp, blastn\n"
-    "           a BLAST+ command line (-query, -db, -outfmt, ...) run as an exact search\n"
-    "\n"
-    "'warpsearch COMMAND --help' describes a command's options.\n";
+constexpr const char* kUsage = "warpsearch " WARPSEARCH_VERSION
+                               " - exact Smith-Waterman search of protein and DNA databases\n"
+                               "\n"
+                               "usage: warpsearch COMMAND [options]\n"
+                               "\n"
+                               "commands:\n"
+                               "  makedb   pack a FASTA file into a searchable database\n"
+                               "  dbinfo   describe a database, and verify its checksums\n"
+                               "  search   search queries against a database\n"
+                               "  align    align pairs of sequences (local, global, semiglobal, X-drop)\n"
+                               "  blastp, blastn\n"
+                               "           a BLAST+ command line (-query, -db, -outfmt, ...) run as an exact search\n"
+                               "\n"
+                               "'warpsearch COMMAND --help' describes a command's options.\n";
 
 // How long an interrupted command may take to unwind by itself before the watchdog removes its
 // temporaries and ends it: well within the second the user may wait.
@@ -44,14 +44,10 @@ struct Command {
   int (*run)(int, char**);
 };
 constexpr Command kCommands[] = {
-    {"makedb", warpsearch::tools::run_makedb},
-    {"dbinfo", warpsearch::tools::run_dbinfo},
-    {"search", warpsearch::tools::run_search},
-    {"align", warpsearch::tools::run_align},
-    {"blastp", warpsearch::tools::run_blast},
-    {"blastn", warpsearch::tools::run_blast},
-    {"blastx", warpsearch::tools::run_blast},
-    {"tblastn", warpsearch::tools::run_blast},
+    {"makedb", warpsearch::tools::run_makedb}, {"dbinfo", warpsearch::tools::run_dbinfo},
+    {"search", warpsearch::tools::run_search}, {"align", warpsearch::tools::run_align},
+    {"blastp", warpsearch::tools::run_blast},  {"blastn", warpsearch::tools::run_blast},
+    {"blastx", warpsearch::tools::run_blast},  {"tblastn", warpsearch::tools::run_blast},
     {"tblastx", warpsearch::tools::run_blast},
 };
 

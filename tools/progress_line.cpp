@@ -50,9 +50,12 @@ void ProgressLine::finish() {
 std::string duration_text(double seconds) {
   const auto whole = static_cast<long long>(std::llround(std::max(seconds, 0.0)));
   char text[48];
-  if (whole >= 3600) std::snprintf(text, sizeof text, "%lld h %02lld min", whole / 3600, whole / 60 % 60);
-  else if (whole >= 60) std::snprintf(text, sizeof text, "%lld min %02lld s", whole / 60, whole % 60);
-  else std::snprintf(text, sizeof text, "%lld s", whole);
+  if (whole >= 3600)
+    std::snprintf(text, sizeof text, "%lld h %02lld min", whole / 3600, whole / 60 % 60);
+  else if (whole >= 60)
+    std::snprintf(text, sizeof text, "%lld min %02lld s", whole / 60, whole % 60);
+  else
+    std::snprintf(text, sizeof text, "%lld s", whole);
   return text;
 }
 
@@ -74,8 +77,8 @@ void ProgressLine::draw_locked(bool force) {
   std::string left = fraction > 0.001 ? duration_text(elapsed * (1.0 - fraction) / fraction) + " left" : "";
   if (force) left = duration_text(elapsed) + " in all";
   std::fprintf(stderr, "\r\033[K  scan %5.1f%%  %.1f GCUPS | queries aligned %zu/%zu, written %zu | %s",
-               100.0 * scanned, elapsed > 0 ? p.cells_done / elapsed / 1e9 : 0.0, p.queries_aligned,
-               p.queries_total, written_, left.c_str());
+               100.0 * scanned, elapsed > 0 ? p.cells_done / elapsed / 1e9 : 0.0, p.queries_aligned, p.queries_total,
+               written_, left.c_str());
   std::fflush(stderr);
   drawn_ = true;
 }

@@ -10,18 +10,18 @@ namespace po = boost::program_options;
 namespace warpsearch::tools {
 
 void TaxonomyOptions::add_to(po::options_description& options) {
-  options.add_options()
-      ("taxdump", po::value(&taxdump_)->value_name("DIR"),
-       "NCBI taxdump directory (names.dmp, nodes.dmp) naming the subjects' taxa in the columns sscinames, scomnames, "
-       "sblastnames, sskingdoms; with a filter, a taxid also stands for the taxa below it (default: "
-       "$WARPSEARCH_TAXDUMP)")
-      ("taxids", po::value(&taxids_)->value_name("LIST"),
-       "search only subjects of these NCBI taxonomy IDs, e.g. 9606,10090 (the database needs makedb --taxid-map)")
-      ("negative-taxids", po::value(&negative_taxids_)->value_name("LIST"),
-       "search every subject but those of these taxonomy IDs")
-      ("taxidlist", po::value(&taxidlist_)->value_name("FILE"), "as --taxids, the IDs read from a file")
-      ("negative-taxidlist", po::value(&negative_taxidlist_)->value_name("FILE"),
-       "as --negative-taxids, the IDs read from a file");
+  options.add_options()(
+      "taxdump", po::value(&taxdump_)->value_name("DIR"),
+      "NCBI taxdump directory (names.dmp, nodes.dmp) naming the subjects' taxa in the columns sscinames, scomnames, "
+      "sblastnames, sskingdoms; with a filter, a taxid also stands for the taxa below it (default: "
+      "$WARPSEARCH_TAXDUMP)")(
+      "taxids", po::value(&taxids_)->value_name("LIST"),
+      "search only subjects of these NCBI taxonomy IDs, e.g. 9606,10090 (the database needs makedb --taxid-map)")(
+      "negative-taxids", po::value(&negative_taxids_)->value_name("LIST"),
+      "search every subject but those of these taxonomy IDs")("taxidlist", po::value(&taxidlist_)->value_name("FILE"),
+                                                              "as --taxids, the IDs read from a file")(
+      "negative-taxidlist", po::value(&negative_taxidlist_)->value_name("FILE"),
+      "as --negative-taxids, the IDs read from a file");
 }
 
 void TaxonomyOptions::apply(const po::variables_map& given, const Database& database, SearchOptions& search) {
@@ -41,7 +41,8 @@ void TaxonomyOptions::apply(const po::variables_map& given, const Database& data
       throw UsageError{option + ": " + e.what()};
     }
   }
-  if (given.count("taxids") && given.count("taxidlist")) throw UsageError{"--taxids and --taxidlist exclude each other"};
+  if (given.count("taxids") && given.count("taxidlist"))
+    throw UsageError{"--taxids and --taxidlist exclude each other"};
   if (given.count("negative-taxids") && given.count("negative-taxidlist"))
     throw UsageError{"--negative-taxids and --negative-taxidlist exclude each other"};
   if ((given.count("taxids") || given.count("taxidlist")) &&
@@ -69,7 +70,9 @@ void TaxonomyOptions::apply(const po::variables_map& given, const Database& data
   if (searched_.subjects == 0)
     throw UsageError{std::string(filter.include.empty() ? "the taxids left out leave" : "the taxids asked for select") +
                      " no subject of database " + database.path() +
-                     (filter.include.empty() || taxonomy_ ? "" : " (without --taxdump a taxid stands for itself, not the taxa below it)")};
+                     (filter.include.empty() || taxonomy_
+                          ? ""
+                          : " (without --taxdump a taxid stands for itself, not the taxa below it)")};
 }
 
 }  // namespace warpsearch::tools

@@ -35,7 +35,7 @@ struct AlignOptions {
   bool aligned = false;              // fill Alignment::query_aligned and target_aligned
   unsigned threads = 0;              // CPU threads; 0 = every core
   Device device = Device::automatic;
-  std::vector<int> gpus;             // GPU ordinals; empty = every usable GPU
+  std::vector<int> gpus;  // GPU ordinals; empty = every usable GPU
 };
 
 // Where an xdrop extension starts: 1-based positions of the seed's first residue in the query and the

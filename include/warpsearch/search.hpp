@@ -31,20 +31,20 @@ struct SearchOptions {
   // Local alignments (HSPs) per subject and strand, best first; 0: every one that passes the cut-offs,
   // or only the best with raw_scores (as `warpsearch search` without --max-hsps).
   std::size_t max_hsps = 0;
-  int min_score = 1;                  // hits with a smaller raw score are dropped
-  bool raw_scores = false;            // no E-values or bit scores (NaN): for scoring without statistics
+  int min_score = 1;        // hits with a smaller raw score are dropped
+  bool raw_scores = false;  // no E-values or bit scores (NaN): for scoring without statistics
   // blastp's composition-based statistics for the reported hits (protein, BLOSUM62): 0 none, 1 scaled
   // lambda, 2 conditional matrix adjustment (blastp's default), 3 unconditional
   // (docs/composition_statistics.md).
   int comp_based_stats = 0;
-  Strand strand = Strand::both;       // nucleotide databases: the query strands searched
-  unsigned threads = 0;               // CPU threads; 0 = every core (at most 4096)
+  Strand strand = Strand::both;  // nucleotide databases: the query strands searched
+  unsigned threads = 0;          // CPU threads; 0 = every core (at most 4096)
   Device device = Device::automatic;
-  std::vector<int> gpus;              // GPU ordinals; empty = every usable GPU
-  std::size_t query_batch = 4096;     // queries searched per pass over the database (1 .. 2^24)
-  std::uint64_t gpu_memory_limit = 0; // bytes of device memory per GPU; 0 = what it has free
-  bool skip_invalid = false;          // FASTA queries: skip invalid records instead of stopping
-  bool aligned_sequences = false;     // fill Hit::qseq and Hit::sseq
+  std::vector<int> gpus;               // GPU ordinals; empty = every usable GPU
+  std::size_t query_batch = 4096;      // queries searched per pass over the database (1 .. 2^24)
+  std::uint64_t gpu_memory_limit = 0;  // bytes of device memory per GPU; 0 = what it has free
+  bool skip_invalid = false;           // FASTA queries: skip invalid records instead of stopping
+  bool aligned_sequences = false;      // fill Hit::qseq and Hit::sseq
 };
 
 // One hit, with the fields of BLAST's tabular output (outfmt 6 and its named columns). Coordinates are
@@ -53,7 +53,7 @@ struct SearchOptions {
 struct Hit {
   std::string qseqid;
   std::string sseqid;
-  double pident = 0;  // 100 * nident / length
+  double pident = 0;         // 100 * nident / length
   std::uint64_t length = 0;  // alignment columns
   std::uint64_t mismatch = 0;
   std::uint64_t gapopen = 0;
@@ -62,7 +62,7 @@ struct Hit {
   double bitscore = 0;  // NaN with raw_scores
   int score = 0;        // raw score
   std::uint64_t qlen = 0, slen = 0;
-  std::string cigar;  // M aligned pair, I query residue against a gap, D subject residue against a gap
+  std::string cigar;       // M aligned pair, I query residue against a gap, D subject residue against a gap
   std::string qseq, sseq;  // aligned letters with '-' for gaps (SearchOptions::aligned_sequences)
   long qcovhsp = 0;        // percent of the query covered, rounded
   std::string stitle;      // the subject's whole FASTA header

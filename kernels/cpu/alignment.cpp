@@ -38,8 +38,14 @@ using detail::SubjectProfile;
 class GlobalAligner {
  public:
   GlobalAligner(std::string_view a, std::string_view b, const ScoringScheme& scoring, Isa isa)
-      : a_(a), open_(scoring.gap_open()), extend_(scoring.gap_extend()), profile_(a, b, scoring),
-        columns_(b.size() + 1), m_or_i_(columns_), del_(columns_), rows_(row_functions(isa)) {}
+      : a_(a),
+        open_(scoring.gap_open()),
+        extend_(scoring.gap_extend()),
+        profile_(a, b, scoring),
+        columns_(b.size() + 1),
+        m_or_i_(columns_),
+        del_(columns_),
+        rows_(row_functions(isa)) {}
 
   std::size_t columns() const { return columns_; }
 
@@ -57,7 +63,7 @@ class GlobalAligner {
                 std::int32_t* ins, std::uint8_t* tb) {
     h[0] = ins[0] = -(top_open_ + static_cast<std::int32_t>(i) * extend_);
     if (tb) tb[0] = static_cast<std::uint8_t>(kFromI | (i > 1 ? kIExtends : 0));
-    const RowJob job{columns_, open_, extend_, profile_.row(a_[i - 1]), h_above, ins_above, h, ins,
+    const RowJob job{columns_,       open_,       extend_, profile_.row(a_[i - 1]), h_above, ins_above, h, ins,
                      m_or_i_.data(), del_.data(), tb};
     (tb ? rows_.traceback : rows_.score)(job);
   }
@@ -179,11 +185,19 @@ class GlobalAligner {
 // halves, each with half the threads; the choices, hence the operations, are the same.
 class LinearAligner {
  public:
-  LinearAligner(std::string_view a, std::string_view b, const ScoringScheme& scoring, Isa isa,
-                std::uint64_t leaf_cells)
-      : a_(a), b_(b), reversed_a_(a.rbegin(), a.rend()), reversed_b_(b.rbegin(), b.rend()), scoring_(scoring),
-        isa_(isa), open_(scoring.gap_open()), extend_(scoring.gap_extend()), leaf_cells_(leaf_cells),
-        profile_(a, b, scoring), reversed_profile_(reversed_a_, reversed_b_, scoring), rows_(row_functions(isa)) {}
+  LinearAligner(std::string_view a, std::string_view b, const ScoringScheme& scoring, Isa isa, std::uint64_t leaf_cells)
+      : a_(a),
+        b_(b),
+        reversed_a_(a.rbegin(), a.rend()),
+        reversed_b_(b.rbegin(), b.rend()),
+        scoring_(scoring),
+        isa_(isa),
+        open_(scoring.gap_open()),
+        extend_(scoring.gap_extend()),
+        leaf_cells_(leaf_cells),
+        profile_(a, b, scoring),
+        reversed_profile_(reversed_a_, reversed_b_, scoring),
+        rows_(row_functions(isa)) {}
 
   // The operations of an optimal global alignment, and its score.
   std::string align(unsigned threads, std::int32_t* score) {
@@ -283,8 +297,16 @@ class LinearAligner {
     }
     for (std::size_t i = 1; i <= r1 - r0; ++i) {
       rows.h[0] = rows.ins[0] = -(top_open + static_cast<std::int32_t>(i) * extend_);
-      const RowJob job{columns, open_, extend_, profile.row(sequence[r0 + i - 1]) + c0, rows.h_above.data(),
-                       rows.ins_above.data(), rows.h.data(), rows.ins.data(), rows.m_or_i.data(), rows.del.data(),
+      const RowJob job{columns,
+                       open_,
+                       extend_,
+                       profile.row(sequence[r0 + i - 1]) + c0,
+                       rows.h_above.data(),
+                       rows.ins_above.data(),
+                       rows.h.data(),
+                       rows.ins.data(),
+                       rows.m_or_i.data(),
+                       rows.del.data(),
                        nullptr};
       rows_.score(job);
       std::swap(rows.h, rows.h_above);
@@ -376,15 +398,16 @@ PairAlignment rectangle_alignment(std::string_view query_codes, std::string_view
   const std::uint64_t cells = static_cast<std::uint64_t>(a.size()) * (b.size() + 1);
   if (cells <= limits.full_traceback_cells ||
       GlobalAligner::checkpoint_bytes(a.size(), b.size() + 1, limits.full_traceback_cells) <= limits.checkpoint_bytes)
-    alignment.operations = GlobalAligner(a, b, scoring, isa).align(limits, &global_score, scoring.gap_open(),
-                                                                   scoring.gap_open());
+    alignment.operations =
+        GlobalAligner(a, b, scoring, isa).align(limits, &global_score, scoring.gap_open(), scoring.gap_open());
   else
-    alignment.operations = LinearAligner(a, b, scoring, isa, limits.full_traceback_cells).align(limits.threads, &global_score);
+    alignment.operations =
+        LinearAligner(a, b, scoring, isa, limits.full_traceback_cells).align(limits.threads, &global_score);
   const std::int64_t replayed = replay(a, b, scoring, alignment);
   if (global_score != span.score || replayed != span.score)
-    throw std::logic_error("align_in_rectangle: the traceback scores " + std::to_string(global_score) +
-                           " (replayed " + std::to_string(replayed) + "), the span " + std::to_string(span.score) +
-                           " (" + rectangle_text(span) + ")");
+    throw std::logic_error("align_in_rectangle: the traceback scores " + std::to_string(global_score) + " (replayed " +
+                           std::to_string(replayed) + "), the span " + std::to_string(span.score) + " (" +
+                           rectangle_text(span) + ")");
   return alignment;
 }
 
@@ -407,11 +430,10 @@ AlignmentSpan pair_span(std::string_view query_codes, std::string_view subject_c
   // It scores what the forward pass scored: beyond 16 bits, it starts at 32.
   const bool wide = end.score >= 32767 || end.score <= -32768;
   const PairEnd start = StripedScorer(reversed_prefix(query_codes, end.query_end), scoring, isa)
-                            .end(reversed_prefix(subject_codes, end.subject_end), mode,
-                                 wide ? Width::w32 : Width::w16);
+                            .end(reversed_prefix(subject_codes, end.subject_end), mode, wide ? Width::w32 : Width::w16);
   if (start.score != end.score)
-    throw std::logic_error("pair_span: the reverse pass scores " + std::to_string(start.score) +
-                           ", the forward pass " + std::to_string(end.score));
+    throw std::logic_error("pair_span: the reverse pass scores " + std::to_string(start.score) + ", the forward pass " +
+                           std::to_string(end.score));
   span.query_begin = end.query_end - start.query_end;
   span.subject_begin = end.subject_end - start.subject_end;
   return span;

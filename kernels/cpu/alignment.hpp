@@ -109,12 +109,11 @@ PairAlignment align_in_rectangle(std::string_view query_codes, std::string_view 
 // Steps 1 to 3, every pass (the traceback's rows too) with the given instruction set; align_in_rectangle
 // uses best_isa(). The operations do not depend on it.
 PairAlignment align_pair(std::string_view query_codes, std::string_view subject_codes, const ScoringScheme& scoring,
-                         AlignmentMode mode, const AlignmentLimits& limits = AlignmentLimits{},
-                         Isa isa = best_isa());
+                         AlignmentMode mode, const AlignmentLimits& limits = AlignmentLimits{}, Isa isa = best_isa());
 
 // align_pair in local mode.
-LocalAlignment align_local(std::string_view query_codes, std::string_view subject_codes,
-                           const ScoringScheme& scoring, const AlignmentLimits& limits = AlignmentLimits{});
+LocalAlignment align_local(std::string_view query_codes, std::string_view subject_codes, const ScoringScheme& scoring,
+                           const AlignmentLimits& limits = AlignmentLimits{});
 
 // Run-length form of operations, e.g. "12M2I30M". Throws std::invalid_argument on a character other
 // than M, I or D.

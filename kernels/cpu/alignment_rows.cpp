@@ -86,7 +86,6 @@ template <bool kTraceback, void (*HorizontalGaps)(RowJob)>
   }
 }
 
-
 template <bool kTraceback>
 void global_row_portable(RowJob job) {
   global_row<kTraceback, horizontal_gaps_scalar>(job);

@@ -42,8 +42,10 @@ ColumnScan join_segments(const std::vector<ColumnScan>& scans) {
   for (const ColumnScan& scan : scans) {
     if (scan.best.score > joined.best.score) joined.best = scan.best;
     for (const ColumnRange& range : scan.hot) {
-      if (!joined.hot.empty() && joined.hot.back().end == range.begin) joined.hot.back().end = range.end;
-      else joined.hot.push_back(range);
+      if (!joined.hot.empty() && joined.hot.back().end == range.begin)
+        joined.hot.back().end = range.end;
+      else
+        joined.hot.push_back(range);
     }
   }
   return joined;

@@ -13,14 +13,10 @@ namespace {
 bool cpu_runs(Isa isa) {
 #if defined(WARPSEARCH_CPU_X86)
   switch (isa) {
-    case Isa::scalar:
-      return true;
-    case Isa::sse41:
-      return __builtin_cpu_supports("sse4.1");
-    case Isa::avx2:
-      return __builtin_cpu_supports("avx2");
-    case Isa::avx512bw:
-      return __builtin_cpu_supports("avx512bw");
+    case Isa::scalar: return true;
+    case Isa::sse41: return __builtin_cpu_supports("sse4.1");
+    case Isa::avx2: return __builtin_cpu_supports("avx2");
+    case Isa::avx512bw: return __builtin_cpu_supports("avx512bw");
   }
   return false;
 #else
@@ -31,26 +27,19 @@ bool cpu_runs(Isa isa) {
 const detail::ScanTable& table(Isa isa) {
   switch (isa) {
 #if defined(WARPSEARCH_CPU_X86)
-    case Isa::sse41:
-      return detail::kScanSse41;
-    case Isa::avx2:
-      return detail::kScanAvx2;
-    case Isa::avx512bw:
-      return detail::kScanAvx512bw;
+    case Isa::sse41: return detail::kScanSse41;
+    case Isa::avx2: return detail::kScanAvx2;
+    case Isa::avx512bw: return detail::kScanAvx512bw;
 #endif
-    default:
-      return detail::kScanScalar;
+    default: return detail::kScanScalar;
   }
 }
 
 int width_index(Width width) {
   switch (width) {
-    case Width::w8:
-      return 0;
-    case Width::w16:
-      return 1;
-    case Width::w32:
-      return 2;
+    case Width::w8: return 0;
+    case Width::w16: return 1;
+    case Width::w32: return 2;
   }
   throw std::invalid_argument("unknown score width");
 }
@@ -87,14 +76,10 @@ Isa best_isa() {
 
 const char* isa_name(Isa isa) {
   switch (isa) {
-    case Isa::scalar:
-      return "scalar";
-    case Isa::sse41:
-      return "sse4.1";
-    case Isa::avx2:
-      return "avx2";
-    case Isa::avx512bw:
-      return "avx512bw";
+    case Isa::scalar: return "scalar";
+    case Isa::sse41: return "sse4.1";
+    case Isa::avx2: return "avx2";
+    case Isa::avx512bw: return "avx512bw";
   }
   return "unknown";
 }
@@ -119,8 +104,9 @@ QueryScorer::QueryScorer(std::string_view query_codes, const ScoringScheme& scor
     throw std::invalid_argument("QueryScorer: the matrix needs a negative minimum score above -256");
   for (int a = 0; a < letters_; ++a)
     for (int c = 0; c < 32; ++c) {
-      const int biased = c == detail::kIdleCode ? 0 : scoring.score(static_cast<std::uint8_t>(a),
-                                                                    static_cast<std::uint8_t>(c)) + bias_;
+      const int biased = c == detail::kIdleCode
+                             ? 0
+                             : scoring.score(static_cast<std::uint8_t>(a), static_cast<std::uint8_t>(c)) + bias_;
       biased_rows_[static_cast<std::size_t>(32 * a + c)] = static_cast<char>(static_cast<unsigned char>(biased));
     }
 }
@@ -169,8 +155,7 @@ ScanStats QueryScorer::score(const SubjectBatch& subjects, std::int32_t* scores,
   }
   if (!order.empty())
     throw std::overflow_error("QueryScorer: subject " + std::to_string(order.front()) +
-                              " scores beyond the 32-bit range (" + std::to_string(saturation_limit(Width::w32)) +
-                              ")");
+                              " scores beyond the 32-bit range (" + std::to_string(saturation_limit(Width::w32)) + ")");
   return stats;
 }
 

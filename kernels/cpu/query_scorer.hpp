@@ -53,8 +53,7 @@ class QueryScorer {
 
   // One width only, no rescoring: scores[s] is exact where saturated[s] == 0, and saturated[s] == 1
   // exactly when the true score is at least saturation_limit(width). For tests.
-  void score_width(const SubjectBatch& subjects, Width width, std::int32_t* scores,
-                   std::uint8_t* saturated) const;
+  void score_width(const SubjectBatch& subjects, Width width, std::int32_t* scores, std::uint8_t* saturated) const;
   std::int64_t saturation_limit(Width width) const;
 
   Isa isa() const { return isa_; }

@@ -34,8 +34,10 @@ struct Avx2 {
   static Codes codes(const std::uint8_t* lane_codes) { return Lookup::codes(lane_codes); }
   static Row row(const std::uint8_t* biased_row) { return Lookup::row(biased_row); }
   static V lookup(const Row& row, const Codes& codes) {
-    if constexpr (kBytes) return Lookup::bytes(row, codes);
-    else return _mm256_cvtepu8_epi16(Lookup::bytes(row, codes));
+    if constexpr (kBytes)
+      return Lookup::bytes(row, codes);
+    else
+      return _mm256_cvtepu8_epi16(Lookup::bytes(row, codes));
   }
 };
 

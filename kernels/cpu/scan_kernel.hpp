@@ -47,8 +47,8 @@ constexpr int kBlockColumns = 4;  // subject columns per block: one packed word 
 class AlignedBuffer {
  public:
   explicit AlignedBuffer(std::size_t bytes)
-      : data_(static_cast<unsigned char*>(::operator new(bytes == 0 ? 64 : bytes, std::align_val_t{64}))) {}
-  ~AlignedBuffer() { ::operator delete(data_, std::align_val_t{64}); }
+      : data_(static_cast<unsigned char*>(::operator new (bytes == 0 ? 64 : bytes, std::align_val_t{64}))) {}
+  ~AlignedBuffer() { ::operator delete (data_, std::align_val_t{64}); }
   AlignedBuffer(const AlignedBuffer&) = delete;
   AlignedBuffer& operator=(const AlignedBuffer&) = delete;
   unsigned char* data() const { return data_; }
@@ -199,8 +199,7 @@ void scan_subjects(const ScanProfile& profile, const ScanRequest& request) {
         if (left < 4) word = (word & ((1u << (8 * left)) - 1)) | (0x1F1F1F1Fu << (8 * left));
         position[lane] += 4;
       }
-      for (int k = 0; k < kBlockColumns; ++k)
-        codes[64 * k + lane] = static_cast<std::uint8_t>((word >> (8 * k)) & 31u);
+      for (int k = 0; k < kBlockColumns; ++k) codes[64 * k + lane] = static_cast<std::uint8_t>((word >> (8 * k)) & 31u);
     }
 
     // The block's score profile: block_profile[4 * a + k] = biased scores of query letter a against

@@ -4,7 +4,6 @@
 
 namespace warpsearch::cpu::detail {
 
-const ScanTable kScanScalar =
-    make_scan_table<ScalarTraits<std::uint8_t, kCap8>, ScalarTraits<std::uint16_t, kCap16>>();
+const ScanTable kScanScalar = make_scan_table<ScalarTraits<std::uint8_t, kCap8>, ScalarTraits<std::uint16_t, kCap16>>();
 
 }  // namespace warpsearch::cpu::detail

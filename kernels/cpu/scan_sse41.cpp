@@ -17,9 +17,7 @@ struct Sse41 {
   static constexpr int lanes = 16 / sizeof(E);
   static constexpr std::int64_t cap = kBytes ? kCap8 : kCap16;
   static V zero() { return _mm_setzero_si128(); }
-  static V splat(int x) {
-    return kBytes ? _mm_set1_epi8(static_cast<char>(x)) : _mm_set1_epi16(static_cast<short>(x));
-  }
+  static V splat(int x) { return kBytes ? _mm_set1_epi8(static_cast<char>(x)) : _mm_set1_epi16(static_cast<short>(x)); }
   static V adds(V a, V b) { return kBytes ? _mm_adds_epu8(a, b) : _mm_adds_epu16(a, b); }
   static V subs(V a, V b) { return kBytes ? _mm_subs_epu8(a, b) : _mm_subs_epu16(a, b); }
   static V max(V a, V b) { return kBytes ? _mm_max_epu8(a, b) : _mm_max_epu16(a, b); }
@@ -31,8 +29,10 @@ struct Sse41 {
   static Codes codes(const std::uint8_t* lane_codes) { return ByteLookup128::codes(lane_codes); }
   static Row row(const std::uint8_t* biased_row) { return ByteLookup128::row(biased_row); }
   static V lookup(const Row& row, const Codes& codes) {
-    if constexpr (kBytes) return ByteLookup128::bytes(row, codes);
-    else return _mm_cvtepu8_epi16(ByteLookup128::bytes(row, codes));
+    if constexpr (kBytes)
+      return ByteLookup128::bytes(row, codes);
+    else
+      return _mm_cvtepu8_epi16(ByteLookup128::bytes(row, codes));
   }
 };
 

@@ -29,8 +29,8 @@ struct ScanRequest {
   const SubjectBatch* batch = nullptr;
   const std::uint32_t* order = nullptr;  // the subjects to score (indices into batch), longest first is best
   std::size_t count = 0;
-  std::int32_t* scores = nullptr;        // indexed by subject index
-  std::uint8_t* saturated = nullptr;     // indexed by subject index: 1 when the score may be too low
+  std::int32_t* scores = nullptr;     // indexed by subject index
+  std::uint8_t* saturated = nullptr;  // indexed by subject index: 1 when the score may be too low
 };
 
 // Scores request.order[0..count) and sets their scores and saturated flags.

@@ -12,26 +12,19 @@ namespace {
 const detail::StripedTable& striped_table(Isa isa) {
   switch (isa) {
 #if defined(WARPSEARCH_CPU_X86)
-    case Isa::sse41:
-      return detail::kStripedSse41;
-    case Isa::avx2:
-      return detail::kStripedAvx2;
-    case Isa::avx512bw:
-      return detail::kStripedAvx512bw;
+    case Isa::sse41: return detail::kStripedSse41;
+    case Isa::avx2: return detail::kStripedAvx2;
+    case Isa::avx512bw: return detail::kStripedAvx512bw;
 #endif
-    default:
-      return detail::kStripedScalar;
+    default: return detail::kStripedScalar;
   }
 }
 
 int width_index(Width width) {
   switch (width) {
-    case Width::w16:
-      return 0;
-    case Width::w32:
-      return 1;
-    case Width::w8:
-      break;
+    case Width::w16: return 0;
+    case Width::w32: return 1;
+    case Width::w8: break;
   }
   throw std::invalid_argument("StripedScorer: the striped kernels have 16-bit and 32-bit widths, not 8-bit");
 }
@@ -44,12 +37,9 @@ bool fits_16_bits(AlignmentMode mode, std::size_t m, std::size_t n, const Scorin
   const std::int64_t extend = scoring.gap_extend();
   const std::int64_t low = -32768 + 2 * (open + extend) + 128;
   switch (mode) {
-    case AlignmentMode::local:
-      return true;
-    case AlignmentMode::semiglobal:
-      return -(open + static_cast<std::int64_t>(m) * extend) >= low;
-    case AlignmentMode::global:
-      return -(open + static_cast<std::int64_t>(std::max(m, n)) * extend) >= low;
+    case AlignmentMode::local: return true;
+    case AlignmentMode::semiglobal: return -(open + static_cast<std::int64_t>(m) * extend) >= low;
+    case AlignmentMode::global: return -(open + static_cast<std::int64_t>(std::max(m, n)) * extend) >= low;
   }
   return false;
 }
@@ -114,14 +104,9 @@ ScoreRange striped_score_range(AlignmentMode mode, std::size_t query_length, std
   // two gaps (one where i or j is 0). E and F lie within one open + extend below an H.
   std::int64_t lowest_h = 0;
   switch (mode) {
-    case AlignmentMode::local:
-      break;
-    case AlignmentMode::semiglobal:
-      lowest_h = m == 0 ? 0 : -(open + m * extend);
-      break;
-    case AlignmentMode::global:
-      lowest_h = -((m > 0) + (n > 0)) * open - (m + n) * extend;
-      break;
+    case AlignmentMode::local: break;
+    case AlignmentMode::semiglobal: lowest_h = m == 0 ? 0 : -(open + m * extend); break;
+    case AlignmentMode::global: lowest_h = -((m > 0) + (n > 0)) * open - (m + n) * extend; break;
   }
   range.low = lowest_h - (open + extend);
   return range;
@@ -142,12 +127,12 @@ StripedScorer::StripedScorer(std::string_view query_codes, const ScoringScheme& 
 int StripedScorer::lanes(Width width) const { return striped_table(isa_).lanes[width_index(width)]; }
 
 std::optional<PairEnd> StripedScorer::end_at_width(std::string_view subject_codes, AlignmentMode mode,
-                                                    Width width) const {
+                                                   Width width) const {
   return pass_at_width(subject_codes, mode, width, nullptr);
 }
 
 std::optional<PairEnd> StripedScorer::pass_at_width(std::string_view subject_codes, AlignmentMode mode, Width width,
-                                                     const ColumnReport* report) const {
+                                                    const ColumnReport* report) const {
   const int w = width_index(width);
   check_lengths(subject_codes.size());
   const std::size_t m = query_.size();

@@ -51,8 +51,8 @@ struct PairEnd {
 // A local pass over (a segment of) a long subject: the best cell among the columns it reports, and the
 // columns where some cell reaches a threshold (StripedScorer::scan_columns).
 struct ColumnScan {
-  PairEnd best;                   // subject_end relative to the scanned string
-  std::vector<ColumnRange> hot;   // relative to the scanned string, ascending, disjoint
+  PairEnd best;                  // subject_end relative to the scanned string
+  std::vector<ColumnRange> hot;  // relative to the scanned string, ascending, disjoint
 };
 
 class StripedScorer {
@@ -78,8 +78,7 @@ class StripedScorer {
   // kernels' padding positions (past the query's end, scoring the matrix minimum) may carry a high cell
   // diagonally into the next few columns, so the ranges may reach a little past the true ones: a
   // superset, never missing a column, the same for every segmentation of the subject.
-  ColumnScan scan_columns(std::string_view subject_codes, std::size_t first_column,
-                          std::int64_t hot_threshold) const;
+  ColumnScan scan_columns(std::string_view subject_codes, std::size_t first_column, std::int64_t hot_threshold) const;
   // The 64-bit fallback alone (the scalar kernel in int64_t lanes), whatever the lengths: what end()
   // runs beyond the 32-bit bound. For tests and benchmarks.
   PairEnd end_64_bits(std::string_view subject_codes, AlignmentMode mode) const;

@@ -20,9 +20,8 @@ struct Avx512Common {
   static void store(V* p, V v) { _mm512_store_si512(p, v); }
 };
 
-alignas(64) constexpr std::uint16_t kWordIndices[32] = {0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10,
-                                                        11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21,
-                                                        22, 23, 24, 25, 26, 27, 28, 29, 30, 31};
+alignas(64) constexpr std::uint16_t kWordIndices[32] = {0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15,
+                                                        16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31};
 
 struct Avx512I16 : Avx512Common {
   using Elem = std::int16_t;

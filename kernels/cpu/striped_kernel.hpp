@@ -71,8 +71,8 @@ namespace {
 class StripedScratch {
  public:
   explicit StripedScratch(std::size_t bytes)
-      : data_(static_cast<unsigned char*>(::operator new(bytes == 0 ? 64 : bytes, std::align_val_t{64}))) {}
-  ~StripedScratch() { ::operator delete(data_, std::align_val_t{64}); }
+      : data_(static_cast<unsigned char*>(::operator new (bytes == 0 ? 64 : bytes, std::align_val_t{64}))) {}
+  ~StripedScratch() { ::operator delete (data_, std::align_val_t{64}); }
   StripedScratch(const StripedScratch&) = delete;
   StripedScratch& operator=(const StripedScratch&) = delete;
   unsigned char* data() const { return data_; }
@@ -180,8 +180,7 @@ StripedOutcome striped_pass(const StripedPass& pass) {
   // The cost of carrying F across 1, 2, 4, ... whole stripes of S positions.
   ScanCost<T> stripe_costs[8];
   for (int step = 0, lanes = 1; lanes < kLanes; ++step, lanes *= 2)
-    stripe_costs[step] =
-        scan_cost<T>(static_cast<std::int64_t>(lanes) * static_cast<std::int64_t>(segments) * extend);
+    stripe_costs[step] = scan_cost<T>(static_cast<std::int64_t>(lanes) * static_cast<std::int64_t>(segments) * extend);
   // H of row 0 in column j.
   auto row0 = [&](std::size_t j) -> std::int64_t {
     return kGlobal && j > 0 ? -(open + static_cast<std::int64_t>(j) * extend) : 0;
@@ -230,8 +229,7 @@ StripedOutcome striped_pass(const StripedPass& pass) {
   for (std::size_t j = 1; j <= n; ++j) {
     const std::int16_t* column_profile =
         pass.profile + static_cast<std::size_t>(pass.subject[j - 1] & 31u) * segments * kLanes;
-    V diagonal =
-        T::template shift_up<1>(T::load(h_previous + segments - 1), T::splat(clamp_to<T>(row0(j - 1))));
+    V diagonal = T::template shift_up<1>(T::load(h_previous + segments - 1), T::splat(clamp_to<T>(row0(j - 1))));
     V f = T::template shift_up<1>(v_minus_infinity, T::splat(clamp_to<T>(row0(j) - open_extend)));
     asm volatile("" : : "r"(extremes) : "memory");
     // Local alignment needs each column's own maximum (the best cell and the hot columns are found per
@@ -261,8 +259,10 @@ StripedOutcome striped_pass(const StripedPass& pass) {
     V carry = carry_into_lanes<T>(f, stripe_costs);
     asm volatile("" : : "r"(extremes) : "memory");
     const V column_max_final = T::max(T::load(kLocal ? extremes + 2 : extremes), carry);
-    if constexpr (kLocal) T::store(extremes, T::max(T::load(extremes), column_max_final));
-    else T::store(extremes, column_max_final);
+    if constexpr (kLocal)
+      T::store(extremes, T::max(T::load(extremes), column_max_final));
+    else
+      T::store(extremes, column_max_final);
     if constexpr (T::saturating && !kLocal) {
       // Saturated (local checks below, where a new maximum is found): stop here, as the outcome is
       // unusable anyway.
@@ -306,8 +306,10 @@ StripedOutcome striped_pass(const StripedPass& pass) {
       }
       if (pass.hot_columns && j > pass.first_column && T::any_greater(column_max_final, v_hot)) {
         std::vector<ColumnRange>& ranges = *pass.hot_columns;
-        if (!ranges.empty() && ranges.back().end == j - 1) ranges.back().end = j;
-        else ranges.push_back({j - 1, j});
+        if (!ranges.empty() && ranges.back().end == j - 1)
+          ranges.back().end = j;
+        else
+          ranges.push_back({j - 1, j});
       }
     }
     if constexpr (kSemiglobal) {

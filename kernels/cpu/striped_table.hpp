@@ -16,8 +16,8 @@ struct StripedPass {
   // A StripedProfile<std::int16_t> (profile/query_profile.hpp) of the query with the kernel's lane count:
   // the 16-bit kernels load its vectors as they are, the 32-bit kernels widen them.
   const std::int16_t* profile = nullptr;
-  std::size_t segments = 0;      // the profile's segment_length()
-  std::size_t query_length = 0;  // >= 1
+  std::size_t segments = 0;               // the profile's segment_length()
+  std::size_t query_length = 0;           // >= 1
   const std::uint8_t* subject = nullptr;  // residue codes; only the low 5 bits are read
   std::size_t subject_length = 0;         // >= 1
   int gap_open = 0;

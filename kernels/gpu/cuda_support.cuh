@@ -11,8 +11,7 @@
 
 namespace warpsearch::gpu::detail {
 
-[[noreturn]] inline void throw_cuda_error(cudaError_t error, const char* expression, const char* file,
-                                          int line) {
+[[noreturn]] inline void throw_cuda_error(cudaError_t error, const char* expression, const char* file, int line) {
   throw std::runtime_error(std::string(file) + ":" + std::to_string(line) + ": CUDA call '" + expression +
                            "' failed: " + cudaGetErrorName(error) + ": " + cudaGetErrorString(error));
 }
@@ -20,20 +19,19 @@ namespace warpsearch::gpu::detail {
 }  // namespace warpsearch::gpu::detail
 
 // Throws std::runtime_error naming the file, line and failed expression.
-#define WARPSEARCH_CUDA_CHECK(expr)                                                          \
-  do {                                                                                      \
-    const cudaError_t warpsearch_cuda_status_ = (expr);                                     \
-    if (warpsearch_cuda_status_ != cudaSuccess)                                             \
-      ::warpsearch::gpu::detail::throw_cuda_error(warpsearch_cuda_status_, #expr, __FILE__, \
-                                                  __LINE__);                                \
+#define WARPSEARCH_CUDA_CHECK(expr)                                                                    \
+  do {                                                                                                 \
+    const cudaError_t warpsearch_cuda_status_ = (expr);                                                \
+    if (warpsearch_cuda_status_ != cudaSuccess)                                                        \
+      ::warpsearch::gpu::detail::throw_cuda_error(warpsearch_cuda_status_, #expr, __FILE__, __LINE__); \
   } while (0)
 
 // After every kernel launch: a bad configuration shows up here. Define WARPSEARCH_CUDA_SYNC_CHECKS to
 // also wait for the kernel and report faults at the launch that caused them.
 #ifdef WARPSEARCH_CUDA_SYNC_CHECKS
-#define WARPSEARCH_CUDA_CHECK_LAUNCH()             \
-  do {                                             \
-    WARPSEARCH_CUDA_CHECK(cudaGetLastError());     \
+#define WARPSEARCH_CUDA_CHECK_LAUNCH()              \
+  do {                                              \
+    WARPSEARCH_CUDA_CHECK(cudaGetLastError());      \
     WARPSEARCH_CUDA_CHECK(cudaDeviceSynchronize()); \
   } while (0)
 #else
@@ -67,8 +65,8 @@ inline cudaDeviceProp device_properties(int device) {
     devices = 0;
   }
   if (device < 0 || device >= devices)
-    throw std::invalid_argument("GPU device " + std::to_string(device) + " does not exist (" +
-                                std::to_string(devices) + " usable CUDA devices)");
+    throw std::invalid_argument("GPU device " + std::to_string(device) + " does not exist (" + std::to_string(devices) +
+                                " usable CUDA devices)");
   cudaDeviceProp properties{};
   WARPSEARCH_CUDA_CHECK(cudaGetDeviceProperties(&properties, device));
   return properties;

@@ -128,8 +128,8 @@ GpuScorer::GpuScorer(int device, const ScoringScheme& scoring, int table_copies)
                  detail::table_word(k, entry, static_cast<std::uint32_t>(s.copy_words))] = lo | (hi << 16);
         }
     table.words = DeviceBuffer<std::uint32_t>(host.size(), s.device);
-    WARPSEARCH_CUDA_CHECK(cudaMemcpy(table.words.get(), host.data(), host.size() * sizeof(std::uint32_t),
-                                     cudaMemcpyHostToDevice));
+    WARPSEARCH_CUDA_CHECK(
+        cudaMemcpy(table.words.get(), host.data(), host.size() * sizeof(std::uint32_t), cudaMemcpyHostToDevice));
     return table;
   };
   s.compact_table = build(1);
@@ -198,7 +198,9 @@ void GpuScorer::set_subjects(const SubjectBatch& subjects) {
   const std::size_t count = subjects.count;
   using Clock = std::chrono::steady_clock;
   const auto started = Clock::now();
-  const auto seconds_since = [](Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); };
+  const auto seconds_since = [](Clock::time_point t) {
+    return std::chrono::duration<double>(Clock::now() - t).count();
+  };
 
   // The subjects' words go up as they are, one byte per residue (SubjectBatch: residue k of subject i is
   // byte 4 * word_offsets[i] + k), in one copy of the range they span, and become compact codes on the
@@ -243,10 +245,11 @@ void GpuScorer::set_subjects(const SubjectBatch& subjects) {
     const Impl::LaunchShape& copies = s.copies_shapes[bin];
     const long long device_groups =
         static_cast<long long>(copies.blocks_per_sm) * s.sm_count * (copies.threads / kLengthBins[bin].group);
-    s.shapes[bin] = copies.copies && copies.blocks_per_sm > 0 && s.job_count[bin] > 0 &&
-                            static_cast<double>(s.job_count[bin]) >= s.copies_min_waves * static_cast<double>(device_groups)
-                        ? copies
-                        : s.compact_shapes[bin];
+    s.shapes[bin] =
+        copies.copies && copies.blocks_per_sm > 0 && s.job_count[bin] > 0 &&
+                static_cast<double>(s.job_count[bin]) >= s.copies_min_waves * static_cast<double>(device_groups)
+            ? copies
+            : s.compact_shapes[bin];
   }
 
   // A plan block per block of 32 lanes and tile of the bins with copies, in job order; each job's first.
@@ -268,7 +271,8 @@ void GpuScorer::set_subjects(const SubjectBatch& subjects) {
             const std::int32_t subject = jobs[2 * static_cast<std::size_t>(job + k) + side];
             if (subject >= 0) longest = std::max<std::uint64_t>(longest, lengths[subject]);
           }
-        const std::uint64_t tiles = kLengthBins[bin].mode == detail::TileMode::single ? 1 : (longest + width - 1) / width;
+        const std::uint64_t tiles =
+            kLengthBins[bin].mode == detail::TileMode::single ? 1 : (longest + width - 1) / width;
         for (int k = 0; k < in_block; ++k) plan_blocks[job + k] = static_cast<std::uint32_t>(tasks.size());
         for (std::uint64_t tile = 0; tile < tiles; ++tile)
           tasks.push_back(PlanTask{job, static_cast<std::uint16_t>(tile), static_cast<std::uint8_t>(group),
@@ -301,7 +305,8 @@ void GpuScorer::set_subjects(const SubjectBatch& subjects) {
     s.upload_staged(s.d_residues.get(), subjects.words + first_word, residue_bytes);
     CodeMap map;
     for (int code = 0; code < 256; ++code)
-      map.compact[code] = code < s.alphabet_size ? s.compact[static_cast<std::size_t>(code)] : static_cast<std::uint8_t>(s.n - 1);
+      map.compact[code] =
+          code < s.alphabet_size ? s.compact[static_cast<std::size_t>(code)] : static_cast<std::uint8_t>(s.n - 1);
     const int grid = std::max(1, std::min(ceil_div(static_cast<long long>(residue_bytes), 256 * 16), 8 * s.sm_count));
     compact_codes<<<grid, 256, 0, setup>>>(s.d_residues.get(), residue_bytes, map);
     WARPSEARCH_CUDA_CHECK_LAUNCH();
@@ -310,8 +315,8 @@ void GpuScorer::set_subjects(const SubjectBatch& subjects) {
   if (count > 0) {
     WARPSEARCH_CUDA_CHECK(cudaMemcpyAsync(s.d_offsets.get(), offsets.data(), count * sizeof(std::uint64_t),
                                           cudaMemcpyHostToDevice, setup));
-    WARPSEARCH_CUDA_CHECK(cudaMemcpyAsync(s.d_lengths.get(), lengths, count * sizeof(std::uint32_t),
-                                          cudaMemcpyHostToDevice, setup));
+    WARPSEARCH_CUDA_CHECK(
+        cudaMemcpyAsync(s.d_lengths.get(), lengths, count * sizeof(std::uint32_t), cudaMemcpyHostToDevice, setup));
   }
   if (!jobs.empty())
     WARPSEARCH_CUDA_CHECK(cudaMemcpyAsync(s.d_jobs.get(), jobs.data(), jobs.size() * sizeof(std::int32_t),

@@ -24,16 +24,16 @@
 namespace warpsearch::gpu {
 namespace scorer_detail {
 
+using detail::copies_block_threads;
 using detail::DeviceBuffer;
 using detail::Event;
 using detail::kBinCount;
-using detail::copies_block_threads;
 using detail::kBlockThreads;
-using detail::may_use_table_copies;
-using detail::kLengthBins;
-using detail::kHugeBin;
 using detail::kFirstTiledBin;
+using detail::kHugeBin;
+using detail::kLengthBins;
 using detail::kRescoreBin;
+using detail::may_use_table_copies;
 using detail::PinnedBuffer;
 using detail::ScopedDevice;
 using detail::Stream;
@@ -45,7 +45,7 @@ constexpr std::size_t kEdgeBudgetBytes = std::size_t{256} << 20;
 constexpr std::size_t kScoreStagingBytes = std::size_t{64} << 20;
 constexpr int kWorkers = 4;  // streams for the single-tile bins of one query
 
-constexpr int kSlots = 2;    // queries in flight
+constexpr int kSlots = 2;  // queries in flight
 // Entries of the device list of scores at or above the threshold (score_above), by default.
 constexpr std::size_t kDefaultHitCapacity = std::size_t{1} << 20;
 
@@ -208,7 +208,8 @@ struct GpuScorer::Impl {
     wanted = std::max(wanted, resident_slots(kRescoreBin));
     for (int bin = kFirstTiledBin; bin < kBinCount; ++bin)
       one_block = std::max<long long>(one_block, edge_slots_per_block(bin));
-    const long long affordable = static_cast<long long>(kEdgeBudgetBytes / (static_cast<std::size_t>(m) * sizeof(std::uint64_t)));
+    const long long affordable =
+        static_cast<long long>(kEdgeBudgetBytes / (static_cast<std::size_t>(m) * sizeof(std::uint64_t)));
     slot.edge_slots = static_cast<int>(std::max(one_block, std::min(wanted, affordable)));
     const std::size_t words = static_cast<std::size_t>(slot.edge_slots) * m;
     if (slot.edges.size() < words) slot.edges = DeviceBuffer<std::uint64_t>(words, device);

@@ -75,7 +75,8 @@ void GpuScorer::Impl::enqueue_query(QuerySlot& slot, const std::uint32_t* query,
     if (job_count[bin] > 0) edge_grid[bin] = grid_for(bin, job_count[bin]);
   for (int bin = kFirstTiledBin; bin < kHugeBin; ++bin)
     wanted_slots += static_cast<long long>(edge_grid[bin]) * edge_slots_per_block(bin);
-  const long long tiled_slots = slot.edge_slots - static_cast<long long>(edge_grid[kHugeBin]) * edge_slots_per_block(kHugeBin);
+  const long long tiled_slots =
+      slot.edge_slots - static_cast<long long>(edge_grid[kHugeBin]) * edge_slots_per_block(kHugeBin);
   bool concurrent = tiled_slots > 0;
   if (concurrent && wanted_slots > tiled_slots)
     for (int bin = kFirstTiledBin; bin < kHugeBin; ++bin)
@@ -89,7 +90,7 @@ void GpuScorer::Impl::enqueue_query(QuerySlot& slot, const std::uint32_t* query,
   for (int k = 0; k < kWorkers; ++k)
     WARPSEARCH_CUDA_CHECK(cudaStreamWaitEvent(slot.workers[k].get(), slot.forked.get(), 0));
   int next_worker = 0;
-  long long edge_offset = 0;  // in group slots
+  long long edge_offset = 0;                                // in group slots
   for (int bin = kHugeBin; bin >= kFirstTiledBin; --bin) {  // the longest subjects first
     if (job_count[bin] == 0) continue;
     p.jobs = d_jobs.get() + 2 * static_cast<std::size_t>(job_begin[bin]);
@@ -139,10 +140,10 @@ void GpuScorer::Impl::enqueue_query(QuerySlot& slot, const std::uint32_t* query,
     }
     WARPSEARCH_CUDA_CHECK(cudaMemsetAsync(slot.hit_count.get(), 0, sizeof(unsigned long long), main));
     select_hits<<<grid, threads, 0, main>>>(slot.scores.get(), static_cast<std::uint32_t>(count), to.threshold,
-                                             to.query, slot.hits.get(), slot.hits.size(), slot.hit_count.get());
+                                            to.query, slot.hits.get(), slot.hits.size(), slot.hit_count.get());
     WARPSEARCH_CUDA_CHECK_LAUNCH();
-    WARPSEARCH_CUDA_CHECK(cudaMemcpyAsync(slot.hit_count_back.get(), slot.hit_count.get(),
-                                          sizeof(unsigned long long), cudaMemcpyDeviceToHost, main));
+    WARPSEARCH_CUDA_CHECK(cudaMemcpyAsync(slot.hit_count_back.get(), slot.hit_count.get(), sizeof(unsigned long long),
+                                          cudaMemcpyDeviceToHost, main));
   }
 }
 
@@ -156,8 +157,8 @@ struct PackedQueries {
   std::vector<std::size_t> start;
 };
 
-PackedQueries pack_queries(const std::vector<std::string>& query_codes, const std::vector<int>& row_strides,
-                           int n, int alphabet_size, const std::uint8_t* compact) {
+PackedQueries pack_queries(const std::vector<std::string>& query_codes, const std::vector<int>& row_strides, int n,
+                           int alphabet_size, const std::uint8_t* compact) {
   std::size_t total = 0;
   for (const auto& q : query_codes) {
     if (q.size() > static_cast<std::size_t>(0x3FFFFFFF))
@@ -191,8 +192,8 @@ void GpuScorer::score(const std::vector<std::string>& query_codes, std::int32_t*
   s.synchronize();
   const PackedQueries packed = pack_queries(query_codes, s.row_strides(), s.n, s.alphabet_size, s.compact.data());
 
-  const std::size_t batch = std::max<std::size_t>(
-      1, std::min(query_codes.size(), kScoreStagingBytes / (s.count * sizeof(std::int32_t))));
+  const std::size_t batch =
+      std::max<std::size_t>(1, std::min(query_codes.size(), kScoreStagingBytes / (s.count * sizeof(std::int32_t))));
   PinnedBuffer<std::int32_t> h_scores(batch * s.count);
   for (std::size_t first = 0; first < query_codes.size(); first += batch) {
     const std::size_t last = std::min(query_codes.size(), first + batch);
@@ -243,8 +244,8 @@ void GpuScorer::score_above(const std::vector<std::string>& query_codes, const s
             cudaMemcpy(hits.data(), slot.hits.get(), hits.size() * sizeof(ScoreHit), cudaMemcpyDeviceToHost));
     } else {
       all_scores.resize(s.count);
-      WARPSEARCH_CUDA_CHECK(cudaMemcpy(all_scores.data(), slot.scores.get(), s.count * sizeof(std::int32_t),
-                                       cudaMemcpyDeviceToHost));
+      WARPSEARCH_CUDA_CHECK(
+          cudaMemcpy(all_scores.data(), slot.scores.get(), s.count * sizeof(std::int32_t), cudaMemcpyDeviceToHost));
       for (std::size_t k = 0; k < s.count; ++k)
         if (all_scores[k] >= thresholds[q])
           hits.push_back(ScoreHit{static_cast<std::uint32_t>(q), static_cast<std::uint32_t>(k), all_scores[k]});

@@ -19,10 +19,10 @@
 #include <utility>
 #include <vector>
 
-#include "kernels/reference/banded_xdrop.hpp"
 #include "kernels/gpu/cuda_support.cuh"
 #include "kernels/gpu/xdrop_kernel.cuh"
 #include "kernels/gpu/xdrop_plan.hpp"
+#include "kernels/reference/banded_xdrop.hpp"
 
 namespace warpsearch::gpu {
 
@@ -107,7 +107,7 @@ class DeviceRunner final : public detail::XdropJobRunner {
       WARPSEARCH_CUDA_CHECK(cudaFuncSetAttribute(entries[e].kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                                  static_cast<int>(shared)));
       WARPSEARCH_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm_[e], entries[e].kernel,
-                                                                        kXdropBlockThreads, shared));
+                                                                          kXdropBlockThreads, shared));
       blocks_per_sm_[e] = std::max(1, blocks_per_sm_[e]);
       if (entries[e].shared_rows > 0) tiers_.push_back(static_cast<std::uint32_t>(entries[e].shared_rows));
     }
@@ -143,8 +143,7 @@ class DeviceRunner final : public detail::XdropJobRunner {
       const std::uint64_t slot_words = std::uint64_t{kXdropArrays} * rows;
       std::size_t free_bytes = 0, total_bytes = 0;
       WARPSEARCH_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-      const std::uint64_t budget =
-          scratch_.bytes() + std::min<std::uint64_t>(free_bytes / 2, kGlobalScratchBudget);
+      const std::uint64_t budget = scratch_.bytes() + std::min<std::uint64_t>(free_bytes / 2, kGlobalScratchBudget);
       warps = std::min<std::uint64_t>(warps, budget / (slot_words * 4));
       if (warps == 0) return false;
       ensure_device(scratch_, static_cast<std::size_t>(warps * slot_words), device_);
@@ -163,7 +162,8 @@ class DeviceRunner final : public detail::XdropJobRunner {
     ensure_device(d_jobs_, count, device_);
     ensure_device(d_results_, count, device_);
     std::memcpy(h_jobs_.get(), jobs.data(), count * sizeof(XdropJob));
-    WARPSEARCH_CUDA_CHECK(cudaMemcpyAsync(d_jobs_.get(), h_jobs_.get(), count * sizeof(XdropJob), cudaMemcpyHostToDevice, stream));
+    WARPSEARCH_CUDA_CHECK(
+        cudaMemcpyAsync(d_jobs_.get(), h_jobs_.get(), count * sizeof(XdropJob), cudaMemcpyHostToDevice, stream));
     WARPSEARCH_CUDA_CHECK(cudaMemsetAsync(counter_.get(), 0, sizeof(std::uint32_t), stream));
 
     detail::XdropKernelParams p;
@@ -179,13 +179,15 @@ class DeviceRunner final : public detail::XdropJobRunner {
       p.global_rows = rows;
       p.global_slots = static_cast<std::uint32_t>(warps);
     }
-    const int grid = static_cast<int>(std::max<std::uint64_t>(1, (warps + kXdropWarpsPerBlock - 1) / kXdropWarpsPerBlock));
+    const int grid =
+        static_cast<int>(std::max<std::uint64_t>(1, (warps + kXdropWarpsPerBlock - 1) / kXdropWarpsPerBlock));
     WARPSEARCH_CUDA_CHECK(cudaEventRecord(kernel_begin_.get(), stream));
-    entries[entry].kernel<<<grid, kXdropBlockThreads, detail::xdrop_shared_bytes(entries[entry].shared_rows), stream>>>(p);
+    entries[entry].kernel<<<grid, kXdropBlockThreads, detail::xdrop_shared_bytes(entries[entry].shared_rows), stream>>>(
+        p);
     WARPSEARCH_CUDA_CHECK_LAUNCH();
     WARPSEARCH_CUDA_CHECK(cudaEventRecord(kernel_end_.get(), stream));
-    WARPSEARCH_CUDA_CHECK(
-        cudaMemcpyAsync(h_results_.get(), d_results_.get(), count * sizeof(XdropJobResult), cudaMemcpyDeviceToHost, stream));
+    WARPSEARCH_CUDA_CHECK(cudaMemcpyAsync(h_results_.get(), d_results_.get(), count * sizeof(XdropJobResult),
+                                          cudaMemcpyDeviceToHost, stream));
     stream_.synchronize();
     std::memcpy(results.data(), h_results_.get(), count * sizeof(XdropJobResult));
     if (pending_upload_) {
@@ -274,7 +276,8 @@ void GpuXdropAligner::align(const std::vector<XdropTask>& tasks, std::vector<Xdr
   s.runner.kernel_seconds = 0;
   std::size_t free_bytes = 0, total_bytes = 0;
   WARPSEARCH_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-  const std::uint64_t batch_residues = std::max<std::uint64_t>(1, std::min<std::uint64_t>(kBatchResidues, free_bytes / 4));
+  const std::uint64_t batch_residues =
+      std::max<std::uint64_t>(1, std::min<std::uint64_t>(kBatchResidues, free_bytes / 4));
   detail::XdropRunStats stats;
   try {
     detail::align_xdrop_tasks(tasks, s.scoring, s.runner, s.host, batch_residues, out, stats);

@@ -31,21 +31,21 @@ constexpr int kRowsPerLane = 32;
 constexpr int kNegative = -(1 << 29);  // "no gap open yet": far below any score, far from overflow
 
 struct Piece {
-  std::uint64_t query_offset = 0;    // into the codes buffer
-  std::uint64_t subject_offset = 0;  // into the codes buffer: the first column scanned
-  std::uint64_t flags_offset = 0;    // into the flags buffer: the flag of the first owned column
-  std::uint64_t boundary_offset = 0; // into the boundary buffer: 2 * columns entries
+  std::uint64_t query_offset = 0;     // into the codes buffer
+  std::uint64_t subject_offset = 0;   // into the codes buffer: the first column scanned
+  std::uint64_t flags_offset = 0;     // into the flags buffer: the flag of the first owned column
+  std::uint64_t boundary_offset = 0;  // into the boundary buffer: 2 * columns entries
   std::uint32_t query_length = 0;
-  std::uint32_t columns = 0;         // columns scanned
-  std::uint32_t owned_from = 0;      // the first owned column, relative to the first scanned
+  std::uint32_t columns = 0;     // columns scanned
+  std::uint32_t owned_from = 0;  // the first owned column, relative to the first scanned
   std::int32_t threshold = 1;
 };
 
 template <int kRows>
 __global__ void __launch_bounds__(32 * kWarpsPerBlock)
-hot_columns_kernel(const Piece* pieces, std::uint32_t piece_count, const std::uint8_t* codes,
-                   const std::int32_t* matrix, std::int32_t gap_open_extend, std::int32_t gap_extend,
-                   std::uint8_t* flags, int2* boundary) {
+    hot_columns_kernel(const Piece* pieces, std::uint32_t piece_count, const std::uint8_t* codes,
+                       const std::int32_t* matrix, std::int32_t gap_open_extend, std::int32_t gap_extend,
+                       std::uint8_t* flags, int2* boundary) {
   __shared__ std::int32_t scores[kMaxCodes * kMaxCodes];
   for (int k = threadIdx.x; k < kMaxCodes * kMaxCodes; k += blockDim.x) scores[k] = matrix[k];
   __syncthreads();
@@ -64,9 +64,9 @@ hot_columns_kernel(const Piece* pieces, std::uint32_t piece_count, const std::ui
   for (int stripe = 0; stripe < m; stripe += 32 * kRows) {
     const int first_row = stripe + lane * kRows;
     const int valid_rows = min(kRows, max(0, m - first_row));  // rows of this lane inside the query
-    int row_scores[kRows];  // offset of each row's query code in the score table
-    int left[kRows];        // H(i, j - 1)
-    int gap_left[kRows];    // E(i, j): gap in the query, along the subject
+    int row_scores[kRows];                                     // offset of each row's query code in the score table
+    int left[kRows];                                           // H(i, j - 1)
+    int gap_left[kRows];                                       // E(i, j): gap in the query, along the subject
 #pragma unroll
     for (int r = 0; r < kRows; ++r) {
       row_scores[r] = (r < valid_rows ? query[first_row + r] & (kMaxCodes - 1) : 0) * kMaxCodes;
@@ -95,8 +95,8 @@ hot_columns_kernel(const Piece* pieces, std::uint32_t piece_count, const std::ui
       // The column this lane's tile entry serves at this step: in [step - 31, step], congruent to lane.
       const int tile_base = step & ~31;
       const int served = tile_base + lane <= step ? tile_base + lane : tile_base + lane - 32;
-      const int column_code = __shfl_sync(0xffffffffu, served >= tile_base ? code_current : code_previous,
-                                          (step - lane) & 31);
+      const int column_code =
+          __shfl_sync(0xffffffffu, served >= tile_base ? code_current : code_previous, (step - lane) & 31);
       const int boundary_h = __shfl_sync(0xffffffffu, boundary_current.x, step & 31);
       const int boundary_f = __shfl_sync(0xffffffffu, boundary_current.y, step & 31);
       int above_h = __shfl_up_sync(0xffffffffu, handed_h, 1);
@@ -115,7 +115,8 @@ hot_columns_kernel(const Piece* pieces, std::uint32_t piece_count, const std::ui
         // DPX on Hopper: max(a + b, c) and max(a, b, c) in one instruction each.
         f = __viaddmax_s32(h, -gap_open_extend, f - gap_extend);
         gap_left[r] = __viaddmax_s32(left[r], -gap_open_extend, gap_left[r] - gap_extend);
-        const int cell = __vimax3_s32(__viaddmax_s32(h_diagonal, scores[row_scores[r] + column_code], 0), gap_left[r], f);
+        const int cell =
+            __vimax3_s32(__viaddmax_s32(h_diagonal, scores[row_scores[r] + column_code], 0), gap_left[r], f);
         h_diagonal = left[r];
         left[r] = cell;
         h = cell;
@@ -158,8 +159,8 @@ HotColumnScanner::HotColumnScanner(int device, const ScoringScheme& scoring) {
       table[static_cast<std::size_t>(a * kMaxCodes + b)] =
           scoring.score(static_cast<std::uint8_t>(a), static_cast<std::uint8_t>(b));
   impl_->matrix = detail::DeviceBuffer<std::int32_t>(table.size(), device);
-  WARPSEARCH_CUDA_CHECK(cudaMemcpy(impl_->matrix.get(), table.data(), table.size() * sizeof(std::int32_t),
-                                   cudaMemcpyHostToDevice));
+  WARPSEARCH_CUDA_CHECK(
+      cudaMemcpy(impl_->matrix.get(), table.data(), table.size() * sizeof(std::int32_t), cudaMemcpyHostToDevice));
 }
 
 HotColumnScanner::~HotColumnScanner() = default;
@@ -232,8 +233,8 @@ void HotColumnScanner::scan(const std::vector<HotColumnTask>& tasks, std::vector
   for (std::size_t from = 0; from < pieces.size();) {
     std::size_t to = from;
     std::uint64_t entries = 0;
-    while (to < pieces.size() && (to == from || (entries + 2 * std::uint64_t{pieces[to].columns}) * sizeof(int2) <=
-                                                    kBoundaryBudget)) {
+    while (to < pieces.size() &&
+           (to == from || (entries + 2 * std::uint64_t{pieces[to].columns}) * sizeof(int2) <= kBoundaryBudget)) {
       pieces[to].boundary_offset = entries;
       entries += 2 * std::uint64_t{pieces[to].columns};
       ++to;

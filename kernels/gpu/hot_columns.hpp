@@ -23,8 +23,8 @@
 namespace warpsearch::gpu {
 
 struct HotColumnTask {
-  std::string_view query;    // residue codes of the scoring scheme's alphabet
-  std::string_view subject;  // the stretch scanned: context, then the owned columns
+  std::string_view query;        // residue codes of the scoring scheme's alphabet
+  std::string_view subject;      // the stretch scanned: context, then the owned columns
   std::uint64_t owned_from = 0;  // offset in `subject` of the first owned column
   std::uint64_t reach = 1;       // the longest subject span of an alignment reaching the threshold (>= 1)
   std::int64_t threshold = 1;    // >= 1

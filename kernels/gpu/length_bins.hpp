@@ -13,7 +13,8 @@
 // apart and four tile widths (a subject takes the width that pads it least) bring that to 3.8%
 // (docs/gpu_kernels.md, "Length bins and padding").
 // Dispatch is by index into this table (kernels/gpu/sw_dispatch.hpp); instantiations are split over
-// sw_onepass_*.cu and sw_tiled_cooperative_rescore.cu so that the build runs in parallel (a bin without one is a link error).
+// sw_onepass_*.cu and sw_tiled_cooperative_rescore.cu so that the build runs in parallel (a bin without one is a link
+// error).
 #pragma once
 
 #include <cstddef>
@@ -41,30 +42,52 @@ inline constexpr std::uint32_t kUnbounded = 0xFFFFFFFFu;
 
 inline constexpr LengthBin kLengthBins[] = {
     // one pass: 1..1024 residues
-    {8, 1, 8, TileMode::single, ScoreWidth::s16x2},      {16, 1, 16, TileMode::single, ScoreWidth::s16x2},
-    {32, 2, 16, TileMode::single, ScoreWidth::s16x2},    {48, 4, 12, TileMode::single, ScoreWidth::s16x2},
-    {64, 4, 16, TileMode::single, ScoreWidth::s16x2},    {80, 8, 10, TileMode::single, ScoreWidth::s16x2},
-    {96, 8, 12, TileMode::single, ScoreWidth::s16x2},    {112, 8, 14, TileMode::single, ScoreWidth::s16x2},
-    {128, 8, 16, TileMode::single, ScoreWidth::s16x2},   {144, 16, 9, TileMode::single, ScoreWidth::s16x2},
-    {160, 16, 10, TileMode::single, ScoreWidth::s16x2},  {176, 16, 11, TileMode::single, ScoreWidth::s16x2},
-    {192, 16, 12, TileMode::single, ScoreWidth::s16x2},  {208, 16, 13, TileMode::single, ScoreWidth::s16x2},
-    {224, 16, 14, TileMode::single, ScoreWidth::s16x2},  {240, 16, 15, TileMode::single, ScoreWidth::s16x2},
-    {256, 16, 16, TileMode::single, ScoreWidth::s16x2},  {288, 32, 9, TileMode::single, ScoreWidth::s16x2},
-    {320, 32, 10, TileMode::single, ScoreWidth::s16x2},  {352, 32, 11, TileMode::single, ScoreWidth::s16x2},
-    {384, 32, 12, TileMode::single, ScoreWidth::s16x2},  {416, 32, 13, TileMode::single, ScoreWidth::s16x2},
-    {448, 32, 14, TileMode::single, ScoreWidth::s16x2},  {480, 32, 15, TileMode::single, ScoreWidth::s16x2},
-    {512, 32, 16, TileMode::single, ScoreWidth::s16x2},  {544, 32, 17, TileMode::single, ScoreWidth::s16x2},
-    {576, 32, 18, TileMode::single, ScoreWidth::s16x2},  {608, 32, 19, TileMode::single, ScoreWidth::s16x2},
-    {640, 32, 20, TileMode::single, ScoreWidth::s16x2},  {672, 32, 21, TileMode::single, ScoreWidth::s16x2},
-    {704, 32, 22, TileMode::single, ScoreWidth::s16x2},  {736, 32, 23, TileMode::single, ScoreWidth::s16x2},
-    {768, 32, 24, TileMode::single, ScoreWidth::s16x2},  {800, 32, 25, TileMode::single, ScoreWidth::s16x2},
-    {832, 32, 26, TileMode::single, ScoreWidth::s16x2},  {864, 32, 27, TileMode::single, ScoreWidth::s16x2},
-    {896, 32, 28, TileMode::single, ScoreWidth::s16x2},  {928, 32, 29, TileMode::single, ScoreWidth::s16x2},
-    {960, 32, 30, TileMode::single, ScoreWidth::s16x2},  {992, 32, 31, TileMode::single, ScoreWidth::s16x2},
+    {8, 1, 8, TileMode::single, ScoreWidth::s16x2},
+    {16, 1, 16, TileMode::single, ScoreWidth::s16x2},
+    {32, 2, 16, TileMode::single, ScoreWidth::s16x2},
+    {48, 4, 12, TileMode::single, ScoreWidth::s16x2},
+    {64, 4, 16, TileMode::single, ScoreWidth::s16x2},
+    {80, 8, 10, TileMode::single, ScoreWidth::s16x2},
+    {96, 8, 12, TileMode::single, ScoreWidth::s16x2},
+    {112, 8, 14, TileMode::single, ScoreWidth::s16x2},
+    {128, 8, 16, TileMode::single, ScoreWidth::s16x2},
+    {144, 16, 9, TileMode::single, ScoreWidth::s16x2},
+    {160, 16, 10, TileMode::single, ScoreWidth::s16x2},
+    {176, 16, 11, TileMode::single, ScoreWidth::s16x2},
+    {192, 16, 12, TileMode::single, ScoreWidth::s16x2},
+    {208, 16, 13, TileMode::single, ScoreWidth::s16x2},
+    {224, 16, 14, TileMode::single, ScoreWidth::s16x2},
+    {240, 16, 15, TileMode::single, ScoreWidth::s16x2},
+    {256, 16, 16, TileMode::single, ScoreWidth::s16x2},
+    {288, 32, 9, TileMode::single, ScoreWidth::s16x2},
+    {320, 32, 10, TileMode::single, ScoreWidth::s16x2},
+    {352, 32, 11, TileMode::single, ScoreWidth::s16x2},
+    {384, 32, 12, TileMode::single, ScoreWidth::s16x2},
+    {416, 32, 13, TileMode::single, ScoreWidth::s16x2},
+    {448, 32, 14, TileMode::single, ScoreWidth::s16x2},
+    {480, 32, 15, TileMode::single, ScoreWidth::s16x2},
+    {512, 32, 16, TileMode::single, ScoreWidth::s16x2},
+    {544, 32, 17, TileMode::single, ScoreWidth::s16x2},
+    {576, 32, 18, TileMode::single, ScoreWidth::s16x2},
+    {608, 32, 19, TileMode::single, ScoreWidth::s16x2},
+    {640, 32, 20, TileMode::single, ScoreWidth::s16x2},
+    {672, 32, 21, TileMode::single, ScoreWidth::s16x2},
+    {704, 32, 22, TileMode::single, ScoreWidth::s16x2},
+    {736, 32, 23, TileMode::single, ScoreWidth::s16x2},
+    {768, 32, 24, TileMode::single, ScoreWidth::s16x2},
+    {800, 32, 25, TileMode::single, ScoreWidth::s16x2},
+    {832, 32, 26, TileMode::single, ScoreWidth::s16x2},
+    {864, 32, 27, TileMode::single, ScoreWidth::s16x2},
+    {896, 32, 28, TileMode::single, ScoreWidth::s16x2},
+    {928, 32, 29, TileMode::single, ScoreWidth::s16x2},
+    {960, 32, 30, TileMode::single, ScoreWidth::s16x2},
+    {992, 32, 31, TileMode::single, ScoreWidth::s16x2},
     {1024, 32, 32, TileMode::single, ScoreWidth::s16x2},
     // tiled, 1025..4096 residues: tiles of 320, 384, 448 or 512 columns
-    {4096, 32, 10, TileMode::tiled, ScoreWidth::s16x2},  {4096, 32, 12, TileMode::tiled, ScoreWidth::s16x2},
-    {4096, 32, 14, TileMode::tiled, ScoreWidth::s16x2},  {4096, 32, 16, TileMode::tiled, ScoreWidth::s16x2},
+    {4096, 32, 10, TileMode::tiled, ScoreWidth::s16x2},
+    {4096, 32, 12, TileMode::tiled, ScoreWidth::s16x2},
+    {4096, 32, 14, TileMode::tiled, ScoreWidth::s16x2},
+    {4096, 32, 16, TileMode::tiled, ScoreWidth::s16x2},
     {kUnbounded, 32, 16, TileMode::cooperative, ScoreWidth::s16x2},
     {kUnbounded, 32, 16, TileMode::tiled, ScoreWidth::s32},  // rescoring of saturated subjects
 };
@@ -117,10 +140,11 @@ constexpr bool bins_are_valid() {
          kLengthBins[kRescoreBin].mode == TileMode::tiled && kLengthBins[kRescoreBin].width == ScoreWidth::s32 &&
          kLengthBins[kHugeBin].width == ScoreWidth::s16x2;
 }
-static_assert(bins_are_valid(), "kLengthBins: groups must be powers of two up to 32, one-pass bins "
-                                "ascending with max_length == group * regs, then tiled bins of one length "
-                                "limit by ascending regs, then the cooperative and 32-bit bins, all of "
-                                "whole-warp groups");
+static_assert(bins_are_valid(),
+              "kLengthBins: groups must be powers of two up to 32, one-pass bins "
+              "ascending with max_length == group * regs, then tiled bins of one length "
+              "limit by ascending regs, then the cooperative and 32-bit bins, all of "
+              "whole-warp groups");
 
 // The tiled, cooperative and 32-bit kernels share one tile-edge buffer: query_length words per group
 // slot of the tiled kernels, per block of the cooperative one.

@@ -172,7 +172,8 @@ void GpuPairAligner::align(const std::vector<PairTask>& pairs, AlignmentMode mod
   std::uint64_t residues = 0;
   for (std::size_t i = 0; i <= work.size(); ++i) {
     const std::uint64_t size = i < work.size() ? pairs[work[i]].query.size() + pairs[work[i]].target.size() : 0;
-    const bool flush = i == work.size() || (i > first && (residues + size > batch_residues || i - first >= kBatchPairs));
+    const bool flush =
+        i == work.size() || (i > first && (residues + size > batch_residues || i - first >= kBatchPairs));
     if (flush && i > first) {
       layout = s.lay_out(pairs, work.data() + first, i - first, local);
       s.align_batch(pairs, work.data() + first, i - first, mode, layout, out);

@@ -88,7 +88,7 @@ class GpuPairAligner {
     // Of those, the local ones up to the start's row (start row x end column): what the early exit
     // leaves to compute, plus up to a group's width and a check interval of rows per tile.
     std::uint64_t reverse_cells_to_start = 0;
-    std::uint32_t sub_batches = 0;    // summed over the call's batches
+    std::uint32_t sub_batches = 0;  // summed over the call's batches
     // The calling thread's time (seconds): from the call's start to the first upload enqueued, copying
     // and checking residues (with the pool's threads), enqueuing work, and blocked on results.
     double host_first_upload = 0;

@@ -196,9 +196,9 @@ struct GpuPairAligner::Impl {
   DeviceBuffer<PairEnd> d_reverse_ends;
   DeviceBuffer<std::uint32_t> d_reverse_source;
   DeviceBuffer<std::int32_t> d_reverse_scores;
-  DeviceBuffer<PairSpan> d_spans;  // in launch order
-  DeviceBuffer<std::uint32_t> d_counters;  // kCounterWords per sub-batch
-  DeviceBuffer<std::uint32_t> d_ranges;    // 2 per shape per sub-batch
+  DeviceBuffer<PairSpan> d_spans;             // in launch order
+  DeviceBuffer<std::uint32_t> d_counters;     // kCounterWords per sub-batch
+  DeviceBuffer<std::uint32_t> d_ranges;       // 2 per shape per sub-batch
   DeviceBuffer<unsigned long long> d_errors;  // per sub-batch
   PinnedBuffer<std::uint8_t> h_residues;
   PinnedBuffer<PairJob> h_jobs;
@@ -241,9 +241,9 @@ struct GpuPairAligner::Impl {
     const std::size_t begin = trace_mark(stream);
     enqueue();
     const std::size_t end = trace_mark(stream);
-    pending_trace.push_back({TraceEntry{what, static_cast<int>(part), stream_index, shape,
-                                        static_cast<std::uint32_t>(jobs), 0, 0},
-                             begin, end});
+    pending_trace.push_back(
+        {TraceEntry{what, static_cast<int>(part), stream_index, shape, static_cast<std::uint32_t>(jobs), 0, 0}, begin,
+         end});
   }
   void trace_host(const char* what, std::size_t part, std::chrono::steady_clock::time_point begin,
                   std::uint32_t threads_used = 0) {
@@ -259,7 +259,8 @@ struct GpuPairAligner::Impl {
     for (const PendingTrace& pending : pending_trace) {
       TraceEntry entry = pending.entry;
       float begin_ms = 0, end_ms = 0;
-      WARPSEARCH_CUDA_CHECK(cudaEventElapsedTime(&begin_ms, trace_origin.get(), trace_events[pending.begin_event].get()));
+      WARPSEARCH_CUDA_CHECK(
+          cudaEventElapsedTime(&begin_ms, trace_origin.get(), trace_events[pending.begin_event].get()));
       WARPSEARCH_CUDA_CHECK(cudaEventElapsedTime(&end_ms, trace_origin.get(), trace_events[pending.end_event].get()));
       entry.begin = begin_ms * 1e-3;
       entry.end = end_ms * 1e-3;
@@ -312,8 +313,10 @@ struct GpuPairAligner::Impl {
     for (int shape = detail::kFirstTiledShape; shape < kPairShapeCount; ++shape) {
       const std::size_t per_block = stride * static_cast<std::size_t>(block_threads() / kPairShapes[shape].group);
       const auto k = static_cast<std::size_t>(shape);
-      const std::size_t resident = static_cast<std::size_t>(std::max({1, blocks_per_sm[k], blocks_per_sm_stop[k]})) * sm_count;
-      words = std::max(words, std::max(per_block, std::min(per_block * resident, kEdgeBudgetBytes / sizeof(std::uint64_t))));
+      const std::size_t resident =
+          static_cast<std::size_t>(std::max({1, blocks_per_sm[k], blocks_per_sm_stop[k]})) * sm_count;
+      words = std::max(words,
+                       std::max(per_block, std::min(per_block * resident, kEdgeBudgetBytes / sizeof(std::uint64_t))));
     }
     return words;
   }
@@ -328,9 +331,9 @@ struct GpuPairAligner::Impl {
     for (std::size_t i = 0; i < codes.size(); ++i) {
       const auto code = static_cast<unsigned char>(codes[i]);
       if (code >= alphabet_codes)
-        throw std::invalid_argument("pair " + std::to_string(pair) + ": " + side + " residue " +
-                                    std::to_string(i + 1) + " has code " + std::to_string(code) +
-                                    ", not a residue code of the " + alphabet_name + " alphabet");
+        throw std::invalid_argument("pair " + std::to_string(pair) + ": " + side + " residue " + std::to_string(i + 1) +
+                                    " has code " + std::to_string(code) + ", not a residue code of the " +
+                                    alphabet_name + " alphabet");
     }
   }
 
@@ -357,17 +360,17 @@ struct GpuPairAligner::Impl {
   }
   // The pipeline (kernels/gpu/pair_pipeline.cu): one batch, members[0..count) of the pairs, laid out by
   // the plan; its spans into `out`.
-  void align_batch(const std::vector<PairTask>& pairs, const std::size_t* members, std::size_t count, AlignmentMode mode,
-                   const detail::LayoutTotals& layout, std::vector<PairSpan>& out);
+  void align_batch(const std::vector<PairTask>& pairs, const std::size_t* members, std::size_t count,
+                   AlignmentMode mode, const detail::LayoutTotals& layout, std::vector<PairSpan>& out);
   // Its steps, sub-batch by sub-batch.
   void reserve_batch(std::size_t count, std::uint64_t residues, std::size_t sub_batches, std::size_t edge_words);
   PairKernelParams pass_params(AlignmentMode mode) const;
   std::uint32_t pass_pack_limit(bool local) const;
-  detail::StagedSubBatch pack_sub_batch(const std::vector<PairTask>& pairs, const std::size_t* members, std::size_t part,
-                                        bool local, std::uint32_t pass_pack_limit);
+  detail::StagedSubBatch pack_sub_batch(const std::vector<PairTask>& pairs, const std::size_t* members,
+                                        std::size_t part, bool local, std::uint32_t pass_pack_limit);
   void enqueue_upload(const detail::StagedSubBatch& sub, std::size_t part);
-  void enqueue_forward(const detail::StagedSubBatch& sub, std::size_t part, PairKernelParams p,
-                       std::size_t edge_words, std::size_t& launches);
+  void enqueue_forward(const detail::StagedSubBatch& sub, std::size_t part, PairKernelParams p, std::size_t edge_words,
+                       std::size_t& launches);
   void enqueue_reverse(const detail::StagedSubBatch& sub, std::size_t part, PairKernelParams p, std::size_t edge_words,
                        std::size_t& launches);
   void collect_sub_batch(const std::size_t* members, std::size_t part, AlignmentMode mode, std::vector<PairSpan>& out);

@@ -39,7 +39,7 @@ struct PairKernelParams {
   const std::uint8_t* residues = nullptr;  // compact codes, below alphabet_rows
   const PairJob* jobs = nullptr;
   int num_jobs = 0;
-  PairEnd* ends = nullptr;      // ends[k] for jobs[k]
+  PairEnd* ends = nullptr;  // ends[k] for jobs[k]
   // When set, the launch's jobs are known on the device only (reverse jobs built there): jobs and ends
   // start at job_range[0] and there are min(num_jobs, job_range[1]) of them.
   const std::uint32_t* job_range = nullptr;
@@ -100,8 +100,8 @@ struct PairShape {
 // Widths 32 columns apart would bring that to 6%, but were slower on the H100 (docs/gpu_pair_kernels.md,
 // "Alternatives measured and set aside"): a sub-batch's jobs spread over three times as many launches,
 // each too small to fill the device.
-inline constexpr PairShape kPairShapes[] = {{4, 4},   {8, 4},  {16, 4},  {16, 8},       {16, 12},
-                                            {32, 8},  {32, 12}, {32, 16}, {32, 4, true}, {32, 8, true}};
+inline constexpr PairShape kPairShapes[] = {{4, 4},  {8, 4},   {16, 4},  {16, 8},       {16, 12},
+                                            {32, 8}, {32, 12}, {32, 16}, {32, 4, true}, {32, 8, true}};
 inline constexpr int kPairShapeCount = static_cast<int>(sizeof(kPairShapes) / sizeof(kPairShapes[0]));
 inline constexpr int kFirstTiledShape = 5;
 inline constexpr int kFirstPackedShape = 8;  // packed shapes last, all tiled
@@ -114,15 +114,15 @@ constexpr bool pair_shapes_are_valid() {
     if ((shape.packed || shape.group < 32) && shape.regs % 4 != 0) return false;  // whole int8 words
     if ((shape.group == 32) != (s >= kFirstTiledShape)) return false;
     if (shape.packed != (s >= kFirstPackedShape)) return false;
-    if (s > 0 && s < kFirstTiledShape &&
-        shape.group * shape.regs <= kPairShapes[s - 1].group * kPairShapes[s - 1].regs)
+    if (s > 0 && s < kFirstTiledShape && shape.group * shape.regs <= kPairShapes[s - 1].group * kPairShapes[s - 1].regs)
       return false;
   }
   return kPairShapeCount <= 32;  // shape sets are bit masks (pair_shapes_up_to)
 }
-static_assert(pair_shapes_are_valid(), "kPairShapes: single-pass shapes (G < 32) by ascending width, then the "
-                                       "tiled G = 32 shapes, the packed ones last; R from 4 to 32, a multiple of 4 "
-                                       "unless tiled and not packed");
+static_assert(pair_shapes_are_valid(),
+              "kPairShapes: single-pass shapes (G < 32) by ascending width, then the "
+              "tiled G = 32 shapes, the packed ones last; R from 4 to 32, a multiple of 4 "
+              "unless tiled and not packed");
 
 // Columns per tile of each shape (G * R, twice that packed): a value type, so that device code (which
 // cannot read the host's kPairShapes) chooses shapes with the same function.
@@ -327,11 +327,11 @@ void split_weight(std::size_t n, std::uint64_t total, std::size_t parts, std::ve
   if (n == 0) return;
   parts = std::max<std::size_t>(1, std::min(parts, n));
   // Part weights in percent: first_percent, 100 for each middle part, last_percent.
-  const long double sum = parts == 1 ? 100.0L
-                                     : first_percent + last_percent + 100.0L * static_cast<long double>(parts - 2);
+  const long double sum =
+      parts == 1 ? 100.0L : first_percent + last_percent + 100.0L * static_cast<long double>(parts - 2);
   for (std::size_t i = 1; i < parts; ++i) {
     std::uint64_t goal = total / parts * i + total % parts * i / parts;  // total * i / parts
-    if (first_percent != 100 || last_percent != 100) {  // the weight of parts 0..i-1 over all
+    if (first_percent != 100 || last_percent != 100) {                   // the weight of parts 0..i-1 over all
       const long double before = first_percent + 100.0L * static_cast<long double>(i - 1);
       goal = static_cast<std::uint64_t>(static_cast<long double>(total) * before / sum);
     }
@@ -343,8 +343,9 @@ void split_weight(std::size_t n, std::uint64_t total, std::size_t parts, std::ve
 }
 
 // split_weight of items with prefix[k] = the weight of items 0..k-1 (n + 1 values, non-decreasing).
-inline void split_by_weight(const std::vector<std::uint64_t>& prefix, std::size_t parts, std::vector<std::size_t>& bounds,
-                            std::uint32_t first_percent = 100, std::uint32_t last_percent = 100) {
+inline void split_by_weight(const std::vector<std::uint64_t>& prefix, std::size_t parts,
+                            std::vector<std::size_t>& bounds, std::uint32_t first_percent = 100,
+                            std::uint32_t last_percent = 100) {
   const std::size_t n = prefix.empty() ? 0 : prefix.size() - 1;
   split_weight(n, n == 0 ? 0 : prefix[n] - prefix[0], parts, bounds, first_percent, last_percent, [&](std::uint64_t w) {
     return static_cast<std::size_t>(std::lower_bound(prefix.begin(), prefix.end(), prefix[0] + w) - prefix.begin());

@@ -107,9 +107,9 @@ __global__ void __launch_bounds__(kPairBlockThreads<Element>, (kPairMinBlocks<G,
   constexpr int kGroups = kThreads / G;
   constexpr int kPerWord = 4 / static_cast<int>(sizeof(Element));
   constexpr int kSlot = pair_lane_elements(R, sizeof(Element));  // a lane's elements per slice row (>= R)
-  constexpr int kWords = kSlot / kPerWord;                         // the words it loads per row
-  constexpr int kStripRow = G * kSlot;                             // elements of a strip per row code
-  constexpr int kSliceRow = kStripRow * kStrips;                   // of a group's slice per row code
+  constexpr int kWords = kSlot / kPerWord;                       // the words it loads per row
+  constexpr int kStripRow = G * kSlot;                           // elements of a strip per row code
+  constexpr int kSliceRow = kStripRow * kStrips;                 // of a group's slice per row code
   static_assert(G == 4 || G == 8 || G == 16 || G == 32, "groups are 4 to 32 lanes of one warp");
   static_assert(R >= 4 && R <= 32 && (!Packed || R % 4 == 0), "4 to 32 columns per lane (packed: whole words)");
   constexpr bool kTiled = G == 32;  // only whole warps prefetch tile edges (one row per lane)
@@ -486,9 +486,9 @@ void launch_pair_kernel(const PairKernelParams& params, int grid, cudaStream_t s
 }  // namespace warpsearch::gpu::detail
 
 // Explicit instantiation of one shape's entry points (pair_shapes*.cu).
-#define WARPSEARCH_INSTANTIATE_PAIR_SHAPE(G, R, Element, Packed, Stop)                                        \
-  template void warpsearch::gpu::detail::prepare_pair_kernel<G, R, Element, Packed, Stop>(int, int*);         \
-  template void warpsearch::gpu::detail::launch_pair_kernel<G, R, Element, Packed, Stop>(                     \
+#define WARPSEARCH_INSTANTIATE_PAIR_SHAPE(G, R, Element, Packed, Stop)                                \
+  template void warpsearch::gpu::detail::prepare_pair_kernel<G, R, Element, Packed, Stop>(int, int*); \
+  template void warpsearch::gpu::detail::launch_pair_kernel<G, R, Element, Packed, Stop>(             \
       const warpsearch::gpu::detail::PairKernelParams&, int, cudaStream_t)
 
 // Every 32-bit shape (kPairShapes[0 .. kFirstPackedShape)) of one element type, with or without the
@@ -496,13 +496,13 @@ void launch_pair_kernel(const PairKernelParams& params, int grid, cudaStream_t s
 #define WARPSEARCH_PAIR_SHAPE_32(S, Element, Stop)                                 \
   WARPSEARCH_INSTANTIATE_PAIR_SHAPE(warpsearch::gpu::detail::kPairShapes[S].group, \
                                     warpsearch::gpu::detail::kPairShapes[S].regs, Element, false, Stop)
-#define WARPSEARCH_INSTANTIATE_32BIT_PAIR_SHAPES(Element, Stop)                                \
-  WARPSEARCH_PAIR_SHAPE_32(0, Element, Stop);                                                  \
-  WARPSEARCH_PAIR_SHAPE_32(1, Element, Stop);                                                  \
-  WARPSEARCH_PAIR_SHAPE_32(2, Element, Stop);                                                  \
-  WARPSEARCH_PAIR_SHAPE_32(3, Element, Stop);                                                  \
-  WARPSEARCH_PAIR_SHAPE_32(4, Element, Stop);                                                  \
-  WARPSEARCH_PAIR_SHAPE_32(5, Element, Stop);                                                  \
-  WARPSEARCH_PAIR_SHAPE_32(6, Element, Stop);                                                  \
-  WARPSEARCH_PAIR_SHAPE_32(7, Element, Stop);                                                  \
+#define WARPSEARCH_INSTANTIATE_32BIT_PAIR_SHAPES(Element, Stop) \
+  WARPSEARCH_PAIR_SHAPE_32(0, Element, Stop);                   \
+  WARPSEARCH_PAIR_SHAPE_32(1, Element, Stop);                   \
+  WARPSEARCH_PAIR_SHAPE_32(2, Element, Stop);                   \
+  WARPSEARCH_PAIR_SHAPE_32(3, Element, Stop);                   \
+  WARPSEARCH_PAIR_SHAPE_32(4, Element, Stop);                   \
+  WARPSEARCH_PAIR_SHAPE_32(5, Element, Stop);                   \
+  WARPSEARCH_PAIR_SHAPE_32(6, Element, Stop);                   \
+  WARPSEARCH_PAIR_SHAPE_32(7, Element, Stop);                   \
   static_assert(warpsearch::gpu::detail::kFirstPackedShape == 8, "instantiate every 32-bit shape")

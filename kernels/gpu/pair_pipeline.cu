@@ -113,7 +113,6 @@ int small_kernel_grid(std::size_t count) {
   return static_cast<int>(std::max<std::size_t>(1, std::min<std::size_t>((count + 255) / 256, 1024)));
 }
 
-
 // Copies codes to `to` and returns their largest code (0 for none): one pass over the source, the
 // check reading the copy while it is in cache.
 unsigned char copy_codes(std::uint8_t* to, std::string_view codes) {
@@ -128,8 +127,8 @@ unsigned char copy_codes(std::uint8_t* to, std::string_view codes) {
 // Aligns the pairs members[0..count) (non-empty sequences, valid lengths), whose residues fit one batch,
 // cut into sub-batches (plan.bounds) and laid out (plan.query_offset, plan.jobs; a batch sorted by size
 // class one sub-batch at a time, here), and writes their spans into `out`.
-void GpuPairAligner::Impl::align_batch(const std::vector<PairTask>& pairs, const std::size_t* members, std::size_t count,
-                                       AlignmentMode mode, const detail::LayoutTotals& layout,
+void GpuPairAligner::Impl::align_batch(const std::vector<PairTask>& pairs, const std::size_t* members,
+                                       std::size_t count, AlignmentMode mode, const detail::LayoutTotals& layout,
                                        std::vector<PairSpan>& out) {
   auto clock = std::chrono::steady_clock::now();
   const bool local = mode == AlignmentMode::local;
@@ -188,8 +187,8 @@ void GpuPairAligner::Impl::reserve_batch(std::size_t count, std::uint64_t residu
   ensure_device(d_errors, sub_batches, device);
   while (events.size() < sub_batches) events.push_back(std::make_unique<SubBatchEvents>());
   order.resize(count);
-  WARPSEARCH_CUDA_CHECK(
-      cudaMemsetAsync(d_counters.get(), 0, sub_batches * kCounterWords * sizeof(std::uint32_t), reverse_streams[0].get()));
+  WARPSEARCH_CUDA_CHECK(cudaMemsetAsync(d_counters.get(), 0, sub_batches * kCounterWords * sizeof(std::uint32_t),
+                                        reverse_streams[0].get()));
   WARPSEARCH_CUDA_CHECK(
       cudaMemsetAsync(d_errors.get(), 0xFF, sub_batches * sizeof(unsigned long long), reverse_streams[0].get()));
 }
@@ -272,8 +271,8 @@ void GpuPairAligner::Impl::enqueue_upload(const detail::StagedSubBatch& sub, std
   traced("upload", part, -1, copy, -1, sub.count, [&] {
     WARPSEARCH_CUDA_CHECK(cudaMemcpyAsync(d_residues.get() + sub.residue_first, h_residues.get() + sub.residue_first,
                                           sub.residue_count, cudaMemcpyHostToDevice, copy));
-    WARPSEARCH_CUDA_CHECK(cudaMemcpyAsync(d_jobs.get() + sub.first, sub.jobs, sub.count * sizeof(PairJob),
-                                          cudaMemcpyHostToDevice, copy));
+    WARPSEARCH_CUDA_CHECK(
+        cudaMemcpyAsync(d_jobs.get() + sub.first, sub.jobs, sub.count * sizeof(PairJob), cudaMemcpyHostToDevice, copy));
     compact_codes_kernel<<<small_kernel_grid(sub.residue_count / 4), 256, 0, copy>>>(
         d_residues.get() + sub.residue_first, sub.residue_count, compact);
     WARPSEARCH_CUDA_CHECK_LAUNCH();
@@ -343,8 +342,8 @@ void GpuPairAligner::Impl::enqueue_reverse(const detail::StagedSubBatch& sub, st
   std::uint32_t* ranges = d_ranges.get() + part * kCounterWords;
   const auto n32 = static_cast<std::uint32_t>(n);
   traced("build", part, kForwardStreams, join, -1, n, [&] {
-    count_reverse_jobs_kernel<<<small_kernel_grid(n), 256, 0, join>>>(d_jobs.get() + first, d_ends.get() + first,
-                                                                        n32, mode, widths, pack, counters);
+    count_reverse_jobs_kernel<<<small_kernel_grid(n), 256, 0, join>>>(d_jobs.get() + first, d_ends.get() + first, n32,
+                                                                      mode, widths, pack, counters);
     WARPSEARCH_CUDA_CHECK_LAUNCH();
     build_reverse_jobs_kernel<<<small_kernel_grid(n), 256, 0, join>>>(
         d_jobs.get() + first, d_ends.get() + first, n32, mode, widths, pack, counters, ranges,
@@ -383,8 +382,8 @@ void GpuPairAligner::Impl::enqueue_reverse(const detail::StagedSubBatch& sub, st
     }
     traced("apply", part, kForwardStreams, join, -1, n, [&] {
       apply_reverse_ends_kernel<<<small_kernel_grid(n), 256, 0, join>>>(counters, d_reverse_ends.get() + first,
-                                                                          d_reverse_source.get() + first, mode,
-                                                                          d_spans.get() + first, d_errors.get() + part);
+                                                                        d_reverse_source.get() + first, mode,
+                                                                        d_spans.get() + first, d_errors.get() + part);
       WARPSEARCH_CUDA_CHECK_LAUNCH();
     });
   }
@@ -428,8 +427,10 @@ void GpuPairAligner::Impl::collect_sub_batch(const std::size_t* members, std::si
       const PairSpan& span = spans[j];
       out[members[first + part_order[j]]] = span;
       if (local ? span.score > 0 : mode == AlignmentMode::semiglobal && span.target_end > 0)
-        cells += local ? std::uint64_t{span.target_end} * span.query_end : std::uint64_t{span.query_end} * span.target_end;
-      if (local && span.score > 0) cells_to_start += std::uint64_t{span.target_end - span.target_begin} * span.query_end;
+        cells +=
+            local ? std::uint64_t{span.target_end} * span.query_end : std::uint64_t{span.query_end} * span.target_end;
+      if (local && span.score > 0)
+        cells_to_start += std::uint64_t{span.target_end - span.target_begin} * span.query_end;
     }
     reverse_cells.fetch_add(cells, std::memory_order_relaxed);
     reverse_cells_to_start.fetch_add(cells_to_start, std::memory_order_relaxed);

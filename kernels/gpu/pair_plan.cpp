@@ -5,8 +5,8 @@
 
 namespace warpsearch::gpu::detail {
 
-PairCounts PairPlan::count_pairs(const std::vector<PairTask>& pairs, AlignmentMode mode, int gap_open,
-                                 int gap_extend, std::vector<PairSpan>& out, HostThreads& threads) {
+PairCounts PairPlan::count_pairs(const std::vector<PairTask>& pairs, AlignmentMode mode, int gap_open, int gap_extend,
+                                 std::vector<PairSpan>& out, HostThreads& threads) {
   const bool largest_first = limits.largest_first;
   const bool local = mode == AlignmentMode::local;
   const std::size_t chunks = std::max<std::size_t>(1, std::min<std::size_t>(64, pairs.size() / 2048));
@@ -20,47 +20,48 @@ PairCounts PairPlan::count_pairs(const std::vector<PairTask>& pairs, AlignmentMo
   // in its own array and writes out its classes' range (the other entries are stale, never read).
   if (largest_first) class_tallies_.resize(chunks * kSizeClasses);
   constexpr std::size_t kMaxLength = GpuPairAligner::kMaxSequenceLength;
-  threads.run(chunks, 1, chunks > 1 ? HostThreads::kParallelBytes : 0, [&](std::size_t first_chunk,
-                                                                           std::size_t end_chunk) {
-    for (std::size_t c = first_chunk; c < end_chunk; ++c) {
-      ChunkCount count;
-      std::array<ClassTally, kSizeClasses> tally{};
-      for (std::size_t k = chunk_begin(c); k < chunk_begin(c + 1); ++k) {
-        const std::size_t m = pairs[k].query.size();
-        const std::size_t n = pairs[k].target.size();
-        count.too_long = count.too_long || m > kMaxLength || n > kMaxLength;
-        if (m > 0 && n > 0) {
-          const std::size_t at = chunk_begin(c) + count.listed++;
-          listed_pairs_[at] = k;
-          if (largest_first) {
-            const std::uint64_t cells = std::uint64_t{m} * n;
-            const std::uint16_t size_class = pair_size_class(cells);
-            size_class_of_[at] = size_class;
-            ClassTally& t = tally[size_class];
-            ++t.pairs;
-            t.residues += m + n;
-            t.cells += cells;
-            count.smallest_class = std::min(count.smallest_class, size_class);
-            count.largest_class = std::max(count.largest_class, size_class);
-          }
-          count.residues += m + n;
-          const std::size_t rows = local ? n : m;  // forward_job's
-          if ((local ? m : n) > kSinglePassColumns) count.stride = std::max<std::uint64_t>(count.stride, rows);
-          continue;
-        }
-        PairSpan& span = out[k];
-        span = PairSpan{};
-        if (local || (mode == AlignmentMode::semiglobal && m == 0)) continue;
-        const auto gap = static_cast<std::uint32_t>(m + n);  // one of them is 0
-        span.score = gap == 0 ? 0 : -(gap_open + static_cast<int>(gap) * gap_extend);
-        span.query_end = static_cast<std::uint32_t>(m);
-        span.target_end = mode == AlignmentMode::global ? static_cast<std::uint32_t>(n) : 0;
-      }
-      for (std::size_t size_class = count.smallest_class; size_class <= count.largest_class; ++size_class)
-        class_tallies_[size_class * chunks + c] = tally[size_class];
-      chunk_counts_[c] = count;
-    }
-  });
+  threads.run(chunks, 1, chunks > 1 ? HostThreads::kParallelBytes : 0,
+              [&](std::size_t first_chunk, std::size_t end_chunk) {
+                for (std::size_t c = first_chunk; c < end_chunk; ++c) {
+                  ChunkCount count;
+                  std::array<ClassTally, kSizeClasses> tally{};
+                  for (std::size_t k = chunk_begin(c); k < chunk_begin(c + 1); ++k) {
+                    const std::size_t m = pairs[k].query.size();
+                    const std::size_t n = pairs[k].target.size();
+                    count.too_long = count.too_long || m > kMaxLength || n > kMaxLength;
+                    if (m > 0 && n > 0) {
+                      const std::size_t at = chunk_begin(c) + count.listed++;
+                      listed_pairs_[at] = k;
+                      if (largest_first) {
+                        const std::uint64_t cells = std::uint64_t{m} * n;
+                        const std::uint16_t size_class = pair_size_class(cells);
+                        size_class_of_[at] = size_class;
+                        ClassTally& t = tally[size_class];
+                        ++t.pairs;
+                        t.residues += m + n;
+                        t.cells += cells;
+                        count.smallest_class = std::min(count.smallest_class, size_class);
+                        count.largest_class = std::max(count.largest_class, size_class);
+                      }
+                      count.residues += m + n;
+                      const std::size_t rows = local ? n : m;  // forward_job's
+                      if ((local ? m : n) > kSinglePassColumns)
+                        count.stride = std::max<std::uint64_t>(count.stride, rows);
+                      continue;
+                    }
+                    PairSpan& span = out[k];
+                    span = PairSpan{};
+                    if (local || (mode == AlignmentMode::semiglobal && m == 0)) continue;
+                    const auto gap = static_cast<std::uint32_t>(m + n);  // one of them is 0
+                    span.score = gap == 0 ? 0 : -(gap_open + static_cast<int>(gap) * gap_extend);
+                    span.query_end = static_cast<std::uint32_t>(m);
+                    span.target_end = mode == AlignmentMode::global ? static_cast<std::uint32_t>(n) : 0;
+                  }
+                  for (std::size_t size_class = count.smallest_class; size_class <= count.largest_class; ++size_class)
+                    class_tallies_[size_class * chunks + c] = tally[size_class];
+                  chunk_counts_[c] = count;
+                }
+              });
   PairCounts totals;
   for (const ChunkCount& count : chunk_counts_) {
     totals.listed += count.listed;
@@ -187,34 +188,34 @@ void PairPlan::lay_out_sorted(const std::vector<PairTask>& pairs, std::size_t be
   const std::size_t largest = run_of(begin)->size_class;
   const std::size_t smallest = run_of(end - 1)->size_class;
   const std::size_t chunks = sort_chunks_;
-  threads.run(chunks, 1, chunks > 1 ? HostThreads::kParallelBytes : 0, [&](std::size_t first_chunk,
-                                                                           std::size_t end_chunk) {
-    for (std::size_t c = first_chunk; c < end_chunk; ++c) {
-      const ChunkCount& count = chunk_counts_[c];
-      const std::size_t low = std::max<std::size_t>(smallest, count.smallest_class);
-      const std::size_t high = std::min<std::size_t>(largest, count.largest_class);
-      if (count.listed == 0 || low > high) continue;
-      std::array<ClassTally, kSizeClasses> cursor;  // this chunk's, here (no false sharing)
-      for (std::size_t size_class = low; size_class <= high; ++size_class)
-        cursor[size_class] = class_tallies_[size_class * chunks + c];
-      const std::size_t chunk_begin = sort_pairs_ * c / chunks;
-      for (std::size_t i = chunk_begin; i < chunk_begin + count.listed; ++i) {
-        const std::size_t size_class = size_class_of_[i];
-        if (size_class < low || size_class > high) continue;
-        const std::size_t k = listed_pairs_[i];
-        const auto m = static_cast<std::uint32_t>(pairs[k].query.size());
-        const auto n = static_cast<std::uint32_t>(pairs[k].target.size());
-        ClassTally& t = cursor[size_class];
-        const std::uint64_t to = t.pairs++;
-        if (to >= begin && to < end) {
-          work[to] = k;
-          query_offset[to] = t.residues;
-          jobs[to] = forward_job(t.residues, m, n, local);
-        }
-        t.residues += std::uint64_t{m} + n;
-      }
-    }
-  });
+  threads.run(chunks, 1, chunks > 1 ? HostThreads::kParallelBytes : 0,
+              [&](std::size_t first_chunk, std::size_t end_chunk) {
+                for (std::size_t c = first_chunk; c < end_chunk; ++c) {
+                  const ChunkCount& count = chunk_counts_[c];
+                  const std::size_t low = std::max<std::size_t>(smallest, count.smallest_class);
+                  const std::size_t high = std::min<std::size_t>(largest, count.largest_class);
+                  if (count.listed == 0 || low > high) continue;
+                  std::array<ClassTally, kSizeClasses> cursor;  // this chunk's, here (no false sharing)
+                  for (std::size_t size_class = low; size_class <= high; ++size_class)
+                    cursor[size_class] = class_tallies_[size_class * chunks + c];
+                  const std::size_t chunk_begin = sort_pairs_ * c / chunks;
+                  for (std::size_t i = chunk_begin; i < chunk_begin + count.listed; ++i) {
+                    const std::size_t size_class = size_class_of_[i];
+                    if (size_class < low || size_class > high) continue;
+                    const std::size_t k = listed_pairs_[i];
+                    const auto m = static_cast<std::uint32_t>(pairs[k].query.size());
+                    const auto n = static_cast<std::uint32_t>(pairs[k].target.size());
+                    ClassTally& t = cursor[size_class];
+                    const std::uint64_t to = t.pairs++;
+                    if (to >= begin && to < end) {
+                      work[to] = k;
+                      query_offset[to] = t.residues;
+                      jobs[to] = forward_job(t.residues, m, n, local);
+                    }
+                    t.residues += std::uint64_t{m} + n;
+                  }
+                }
+              });
 }
 
 std::size_t PairPlan::sub_batch_parts(std::uint64_t residues, std::size_t count) const {

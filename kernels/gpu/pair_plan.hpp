@@ -107,9 +107,9 @@ struct PairPlan {
   std::vector<ChunkCount> chunk_counts_;
   std::vector<std::size_t> listed_pairs_;
   std::vector<std::uint16_t> size_class_of_;  // of listed_pairs_
-  std::vector<ClassTally> class_tallies_;      // [size class][chunk], within each chunk's class range
-  std::vector<SizeClassRun> class_runs_;       // of a batch sorted by size class (batch_presorted)
-  std::size_t sort_chunks_ = 1;  // the first pass's chunks of the pairs: sort_pairs_ * c / sort_chunks_ on
+  std::vector<ClassTally> class_tallies_;     // [size class][chunk], within each chunk's class range
+  std::vector<SizeClassRun> class_runs_;      // of a batch sorted by size class (batch_presorted)
+  std::size_t sort_chunks_ = 1;               // the first pass's chunks of the pairs: sort_pairs_ * c / sort_chunks_ on
   std::size_t sort_pairs_ = 0;
 };
 

@@ -11,9 +11,9 @@ namespace {
 
 template <std::size_t... Bins>
 constexpr auto make_bin_table(std::index_sequence<Bins...>) {
-  return std::array<BinEntry, sizeof...(Bins)>{
-      BinEntry{&prepare_bin<static_cast<int>(Bins)>, &bin_occupancy<static_cast<int>(Bins)>,
-               &launch_bin<static_cast<int>(Bins)>}...};
+  return std::array<BinEntry, sizeof...(Bins)>{BinEntry{&prepare_bin<static_cast<int>(Bins)>,
+                                                        &bin_occupancy<static_cast<int>(Bins)>,
+                                                        &launch_bin<static_cast<int>(Bins)>}...};
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 // Launch interface of the GPU Smith-Waterman kernels: the parameters every bin's kernel takes, and the
-// per-bin entry points, one explicit instantiation each (sw_onepass_*.cu, sw_tiled_cooperative_rescore.cu). Private to kernels/gpu.
+// per-bin entry points, one explicit instantiation each (sw_onepass_*.cu, sw_tiled_cooperative_rescore.cu). Private to
+// kernels/gpu.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -27,12 +28,12 @@ struct KernelParams {
   const std::uint32_t* table = nullptr;
   int table_words = 0;
   int alphabet_n = 0;
-  int copy_words = 0;                        // table_copy_words(N); unused with one copy
-  const std::uint64_t* plan = nullptr;       // per block of 32 lanes one word per lane; null: copy 0
+  int copy_words = 0;                          // table_copy_words(N); unused with one copy
+  const std::uint64_t* plan = nullptr;         // per block of 32 lanes one word per lane; null: copy 0
   const std::uint32_t* plan_blocks = nullptr;  // per job: its first plan block (then one per tile)
-  const std::uint8_t* residues = nullptr;  // compact codes of all subjects, one byte each
-  const std::uint64_t* offsets = nullptr;  // per subject: first residue in `residues`
-  const std::uint32_t* lengths = nullptr;  // per subject
+  const std::uint8_t* residues = nullptr;      // compact codes of all subjects, one byte each
+  const std::uint64_t* offsets = nullptr;      // per subject: first residue in `residues`
+  const std::uint32_t* lengths = nullptr;      // per subject
   // The bin's jobs: 16-bit bins take two subject indices per job (the second -1 when the bin has an
   // odd count), the 32-bit bin one.
   const std::int32_t* jobs = nullptr;
@@ -43,12 +44,12 @@ struct KernelParams {
   // padding entry.
   const std::uint32_t* query = nullptr;
   int query_length = 0;
-  int gap_first = 0;   // open + extend: the cost of a gap's first residue
-  int gap_extend = 0;  // the cost of each further residue
-  std::int32_t* scores = nullptr;         // per subject
-  int* overflow_count = nullptr;          // 16-bit kernels append saturated subjects here
+  int gap_first = 0;               // open + extend: the cost of a gap's first residue
+  int gap_extend = 0;              // the cost of each further residue
+  std::int32_t* scores = nullptr;  // per subject
+  int* overflow_count = nullptr;   // 16-bit kernels append saturated subjects here
   std::int32_t* overflow_list = nullptr;
-  std::uint64_t* edges = nullptr;         // tiled kernels: query_length words per group slot
+  std::uint64_t* edges = nullptr;  // tiled kernels: query_length words per group slot
 };
 
 // Sets the kernel's dynamic shared-memory limit (the largest table any launch of it uses).

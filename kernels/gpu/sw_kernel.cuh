@@ -138,7 +138,8 @@ __device__ __forceinline__ void wait_for(const volatile long long* progress, lon
 // (the query profile slice, H, E and the running maximum) live across all of it; the paths are marked by
 // comments.
 template <int Bin>
-__global__ void __launch_bounds__(copies_block_threads(Bin), min_blocks_per_sm(Bin)) sw_bin_kernel(const KernelParams p) {
+__global__ void __launch_bounds__(copies_block_threads(Bin), min_blocks_per_sm(Bin))
+    sw_bin_kernel(const KernelParams p) {
   constexpr LengthBin kBin = kLengthBins[Bin];
   constexpr int G = kBin.group;
   constexpr int R = kBin.regs;
@@ -167,7 +168,8 @@ __global__ void __launch_bounds__(copies_block_threads(Bin), min_blocks_per_sm(B
   const int lane = threadIdx.x % G;
   const int warp = threadIdx.x / 32;
   const unsigned mask = G == 32 ? 0xFFFFFFFFu : (((1u << G) - 1u) << ((threadIdx.x % 32) / G * G));
-  const int slot = kCoop ? static_cast<int>(blockIdx.x) : static_cast<int>(blockIdx.x) * jobs_per_block + threadIdx.x / G;
+  const int slot =
+      kCoop ? static_cast<int>(blockIdx.x) : static_cast<int>(blockIdx.x) * jobs_per_block + threadIdx.x / G;
   const int slots = gridDim.x * jobs_per_block;
   const int m = p.query_length;
   const int n = p.alphabet_n;
@@ -208,7 +210,8 @@ __global__ void __launch_bounds__(copies_block_threads(Bin), min_blocks_per_sm(B
         const std::uint32_t c = first_column + j;
         const int a = c < la ? ra[c] : pad;
         const int b = kPair ? (c < lb ? rb[c] : pad) : a;
-        pair[j] = table_base + 4u * table_word(planned_copy(plan, j), static_cast<std::uint32_t>(a * n + b), copy_words);
+        pair[j] =
+            table_base + 4u * table_word(planned_copy(plan, j), static_cast<std::uint32_t>(a * n + b), copy_words);
         h[j] = L::splat(0);
         f[j] = neg_first;
       }
@@ -305,8 +308,7 @@ __global__ void __launch_bounds__(copies_block_threads(Bin), min_blocks_per_sm(B
     }
 
 #pragma unroll
-    for (int offset = G / 2; offset > 0; offset /= 2)
-      max_h = L::max(max_h, __shfl_xor_sync(mask, max_h, offset, G));
+    for (int offset = G / 2; offset > 0; offset /= 2) max_h = L::max(max_h, __shfl_xor_sync(mask, max_h, offset, G));
     bool report = lane == 0;
     if constexpr (kCoop) {
       if (lane == 0) warp_max[warp] = max_h;
@@ -342,7 +344,8 @@ void prepare_bin(int max_shared_bytes) {
 template <int Bin>
 int bin_occupancy(int threads, int shared_bytes) {
   int blocks = 0;
-  WARPSEARCH_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, sw_bin_kernel<Bin>, threads, shared_bytes));
+  WARPSEARCH_CUDA_CHECK(
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, sw_bin_kernel<Bin>, threads, shared_bytes));
   return blocks;
 }
 
@@ -355,8 +358,8 @@ void launch_bin(const KernelParams& params, int grid, int threads, int shared_by
 }  // namespace warpsearch::gpu::detail
 
 // Explicit instantiation of one bin's entry points (used by sw_onepass_*.cu and sw_tiled_cooperative_rescore.cu).
-#define WARPSEARCH_INSTANTIATE_BIN(bin)                                                        \
-  template void warpsearch::gpu::detail::prepare_bin<bin>(int);                                \
-  template int warpsearch::gpu::detail::bin_occupancy<bin>(int, int);                          \
-  template void warpsearch::gpu::detail::launch_bin<bin>(const warpsearch::gpu::detail::KernelParams&, \
-                                                         int, int, int, cudaStream_t)
+#define WARPSEARCH_INSTANTIATE_BIN(bin)                                                                               \
+  template void warpsearch::gpu::detail::prepare_bin<bin>(int);                                                       \
+  template int warpsearch::gpu::detail::bin_occupancy<bin>(int, int);                                                 \
+  template void warpsearch::gpu::detail::launch_bin<bin>(const warpsearch::gpu::detail::KernelParams&, int, int, int, \
+                                                         cudaStream_t)

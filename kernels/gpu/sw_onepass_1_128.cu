@@ -1,5 +1,5 @@
-// Explicit instantiations of the scoring kernel for length bins 0..8: the one-pass bins of 1..128 residues (groups of 1 to 8 lanes).
-// One file per few bins: the build compiles them in parallel.
+// Explicit instantiations of the scoring kernel for length bins 0..8: the one-pass bins of 1..128 residues (groups of 1
+// to 8 lanes). One file per few bins: the build compiles them in parallel.
 #include "kernels/gpu/sw_kernel.cuh"
 
 WARPSEARCH_INSTANTIATE_BIN(0);

@@ -10,4 +10,5 @@ WARPSEARCH_INSTANTIATE_BIN(44);
 WARPSEARCH_INSTANTIATE_BIN(45);
 WARPSEARCH_INSTANTIATE_BIN(46);
 
-static_assert(warpsearch::gpu::detail::kBinCount == 47, "kLengthBins changed: update the sw_onepass_*.cu / sw_tiled_cooperative_rescore.cu split");
+static_assert(warpsearch::gpu::detail::kBinCount == 47,
+              "kLengthBins changed: update the sw_onepass_*.cu / sw_tiled_cooperative_rescore.cu split");

@@ -6,8 +6,8 @@
 // loads, two residue bytes, one table byte, three stores); lanes 0 and 1 write the sentinels; __syncwarp
 // orders the stores before the next anti-diagonal's loads (and this anti-diagonal's loads before the
 // stores two anti-diagonals later); four warp reductions give the anti-diagonal's best cell and live rows
-// (xdrop_warp_summary); every lane then updates the same state (xdrop_finish). `best` is thus updated once per whole anti-diagonal, as the
-// definition asks, and the cells of one anti-diagonal are independent of each other.
+// (xdrop_warp_summary); every lane then updates the same state (xdrop_finish). `best` is thus updated once per whole
+// anti-diagonal, as the definition asks, and the cells of one anti-diagonal are independent of each other.
 //
 // kSharedRows > 0: each warp's scratch rings (kXdropArrays x kSharedRows words) live in shared memory,
 // after the block's copy of the substitution table; a band wider than kSharedRows - 2 rows stops the job
@@ -37,14 +37,14 @@ inline constexpr int kXdropSharedTierCount = 2;
 inline constexpr int kXdropFirstTierBlocks = 12;
 
 struct XdropKernelParams {
-  const std::uint8_t* residues = nullptr;   // the batch's residue codes (below kMaxCodes)
+  const std::uint8_t* residues = nullptr;  // the batch's residue codes (below kMaxCodes)
   const XdropJob* jobs = nullptr;
-  XdropJobResult* results = nullptr;        // results[k] for jobs[k]
+  XdropJobResult* results = nullptr;  // results[k] for jobs[k]
   std::uint32_t job_count = 0;
-  std::uint32_t* next_job = nullptr;        // claim counter, 0 at launch
-  const std::int8_t* table = nullptr;       // kXdropTableBytes, [query code][target code]
+  std::uint32_t* next_job = nullptr;   // claim counter, 0 at launch
+  const std::int8_t* table = nullptr;  // kXdropTableBytes, [query code][target code]
   XdropScoring scoring;
-  std::int32_t* global_scratch = nullptr;   // kSharedRows = 0: global_slots x kXdropArrays x global_rows words
+  std::int32_t* global_scratch = nullptr;  // kSharedRows = 0: global_slots x kXdropArrays x global_rows words
   std::uint32_t global_rows = 0;
   std::uint32_t global_slots = 0;
 };
@@ -126,7 +126,8 @@ __global__ void __launch_bounds__(kXdropBlockThreads, kSharedRows == kXdropShare
                     static_cast<std::size_t>(warp) * kXdropArrays * kSharedRows;
     scratch.rows = kSharedRows;
   } else {
-    const std::uint64_t slot = static_cast<std::uint64_t>(blockIdx.x) * kXdropWarpsPerBlock + static_cast<std::uint64_t>(warp);
+    const std::uint64_t slot =
+        static_cast<std::uint64_t>(blockIdx.x) * kXdropWarpsPerBlock + static_cast<std::uint64_t>(warp);
     if (slot >= p.global_slots) return;
     scratch.words = p.global_scratch + slot * kXdropArrays * p.global_rows;
     scratch.rows = p.global_rows;

@@ -39,8 +39,8 @@ inline constexpr int kXdropLanes = 32;
 // The CPU engine's 32-bit minus infinity and the level below which a value derives from it.
 inline constexpr std::int32_t kXdropMinusInfinity = INT_MIN / 4;
 inline constexpr std::int32_t kXdropDeadBelow = kXdropMinusInfinity / 2;
-inline constexpr std::uint32_t kXdropNone = 0xFFFFFFFFu;  // "no live row"
-inline constexpr int kXdropArrays = 7;                      // H x 3, E x 2, F x 2
+inline constexpr std::uint32_t kXdropNone = 0xFFFFFFFFu;        // "no live row"
+inline constexpr int kXdropArrays = 7;                          // H x 3, E x 2, F x 2
 inline constexpr int kXdropTableBytes = kMaxCodes * kMaxCodes;  // int8 substitution scores [query][target]
 
 // One extension: a prefix-anchored X-drop over query residues q_0 .. q_{m-1} and target residues
@@ -73,7 +73,7 @@ struct XdropJobResult {
 struct XdropScoring {
   std::int32_t open_extend = 0;  // the first residue of a gap: open + extend
   std::int32_t extend = 0;
-  std::int32_t x = 0;            // the drop-off, >= 0
+  std::int32_t x = 0;  // the drop-off, >= 0
 };
 
 // One warp's scratch: kXdropArrays rings of `rows` words (a power of two).
@@ -158,9 +158,9 @@ WARPSEARCH_HOST_DEVICE inline void xdrop_start_scratch(const XdropScratch& scrat
   for (std::uint32_t row_plus_one = 0; row_plus_one < 3; ++row_plus_one) {
     const std::uint32_t s = scratch.slot(row_plus_one);
     scratch.array(0)[s] = row_plus_one == 1 ? 0 : kXdropMinusInfinity;  // H of d = 0
-    scratch.array(3)[s] = kXdropMinusInfinity;                             // E of d = 0
-    scratch.array(5)[s] = kXdropMinusInfinity;                             // F of d = 0
-    if (row_plus_one < 2) scratch.array(2)[s] = kXdropMinusInfinity;       // H of d = -1
+    scratch.array(3)[s] = kXdropMinusInfinity;                          // E of d = 0
+    scratch.array(5)[s] = kXdropMinusInfinity;                          // F of d = 0
+    if (row_plus_one < 2) scratch.array(2)[s] = kXdropMinusInfinity;    // H of d = -1
   }
 }
 
@@ -234,7 +234,7 @@ WARPSEARCH_HOST_DEVICE inline XdropSequences xdrop_sequences(const XdropJob& job
 // table: kMaxCodes x kMaxCodes int8 scores, [query code][target code]. Lengths are below 2^31 (the
 // 32-bit bound of xdrop_fits_int32 keeps them far below).
 WARPSEARCH_HOST_DEVICE inline std::int32_t xdrop_substitution(const XdropSequences& sequences, const std::int8_t* table,
-                                                            std::uint32_t d, std::uint32_t i) {
+                                                              std::uint32_t d, std::uint32_t i) {
   const std::uint32_t j = d - i;
   if (i == 0 || j == 0) return 0;
   const std::uint8_t q = sequences.query[sequences.step * static_cast<std::int32_t>(i - 1)];
@@ -245,7 +245,7 @@ WARPSEARCH_HOST_DEVICE inline std::int32_t xdrop_substitution(const XdropSequenc
 // Cell (i, d - i) of the band: the Gotoh recurrence of the CPU engine's band_recurrence, stored into the
 // anti-diagonal's arrays; returns its H (kXdropMinusInfinity when dead).
 WARPSEARCH_HOST_DEVICE inline std::int32_t xdrop_cell(const XdropRings& rings, std::int32_t threshold, std::uint32_t i,
-                                                    std::int32_t substitution, const XdropScoring& scoring) {
+                                                      std::int32_t substitution, const XdropScoring& scoring) {
   const std::uint32_t here = (i + 1) & rings.mask;  // row i
   const std::uint32_t above = i & rings.mask;       // row i - 1
   const std::int32_t e_extend = rings.e1[here] - scoring.extend;

@@ -231,8 +231,8 @@ void align_batch(const std::vector<XdropTask>& tasks, std::size_t first, std::si
       left_target.assign(task.target.rend() - seed.target_begin, task.target.rend());
       extensions[slot] = host.extend(left_query, left_target);
     } else {
-      extensions[slot] =
-          host.extend(task.query.substr(seed.query_begin + seed.length), task.target.substr(seed.target_begin + seed.length));
+      extensions[slot] = host.extend(task.query.substr(seed.query_begin + seed.length),
+                                     task.target.substr(seed.target_begin + seed.length));
     }
     stats.cells += host.cells() - before;
   }

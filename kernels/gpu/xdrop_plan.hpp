@@ -10,9 +10,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "kernels/reference/banded_xdrop.hpp"
 #include "kernels/gpu/gpu_xdrop.hpp"
 #include "kernels/gpu/xdrop_lanes.hpp"
+#include "kernels/reference/banded_xdrop.hpp"
 #include "kernels/reference/reference_xdrop.hpp"
 #include "profile/scoring.hpp"
 

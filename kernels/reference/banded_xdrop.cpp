@@ -38,7 +38,8 @@ void band_recurrence(std::size_t count, const Score* __restrict__ e_left, const 
     if constexpr (kTraceback) {
       // Where H came from: an aligned pair first, then F ('I'), then E ('D').
       const std::uint8_t source = match >= gap ? kFromM : (f_here >= e_here ? kFromI : kFromD);
-      tb[k] = static_cast<std::uint8_t>(source | (f_extend > f_open ? kIExtends : 0) | (e_extend > e_open ? kDExtends : 0));
+      tb[k] =
+          static_cast<std::uint8_t>(source | (f_extend > f_open ? kIExtends : 0) | (e_extend > e_open ? kDExtends : 0));
     }
   }
 }
@@ -61,7 +62,8 @@ XdropAligner::XdropAligner(const ScoringScheme& scoring, XDrop x, ScoreWidth wid
 
 Extension XdropAligner::extend(std::string_view query, std::string_view target, std::string* operations) {
   const bool narrow = width_ == ScoreWidth::automatic && xdrop_fits_int32(query.size(), target.size(), scoring_);
-  return narrow ? extend_with<std::int32_t>(query, target, operations) : extend_with<std::int64_t>(query, target, operations);
+  return narrow ? extend_with<std::int32_t>(query, target, operations)
+                : extend_with<std::int64_t>(query, target, operations);
 }
 
 template <typename Score>
@@ -90,8 +92,10 @@ Extension XdropAligner::extend_with(std::string_view query, std::string_view tar
   // Three anti-diagonals of H, E and F, rotated: row i at index i + 1, rows -1 .. m + 1.
   const std::size_t width = m + 3;
   std::vector<Score>& buffer = [&]() -> std::vector<Score>& {
-    if constexpr (sizeof(Score) == 4) return buffer32_;
-    else return buffer64_;
+    if constexpr (sizeof(Score) == 4)
+      return buffer32_;
+    else
+      return buffer64_;
   }();
   buffer.assign(9 * width, kMinusInfinity);
   // One anti-diagonal's arrays. Rows outside the band computed last in them hold stale values, but the
@@ -101,7 +105,7 @@ Extension XdropAligner::extend_with(std::string_view query, std::string_view tar
     Score *h, *e, *f;
   };
   Slot current{buffer.data(), buffer.data() + 3 * width, buffer.data() + 6 * width};
-  Slot previous{buffer.data() + width, buffer.data() + 4 * width, buffer.data() + 7 * width};         // d - 1
+  Slot previous{buffer.data() + width, buffer.data() + 4 * width, buffer.data() + 7 * width};             // d - 1
   Slot before_previous{buffer.data() + 2 * width, buffer.data() + 5 * width, buffer.data() + 8 * width};  // d - 2
   // The first and last live rows of d - 1 and d - 2.
   constexpr std::size_t kNone = std::numeric_limits<std::size_t>::max();

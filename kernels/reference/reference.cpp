@@ -84,17 +84,14 @@ LocalSpan local_span(std::string_view query, std::string_view subject, const Sco
     m_row[subject_last + 1] = i_row[subject_last + 1] = d_row[subject_last + 1] = kMinusInfinity;
     for (std::size_t j = subject_last + 1; j-- > 0;) {
       const bool anchor = i == query_last && j == subject_last;
-      const std::int64_t next_diagonal =
-          anchor ? 0 : std::max({m_below[j + 1], i_below[j + 1], d_below[j + 1]});
+      const std::int64_t next_diagonal = anchor ? 0 : std::max({m_below[j + 1], i_below[j + 1], d_below[j + 1]});
       m_row[j] = substitution(scoring, query[i], subject[j]) + next_diagonal;
       if (next_diagonal <= kMinusInfinity / 2) m_row[j] = kMinusInfinity;
       i_row[j] = -extend + std::max({i_below[j], m_below[j] - open, d_below[j] - open});
       d_row[j] = -extend + std::max({d_row[j + 1], m_row[j + 1] - open, i_row[j + 1] - open});
-      if (m_row[j] > span.score)
-        throw std::logic_error("reference::local_span: an alignment beats the local optimum");
+      if (m_row[j] > span.score) throw std::logic_error("reference::local_span: an alignment beats the local optimum");
       // Largest subject start, then largest query start.
-      if (m_row[j] == span.score &&
-          (!found || j > start_subject || (j == start_subject && i > start_query))) {
+      if (m_row[j] == span.score && (!found || j > start_subject || (j == start_subject && i > start_query))) {
         found = true;
         start_query = i;
         start_subject = j;
@@ -164,7 +161,7 @@ std::uint32_t semiglobal_start(std::string_view query, std::string_view subject,
       }
       const std::int64_t diagonal =
           i < m && j < end ? substitution(scoring, query[i], subject[j]) + h_below[j + 1] : kMinusInfinity;
-      const std::int64_t down = i < m ? i_below[j] : kMinusInfinity;  // next column: query residue i vs gap
+      const std::int64_t down = i < m ? i_below[j] : kMinusInfinity;     // next column: query residue i vs gap
       const std::int64_t right = j < end ? del[j + 1] : kMinusInfinity;  // next column: subject residue j vs gap
       h[j] = std::max({diagonal, down - open - extend, right - open - extend});
       ins[j] = std::max({diagonal, down - extend, right - open - extend});

@@ -13,13 +13,14 @@ constexpr std::int64_t kMinusInfinity = std::numeric_limits<std::int64_t>::min()
 
 }  // namespace
 
-std::int64_t seed_score(std::string_view query, std::string_view target, const Seed& seed, const ScoringScheme& scoring) {
+std::int64_t seed_score(std::string_view query, std::string_view target, const Seed& seed,
+                        const ScoringScheme& scoring) {
   if (std::uint64_t{seed.query_begin} + seed.length > query.size() ||
       std::uint64_t{seed.target_begin} + seed.length > target.size())
     throw std::out_of_range("the seed (query " + std::to_string(seed.query_begin + 1) + ", target " +
                             std::to_string(seed.target_begin + 1) + ", length " + std::to_string(seed.length) +
-                            ") does not fit the query (" + std::to_string(query.size()) + " residues) and the target (" +
-                            std::to_string(target.size()) + " residues)");
+                            ") does not fit the query (" + std::to_string(query.size()) +
+                            " residues) and the target (" + std::to_string(target.size()) + " residues)");
   // In the middle of both sequences, an empty seed would let both extensions begin with the same kind of
   // gap: two gaps that, put together, are one gap scored differently from the sum of the extensions.
   if (seed.length == 0 && seed.query_begin > 0 && seed.target_begin > 0 && seed.query_begin < query.size() &&
@@ -44,12 +45,13 @@ Extension extend_reference(std::string_view query, std::string_view target, cons
   // position is j = d - i. Cells outside the matrix stay minus infinity.
   struct AntiDiagonal {
     std::vector<std::int64_t> h, e, f;
-    explicit AntiDiagonal(std::size_t size) : h(size, kMinusInfinity), e(size, kMinusInfinity), f(size, kMinusInfinity) {}
+    explicit AntiDiagonal(std::size_t size)
+        : h(size, kMinusInfinity), e(size, kMinusInfinity), f(size, kMinusInfinity) {}
   };
   AntiDiagonal before_previous(m + 1), previous(m + 1), current(m + 1);
 
-  Extension result;                 // the origin: score 0, nothing consumed
-  std::int64_t best = 0;            // best live H of the anti-diagonals finished so far
+  Extension result;       // the origin: score 0, nothing consumed
+  std::int64_t best = 0;  // best live H of the anti-diagonals finished so far
   bool previous_all_dead = false;
   for (std::size_t d = 0; d <= m + n; ++d) {
     std::int64_t diagonal_best = kMinusInfinity;
@@ -62,7 +64,7 @@ Extension extend_reference(std::string_view query, std::string_view target, cons
         if (d == 0) {
           h = 0;
         } else {
-          if (j >= 1) e = std::max(previous.e[i] - extend, previous.h[i] - open_extend);      // from (i, j-1)
+          if (j >= 1) e = std::max(previous.e[i] - extend, previous.h[i] - open_extend);          // from (i, j-1)
           if (i >= 1) f = std::max(previous.f[i - 1] - extend, previous.h[i - 1] - open_extend);  // from (i-1, j)
           std::int64_t match = kMinusInfinity;
           if (i >= 1 && j >= 1 && before_previous.h[i - 1] > kMinusInfinity / 2)

@@ -73,7 +73,8 @@ struct XdropSpan {
 
 // The seed's score: the substitution scores of its diagonal. Throws std::out_of_range when the seed does
 // not fit both sequences, std::invalid_argument for an empty seed in the middle of both.
-std::int64_t seed_score(std::string_view query, std::string_view target, const Seed& seed, const ScoringScheme& scoring);
+std::int64_t seed_score(std::string_view query, std::string_view target, const Seed& seed,
+                        const ScoringScheme& scoring);
 
 namespace reference {
 
