@@ -6,6 +6,8 @@
 #            warpsearch --program blastx | blastx (BLAST+) | fastx36 (FASTA)
 #   tblastn  the 40 proteins vs the 20 contigs and data/dna_sample.fa (333 DNA fragments, 0.5 Mb):
 #            warpsearch --program tblastn | tblastn (BLAST+) | tfastx36 (FASTA)
+#   tblastn  the 40 proteins vs a bacterial-sized genome: one record of 4.41 Mb (GENOME=N bases; 0 leaves
+#            it out), random bases (seed 6) with the 20 contigs inserted at random places
 #
 # GCUPS for every tool count the same cells, those warpsearch computes: the six frames of the translated
 # side (about 2 x its bases in amino acids) times the other side's residues. BLAST+ runs with
@@ -70,6 +72,24 @@ with open(sys.argv[2] + "/contigs.fa", "w") as out:
         dna += background(300)
         out.write(">contig%02d\n%s\n" % (c // 2, dna))
 PY
+genome_length=${GENOME:-4410000}
+if [ "$genome_length" -gt 0 ]; then
+  python3 - "$work" "$genome_length" <<'PY'
+import random, sys
+work, n = sys.argv[1], int(sys.argv[2])
+random.seed(6)
+contigs = [line.strip() for line in open(work + "/contigs.fa") if not line.startswith(">")]
+genome = random.choices("ACGT", k=n)
+for contig in contigs:
+    at = random.randrange(0, n - len(contig))
+    genome[at:at + len(contig)] = contig
+with open(work + "/genome.fa", "w") as out:
+    out.write(">genome generated bacterial-sized chromosome\n")
+    for i in range(0, n, 80): out.write("".join(genome[i:i + 80]) + "\n")
+PY
+  "$ws" makedb --quiet "$work/genome.fa" "$work/genome.wsdb"
+  makeblastdb -in "$work/genome.fa" -dbtype nucl -out "$work/genome" > /dev/null
+fi
 proteins=$here/data/uniprot_sample.fa
 cat "$work/contigs.fa" "$here/data/dna_queries.fa" > "$work/dna_queries.fa"
 cat "$work/contigs.fa" "$here/data/dna_sample.fa" > "$work/dna.fa"
@@ -157,5 +177,12 @@ current_queries="$(grep -c '>' "$work/planted_proteins.fa") planted proteins ($(
 current_database="$(grep -c '>' "$work/contigs.fa") contigs + dna_sample.fa ($(grep -c '>' "$dna"), $(residues "$dna") nt)"
 current_cells=$(python3 -c "print(2 * $(residues "$work/planted_proteins.fa") * $(residues "$dna"))")
 run_program tblastn "$work/planted_proteins.fa" "$current_cells" "$work/dna.wsdb" "$work/dna" "$dna" tfastx36 tblastn
+# tblastn: the proteins against the genome's six frames.
+if [ "$genome_length" -gt 0 ]; then
+  current_database="genome.fa (1, $(residues "$work/genome.fa") nt)"
+  current_cells=$(python3 -c "print(2 * $(residues "$work/planted_proteins.fa") * $(residues "$work/genome.fa"))")
+  run_program tblastn "$work/planted_proteins.fa" "$current_cells" "$work/genome.wsdb" "$work/genome" "$work/genome.fa" \
+    tfastx36 tblastn
+fi
 for note in "${notes[@]}"; do echo "$note" >> "$out"; done
 for note in "${notes[@]}"; do echo "$note"; done
