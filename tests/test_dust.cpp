@@ -1,6 +1,7 @@
-// DUST (profile/dust.hpp): properties that can be checked by hand, and the intervals against dustmasker
-// (Debian ncbi-blast+) on the bundled DNA and on generated sequences rich in low-complexity stretches,
-// skipped with a message where dustmasker is missing.
+// DUST (profile/dust.hpp): properties that can be checked by hand, the intervals against dustmasker
+// (Debian ncbi-blast+) on the bundled DNA and on generated sequences rich in low-complexity stretches, and
+// `warpsearch blastn -dust yes -soft_masking false` against blastn's same command line
+// (tests/dust_compare.py); skipped with a message where BLAST+ is missing.
 #include <map>
 #include <random>
 #include <sstream>
@@ -17,6 +18,7 @@ using warpsearch::test::have_tool;
 using warpsearch::test::random_codes;
 using warpsearch::test::read_file;
 using warpsearch::test::run_shell;
+using warpsearch::test::run_warpsearch;
 using warpsearch::test::source_path;
 using warpsearch::test::TempDir;
 using warpsearch::test::write_file;
@@ -200,5 +202,128 @@ TEST_CASE("dust: the same intervals as dustmasker", "[dust][blast]") {
     }
     CHECK(masked > 5000);  // the comparison says something
     CHECK(differing == 0);
+  }
+}
+
+namespace {
+
+std::string quoted(const std::string& path) { return "'" + path + "'"; }
+
+// A database of the bundled DNA and of loci with low-complexity stretches, and queries of three kinds: pieces
+// of the bundled DNA with a low-complexity stretch inserted (dusted, the stretch no longer finds the loci),
+// mutated pieces of the loci around one of their stretches (the alignment crosses dusted bases), and the
+// reverse complements of half of those (minus-strand hits).
+void write_dust_search_data(const TempDir& dir) {
+  const std::vector<Record> sample = read_dna("data/dna_sample.fa");
+  std::mt19937_64 rng(13);
+  const Alphabet& dna = Alphabet::nucleotide();
+  std::vector<std::string> stretches;
+  for (const auto& [unit, copies] : std::vector<std::pair<std::string, int>>{
+           {"A", 40}, {"CA", 25}, {"AGG", 15}, {"ATTC", 10}, {"T", 30}, {"GC", 20}, {"CCGAT", 8}}) {
+    std::string letters;
+    for (int c = 0; c < copies; ++c) letters += unit;
+    stretches.push_back(dna.encode_string(letters));
+  }
+  const auto stretch = [&](std::size_t k) { return stretches[k % stretches.size()]; };
+  std::string db, queries;
+  for (std::size_t k = 0; k < sample.size(); ++k)
+    db += ">dna" + std::to_string(k + 1) + "\n" + dna.decode_string(sample[k].codes) + "\n";
+  std::vector<std::string> loci;
+  for (std::size_t k = 0; k < 20; ++k) {
+    std::string locus;
+    for (std::size_t s = 0; s < 3; ++s) locus += random_codes(rng, 400, 4) + stretch(k + 3 * s);
+    locus += random_codes(rng, 300, 4);
+    loci.push_back(locus);
+    db += ">locus" + std::to_string(k + 1) + "\n" + dna.decode_string(locus) + "\n";
+  }
+  std::uniform_real_distribution<double> coin(0.0, 1.0);
+  std::uniform_int_distribution<int> base(0, 3);
+  for (std::size_t k = 0, made = 0; k < sample.size() && made < 20; k += 7) {
+    if (sample[k].codes.size() < 700) continue;
+    const std::string piece = sample[k].codes.substr(100, 500);
+    ++made;
+    queries += ">ins" + std::to_string(made) + "\n" +
+               dna.decode_string(piece.substr(0, 250) + stretch(made) + piece.substr(250)) + "\n";
+  }
+  for (std::size_t k = 0; k < loci.size(); ++k) {
+    std::string piece = loci[k].substr(150, 550);  // a stretch starts at 400
+    for (char& c : piece)
+      if (coin(rng) < 0.02) c = static_cast<char>(base(rng));
+    queries += ">loc" + std::to_string(k + 1) + "\n" + dna.decode_string(piece) + "\n";
+    if (k % 2 == 1) {  // the minus strand: blastn masks the reverse complement of the masked query
+      std::string reverse(piece.rbegin(), piece.rend());
+      for (char& c : reverse) c = static_cast<char>(dna.complement(static_cast<std::uint8_t>(c)));
+      queries += ">rev" + std::to_string(k + 1) + "\n" + dna.decode_string(reverse) + "\n";
+    }
+  }
+  write_file(dir.file("db.fa"), db);
+  write_file(dir.file("queries.fa"), queries);
+}
+
+}  // namespace
+
+TEST_CASE("dust: warpsearch blastn -dust yes -soft_masking false against blastn's", "[dust][blast]") {
+  for (const char* tool : {"blastn", "makeblastdb", "dustmasker", "python3"})
+    if (!have_tool(tool)) {
+      WARN(tool << " not installed (Debian: ncbi-blast+, python3): comparison with blastn skipped");
+      return;
+    }
+  TempDir dir;
+  write_dust_search_data(dir);
+  const std::string db = dir.file("db"), query = dir.file("queries.fa");
+  REQUIRE(run_shell("makeblastdb -in " + quoted(dir.file("db.fa")) + " -dbtype nucl -parse_seqids -out " + quoted(db))
+              .exit_code == 0);
+  REQUIRE(run_warpsearch("makedb --quiet " + quoted(dir.file("db.fa")) + " " + quoted(db)).exit_code == 0);
+  REQUIRE(run_shell("dustmasker -in " + quoted(query) + " -outfmt interval > " + quoted(dir.file("queries.dust")))
+              .exit_code == 0);
+  // blastn's gapped X-drop (-xdrop_gap_final, 100 bits by default) stops 2 of these alignments at an
+  // inserted stretch (48 of 50 pairs agree): a larger one lets blastn find what the exact search finds.
+  const std::string arguments =
+      "-task blastn -query " + quoted(query) + " -db " + quoted(db) +
+      " -reward 2 -penalty -3 -gapopen 5 -gapextend 2 -max_target_seqs 50 -evalue 1e-10 -xdrop_gap_final 1000" +
+      " -outfmt '6 qseqid sseqid score evalue qstart qend sstart send'";
+  const std::string hard = " -dust yes -soft_masking false";
+  REQUIRE(run_shell("blastn " + arguments + hard + " > " + quoted(dir.file("blast.tsv"))).exit_code == 0);
+  const auto ours = run_warpsearch("blastn " + arguments + hard + " -out " + quoted(dir.file("ours.tsv")));
+  INFO(ours.err);
+  REQUIRE(ours.exit_code == 0);
+  const auto c =
+      run_shell("python3 " + quoted(source_path("tests/dust_compare.py")) + " " + quoted(dir.file("blast.tsv")) + " " +
+                quoted(dir.file("ours.tsv")) + " " + quoted(dir.file("queries.dust")) + " 0.95 45");
+  UNSCOPED_INFO(c.out);
+  WARN(c.out.substr(0, c.out.find('\n')));  // the measured agreement, in the test log
+  CHECK(c.exit_code == 0);
+
+  // Masking changes what is found: unmasked, the inserted stretches find the loci.
+  const auto unmasked = run_warpsearch("blastn " + arguments + " -dust no -soft_masking false");
+  REQUIRE(unmasked.exit_code == 0);
+  const std::string masked = read_file(dir.file("ours.tsv"));
+  CHECK(unmasked.out != masked);
+  const auto hits_of = [](const std::string& table, const std::string& query_id, const std::string& subject_prefix) {
+    std::size_t n = 0;
+    std::istringstream in(table);
+    for (std::string line; std::getline(in, line);)
+      if (line.rfind(query_id + "\t" + subject_prefix, 0) == 0) ++n;
+    return n;
+  };
+  CHECK(hits_of(unmasked.out, "ins1", "locus") > hits_of(masked, "ins1", "locus"));
+  // blastn's default (-dust yes) applies with -soft_masking false alone; `search --dust` is the same masking;
+  // soft masking (blastn's default) leaves the scores as they are.
+  CHECK(run_warpsearch("blastn " + arguments + " -soft_masking false").out == masked);
+  const auto search = run_warpsearch("search --program blastn --dust '20 64 1' -q " + quoted(query) + " -d " +
+                                     quoted(db) + " --max-target-seqs 50 --evalue 1e-10 --quiet" +
+                                     " --outfmt '6 qseqid sseqid score evalue qstart qend sstart send'");
+  CHECK(search.out == masked);
+  CHECK(run_warpsearch("blastn " + arguments + " -dust yes").out == unmasked.out);
+  const auto noted = run_warpsearch("blastn " + arguments + " -dust '10 64 1'");
+  CHECK(noted.out == unmasked.out);
+  CHECK(noted.err.find("not applied") != std::string::npos);
+  for (const std::string& bad : {"search --dust '20 64' -q " + quoted(query) + " -d " + quoted(db),
+                                 "blastn " + arguments + " -dust '20 70 1' -soft_masking false",
+                                 "blastx -query " + quoted(query) + " -db " + quoted(db) + " -dust yes"}) {
+    INFO(bad);
+    const auto refused = run_warpsearch(bad);
+    CHECK(refused.exit_code == 2);
+    CHECK(refused.err.find("dust") != std::string::npos);
   }
 }
