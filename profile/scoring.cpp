@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -151,6 +152,11 @@ SubstitutionMatrix SubstitutionMatrix::nucleotide(int match, int mismatch) {
   for (int a = 0; a < letters; ++a)
     for (int b = 0; b < letters; ++b)
       matrix.scores_[a][b] = static_cast<std::int8_t>(a == b && a < 4 ? match : mismatch);
+  // N stands for any of 4 bases: blastn scores it (against anything, N included) as the average of one match
+  // and three mismatches, rounded half away from zero.
+  const auto n_score = static_cast<std::int8_t>(std::lround((match + 3.0 * mismatch) / 4.0));
+  const std::uint8_t n = Alphabet::nucleotide().encode('N');
+  for (int b = 0; b < letters; ++b) matrix.scores_[n][b] = matrix.scores_[b][n] = n_score;
   matrix.finish();
   return matrix;
 }

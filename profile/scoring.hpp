@@ -37,8 +37,8 @@ class SubstitutionMatrix {
   // letters, then one row per letter. Every one of the 25 letters ARNDCQEGHILKMFPSTWYVBJZX* must
   // be present. Throws std::runtime_error naming the file, line and problem.
   static SubstitutionMatrix from_file(const std::string& path);
-  // Nucleotide scoring: match for equal bases among A C G T, mismatch otherwise; N scores mismatch
-  // against everything, N included (as blastn does for ambiguous bases).
+  // Nucleotide scoring: match for equal bases among A C G T, mismatch otherwise; N scores blastn's
+  // (match + 3 mismatch) / 4, rounded half away from zero, against everything, N included.
   static SubstitutionMatrix nucleotide(int match, int mismatch);
   // Names of the built-in matrices.
   static std::vector<std::string> builtin_names();

@@ -265,7 +265,12 @@ TEST_CASE("nucleotide scoring: match, mismatch, N and padding", "[scoring]") {
       CHECK(m.score(n.encode(static_cast<unsigned char>(a)), n.encode(static_cast<unsigned char>(b))) ==
             (a == b ? 2 : -3));
   const auto N = n.encode('N');
-  for (char b : std::string("ACGTN")) CHECK(m.score(N, n.encode(static_cast<unsigned char>(b))) == -3);
+  // N: blastn's average of one match and three mismatches, (2 - 9) / 4 rounded to -2 (with 1/-2: -1).
+  for (char b : std::string("ACGTN")) {
+    CHECK(m.score(N, n.encode(static_cast<unsigned char>(b))) == -2);
+    CHECK(m.score(n.encode(static_cast<unsigned char>(b)), N) == -2);
+    CHECK(SubstitutionMatrix::nucleotide(1, -2).score(N, n.encode(static_cast<unsigned char>(b))) == -1);
+  }
   // Ambiguity codes read as N; U reads as T; lower case as upper case.
   CHECK(n.encode('R') == N);
   CHECK(n.encode('y') == N);

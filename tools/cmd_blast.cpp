@@ -6,9 +6,10 @@
 // change an exact search: they are accepted with a one-line note on stderr. Options whose meaning
 // warpsearch does not implement (remote search, restricting the database, ...) are refused with a usage error rather
 // than silently ignored. blastp's composition-based statistics (-comp_based_stats, default 2) and -seg are applied
-// (search/composition.hpp, profile/seg.hpp); blastn's -dust, soft masking by default, only removes
-// seeds and is not applied (docs/composition_statistics.md). blastx, tblastn and tblastx run the translated
-// searches (search --program; docs/translated_search.md), with mode-0 statistics.
+// (search/composition.hpp, profile/seg.hpp); blastn's -dust (profile/dust.hpp) is applied with -soft_masking
+// false, and with the default soft masking, which only removes seeds, it is not (docs/composition_statistics.md).
+// blastx, tblastn and tblastx run the translated searches (search --program; docs/translated_search.md), with mode-0
+// statistics.
 #include <unistd.h>
 
 #include <algorithm>
@@ -88,10 +89,9 @@ constexpr BlastOption kOptions[] = {
     {"ungapped", Action::refused, "ungapped alignment is not an exact Smith-Waterman search"},
     // Masking and composition: exact search scores the sequences as they are.
     {"seg", Action::option, "--seg"},
-    {"dust", Action::ignored,
-     "DUST is not applied: with blastn's default soft masking it only removes seeds, which an exact search has "
-     "none of (with -soft_masking false blastn also scores dusted bases as N)"},
-    {"soft_masking", Action::ignored, "soft masking only removes seeds, which an exact search has none of"},
+    {"dust", Action::option, "--dust"},
+    {"soft_masking", Action::ignored,
+     "soft masking only removes seeds, which an exact search has none of (false: SEG or DUST scored as X or N)"},
     {"lcase_masking", Action::ignored_flag, kNoMasking},
     {"db_soft_mask", Action::ignored, kNoMasking},
     {"db_hard_mask", Action::ignored, kNoMasking},
@@ -260,6 +260,8 @@ int run_blast(int argc, char** argv) {
         if (name == "db") database_path = given;
         if (name == "comp_based_stats") given = composition_mode_number(given);
         if (name == "seg" && program == "blastn") throw UsageError{"-seg is a protein option (blastn has -dust)"};
+        if (name == "dust" && program != "blastn")
+          throw UsageError{"-dust is a blastn option (" + program + " has -seg)"};
         if (name == "seg" && program != "blastp") {
           if (given != "no")
             std::fprintf(stderr, "warpsearch %s: note: -seg is applied to blastp's queries only: not applied\n",
@@ -280,8 +282,7 @@ int run_blast(int argc, char** argv) {
         // Values that ask for what an exact search does anyway need no note.
         if (name == "soft_masking") soft_masking = given == "true" || given == "T" || given == "t" || given == "1";
         // blastn's defaults (DUST as soft masking) and masking off change nothing an exact search reports.
-        const bool matches = (name == "dust" && (given == "no" || (given == "yes" && program == "blastn"))) ||
-                             (name == "soft_masking" && given == (program == "blastn" ? "true" : "false")) ||
+        const bool matches = (name == "soft_masking" && (program == "blastn" || given == "false")) ||
                              (name == "task" && given == program);
         if (!matches)
           std::fprintf(stderr, "warpsearch %s: note: -%s %s: %s\n", program.c_str(), name.c_str(), given.c_str(),
@@ -334,6 +335,19 @@ int run_blast(int argc, char** argv) {
     std::fprintf(stderr, "warpsearch %s: note: -seg with -soft_masking true only removes seeds: not applied\n",
                  program.c_str());
     args.erase(seg, seg + 2);
+  }
+  // DUST (blastn's default, 20 64 1) scores the dusted bases as N with -soft_masking false; soft masking only
+  // removes seeds.
+  if (program == "blastn") {
+    const auto dust = std::find(args.begin(), args.end(), "--dust");
+    if (soft_masking && dust != args.end()) {
+      if (dust[1] != "yes" && dust[1] != "no")
+        std::fprintf(stderr,
+                     "warpsearch blastn: note: -dust with -soft_masking true only removes seeds: not applied\n");
+      args.erase(dust, dust + 2);
+    } else if (!soft_masking && dust == args.end()) {
+      args.insert(args.end(), {"--dust", "yes"});
+    }
   }
   // blastp's default composition-based statistics: conditional matrix adjustment (mode 2).
   if (program == "blastp" && std::find(args.begin(), args.end(), "--comp-based-stats") == args.end())

@@ -13,6 +13,7 @@
 #include "db/database.hpp"
 #include "db/fasta.hpp"
 #include "output/output.hpp"
+#include "profile/dust.hpp"
 #include "profile/seg.hpp"
 #include "search/composition.hpp"
 #include "search/gpu_start.hpp"
@@ -82,6 +83,9 @@ class SearchCommand {
         "seg", po::value(&seg_text)->value_name("yes|no|'W K1 K2'"),
         "mask low-complexity regions of protein queries with SEG (scored as X): yes (12 2.2 2.5), no (default), "
         "or window and cut-offs")(
+        "dust", po::value(&dust_text)->value_name("yes|no|'L W K'"),
+        "mask low-complexity regions of blastn's queries with DUST (scored as N, both strands): yes (20 64 1), no "
+        "(default), or level, window and linker")(
         "outfmt", po::value(&outfmt)->value_name("FMT"),
         "BLAST+'s 0 (pairwise), 5 (XML), 6 (tabular, default), 7 (tabular with comments), 10 (CSV), 15 (JSON), "
         "17 or sam (SAM, nucleotide); 6, 7 and 10 take BLAST's column names, e.g. \"6 std qcovs btop\" (and cigar); "
@@ -136,6 +140,13 @@ class SearchCommand {
         seg = SegParameters::parse(seg_text);
       } catch (const std::invalid_argument& e) {
         throw UsageError{std::string("--seg: ") + e.what()};
+      }
+    }
+    if (dust_text != "no") {
+      try {
+        dust = DustParameters::parse(dust_text);
+      } catch (const std::invalid_argument& e) {
+        throw UsageError{std::string("--dust: ") + e.what()};
       }
     }
     search_options.threads = compute_options.threads();
@@ -241,7 +252,7 @@ class SearchCommand {
     return context;
   }
 
-  // The queries, in the program's alphabet (or the one guessed, automatic), SEG-masked if asked; a
+  // The queries, in the program's alphabet (or the one guessed, automatic), SEG- or DUST-masked if asked; a
   // program given for the other alphabet is said, not refused.
   std::vector<Query> read_queries(Program program, SequenceType stored, std::optional<FastaReader>& reader) const {
     std::vector<Query> queries;
@@ -264,6 +275,13 @@ class SearchCommand {
     }
     if (seg && reader->type() == SequenceType::protein)
       for (Query& query : queries) query.codes = seg_masked(query.codes, *seg);
+    // DUST, as blastn's hard masking: the minus strand is the reverse complement of the masked query.
+    if (dust) {
+      if (reader->type() != SequenceType::nucleotide || stored != SequenceType::nucleotide ||
+          program == Program::tblastx)
+        throw UsageError{"--dust masks the queries of nucleotide searches (blastn)"};
+      for (Query& query : queries) query.codes = dust_masked(query.codes, *dust);
+    }
     // Letters of a protein are mostly valid nucleotide codes only by chance; the reverse is a protein
     // search of DNA letters that the user asked for by name: said, not refused.
     if (!quiet && !program_text.empty() && guess_sequence_type(sample) != query_type(program, stored))
@@ -303,7 +321,7 @@ class SearchCommand {
 
   // The options, as given.
   std::string query_path, database_path, output_path = "-", outfmt = "6", strand = "both", gpus, gpu_memory;
-  std::string program_text, seg_text = "no", hit_memory = "1G";
+  std::string program_text, seg_text = "no", dust_text = "no", hit_memory = "1G";
   Number<int> min_score = 1, query_gencode = 1, db_gencode = 1, comp_based_stats = 0;
   Number<std::size_t> max_target_seqs = 500, max_hsps = 0, query_batch = SearchOptions{}.query_batch;
   Number<double> evalue = 10.0;
@@ -313,6 +331,7 @@ class SearchCommand {
   po::variables_map vm;
   bool quiet = false;
   std::optional<SegParameters> seg;
+  std::optional<DustParameters> dust;
 };
 
 }  // namespace
@@ -349,6 +368,7 @@ int run_search(int argc, char** argv) {
   // Under mpirun / srun this process is one rank of a distributed search (cluster/distributed.hpp).
   if (distributed::launched_by_mpi()) {
     if (command.seg) throw UsageError{"--seg is not supported in cluster mode"};
+    if (command.dust) throw UsageError{"--dust is not supported in cluster mode"};
     // The ranks' hits are merged in score order from unadjusted candidates: composition-based statistics
     // are not applied in cluster mode (docs/composition_statistics.md).
     search_options.composition_based_stats = 0;
