@@ -182,7 +182,7 @@ int main(int argc, char** argv) {
     warpsearch::gpu::GpuPairAligner aligner(0, scoring);
     aligner.set_kernel_options(kernel_options);
     aligner.set_sub_batch_limits(sub_batch_limits);
-    std::vector<warpsearch::gpu::PairSpan> spans;
+    std::vector<warpsearch::Span> spans;
     aligner.align(tasks, mode, spans);  // warm-up
     std::vector<double> seconds, kernel_seconds;
     warpsearch::gpu::GpuPairAligner::Timings timings;
@@ -232,10 +232,10 @@ int main(int argc, char** argv) {
         const auto e = warpsearch::reference::span(queries[k], targets[k], scoring, mode);
         const auto& g = spans[k];
         if (g.score != e.score || g.query_begin != e.query_begin || g.query_end != e.query_end ||
-            g.target_begin != e.subject_begin || g.target_end != e.subject_end) {
+            g.subject_begin != e.subject_begin || g.subject_end != e.subject_end) {
           if (++mismatches <= 10)
             std::printf("MISMATCH pair %zu: GPU %d q[%u,%u) t[%u,%u), reference %lld q[%u,%u) t[%u,%u)\n", k, g.score,
-                        g.query_begin, g.query_end, g.target_begin, g.target_end, static_cast<long long>(e.score),
+                        g.query_begin, g.query_end, g.subject_begin, g.subject_end, static_cast<long long>(e.score),
                         e.query_begin, e.query_end, e.subject_begin, e.subject_end);
         }
       }

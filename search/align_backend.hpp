@@ -35,14 +35,13 @@ std::unique_ptr<PairBackend> make_gpu_pair_backend(const ScoringScheme& scoring,
 bool gpu_pair_backend_usable();
 #endif
 
-// A result's score and span from an engine's span type with target_* fields (gpu::PairSpan, XdropSpan).
-template <typename Span>
-void set_span(PairAlignment& result, const Span& span) {
+// A result's score and span.
+inline void set_span(PairAlignment& result, const Span& span) {
   result.score = span.score;
   result.query_begin = span.query_begin;
   result.query_end = span.query_end;
-  result.target_begin = span.target_begin;
-  result.target_end = span.target_end;
+  result.target_begin = span.subject_begin;
+  result.target_end = span.subject_end;
 }
 
 }  // namespace warpsearch

@@ -137,7 +137,7 @@ class CpuPairBackend final : public PairBackend {
           result.target_end = alignment.subject_end;
           result.operations = std::move(alignment.operations);
         } else {
-          const cpu::AlignmentSpan span = cpu::pair_span(pair.query, pair.target, scoring_, mode);
+          const Span span = cpu::pair_span(pair.query, pair.target, scoring_, mode);
           result.score = span.score;
           result.query_begin = span.query_begin;
           result.query_end = span.query_end;

@@ -72,7 +72,7 @@ class GpuPairBackend final : public PairBackend {
       tasks.reserve(bounds[g + 1] - bounds[g]);
       for (std::size_t p = bounds[g]; p < bounds[g + 1]; ++p) tasks.push_back({pairs[p].query, pairs[p].target});
       if (tasks.empty()) return;
-      std::vector<gpu::PairSpan> spans;
+      std::vector<Span> spans;
       aligners_[g].align(tasks, mode, spans);
       for (std::size_t k = 0; k < spans.size(); ++k) set_span(results[bounds[g] + k], spans[k]);
     });
@@ -81,7 +81,7 @@ class GpuPairBackend final : public PairBackend {
       throw_if_interrupted();
       parallel_for(pairs.size(), threads_, [&](std::size_t p, unsigned) {
         PairAlignment& result = results[p];
-        cpu::AlignmentSpan span;
+        Span span;
         span.score = result.score;
         span.query_begin = result.query_begin;
         span.query_end = result.query_end;
@@ -163,8 +163,8 @@ class GpuPairBackend final : public PairBackend {
         XdropAlignment alignment = aligners[worker].align(pairs[p].query, pairs[p].target, pairs[p].seed, true);
         const XdropSpan& span = alignment.span;
         if (span.score != result.score || span.query_begin != result.query_begin ||
-            span.query_end != result.query_end || span.target_begin != result.target_begin ||
-            span.target_end != result.target_end)
+            span.query_end != result.query_end || span.subject_begin != result.target_begin ||
+            span.subject_end != result.target_end)
           throw std::logic_error("internal error: pair " + std::to_string(p + 1) + ": the GPU's X-drop span (score " +
                                  std::to_string(result.score) + ") differs from the CPU engine's (score " +
                                  std::to_string(span.score) + ")");

@@ -130,13 +130,13 @@ void check_mode(PairMode mode, const ScoringScheme& scoring, const std::vector<O
       score = expected.score;
       query_begin = expected.query_begin;
       query_end = expected.query_end;
-      target_begin = expected.target_begin;
-      target_end = expected.target_end;
+      target_begin = expected.subject_begin;
+      target_end = expected.subject_end;
     } else {
       const AlignmentMode reference_mode = mode == PairMode::local    ? AlignmentMode::local
                                            : mode == PairMode::global ? AlignmentMode::global
                                                                       : AlignmentMode::semiglobal;
-      const reference::Span expected = reference::span(pair.query, pair.target, scoring, reference_mode);
+      const Span expected = reference::span(pair.query, pair.target, scoring, reference_mode);
       score = expected.score;
       query_begin = expected.query_begin;
       query_end = expected.query_end;

@@ -98,7 +98,7 @@ TEST_CASE("long alignment: the linear-memory path against the reference", "[alig
                                                   test::random_codes(rng, length(rng) / 6, letters)
                                             : test::random_codes(rng, length(rng), kind == 2 ? 2 : letters);
       for (const AlignmentMode mode : kModes) {
-        const reference::Span expected = reference::span(query, subject, scoring, mode);
+        const Span expected = reference::span(query, subject, scoring, mode);
         std::string single_thread_operations;
         for (std::uint64_t leaf : {std::uint64_t{0}, std::uint64_t{2}, std::uint64_t{40}, std::uint64_t{300}}) {
           INFO(scoring.matrix().name() << " " << scoring.gap_open() << "/" << scoring.gap_extend() << " mode "

@@ -40,7 +40,7 @@ std::vector<Isa> runnable_isas() {
 }
 
 // The reference's end: what every striped result must equal.
-void require_end(const cpu::PairEnd& end, const reference::Span& expected) {
+void require_end(const cpu::PairEnd& end, const Span& expected) {
   REQUIRE(end.score == expected.score);
   REQUIRE(end.query_end == expected.query_end);
   REQUIRE(end.subject_end == expected.subject_end);
@@ -50,7 +50,7 @@ void require_end(const cpu::PairEnd& end, const reference::Span& expected) {
 // (nullopt) but never differ; the 32-bit width never declines at these lengths, and end() never does.
 void check_pair(const std::string& query, const std::string& subject, const ScoringScheme& scoring) {
   for (AlignmentMode mode : kModes) {
-    const reference::Span expected = reference::span(query, subject, scoring, mode);
+    const Span expected = reference::span(query, subject, scoring, mode);
     for (Isa isa : runnable_isas()) {
       const cpu::StripedScorer scorer(query, scoring, isa);
       INFO(mode_name(mode) << " " << cpu::isa_name(isa) << " " << scoring.matrix().name() << " " << scoring.gap_open()
@@ -185,7 +185,7 @@ TEST_CASE("striped: 16-bit saturation is flagged and rescored in 32 bits", "[str
   // minimum must flag it although the boundary gaps (20 + 6000 * 5) fit.
   const ScoringScheme harsh(SubstitutionMatrix::nucleotide(1, -10), GapOpen{20}, GapExtend{5});
   const std::string a(6000, '\0'), c(6000, '\x01');
-  const reference::Span expected = reference::span(a, c, harsh, AlignmentMode::global);
+  const Span expected = reference::span(a, c, harsh, AlignmentMode::global);
   REQUIRE(expected.score < -32768);
   for (Isa isa : runnable_isas()) {
     INFO(cpu::isa_name(isa));
@@ -205,7 +205,7 @@ TEST_CASE("striped: near the 16-bit limits, a 16-bit result is exact or declined
     const std::string unrelated = test::random_codes(rng, m + 37, 4);
     for (const std::string* subject : {&related, &unrelated}) {
       for (AlignmentMode mode : kModes) {
-        const reference::Span expected = reference::span(query, *subject, dna, mode);
+        const Span expected = reference::span(query, *subject, dna, mode);
         for (Isa isa : runnable_isas()) {
           if (isa == Isa::scalar) continue;  // the same template as the SIMD ones, and slow at this size
           const cpu::StripedScorer scorer(query, dna, isa);

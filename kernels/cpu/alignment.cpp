@@ -368,15 +368,15 @@ std::string reversed_prefix(std::string_view codes, std::size_t length) {
   return std::string(codes.rend() - static_cast<std::ptrdiff_t>(length), codes.rend());
 }
 
-std::string rectangle_text(const AlignmentSpan& span) {
+std::string rectangle_text(const Span& span) {
   return "query " + std::to_string(span.query_begin) + ".." + std::to_string(span.query_end) + ", subject " +
          std::to_string(span.subject_begin) + ".." + std::to_string(span.subject_end);
 }
 
 // align_in_rectangle with the traceback rows of the given instruction set.
 PairAlignment rectangle_alignment(std::string_view query_codes, std::string_view subject_codes,
-                                  const ScoringScheme& scoring, const AlignmentSpan& span,
-                                  const AlignmentLimits& limits, Isa isa) {
+                                  const ScoringScheme& scoring, const Span& span, const AlignmentLimits& limits,
+                                  Isa isa) {
   if (span.query_begin > span.query_end || span.query_end > query_codes.size() ||
       span.subject_begin > span.subject_end || span.subject_end > subject_codes.size())
     throw std::invalid_argument("align_in_rectangle: the rectangle (" + rectangle_text(span) +
@@ -413,9 +413,9 @@ PairAlignment rectangle_alignment(std::string_view query_codes, std::string_view
 
 }  // namespace
 
-AlignmentSpan pair_span(std::string_view query_codes, std::string_view subject_codes, const ScoringScheme& scoring,
-                        AlignmentMode mode, Isa isa) {
-  AlignmentSpan span;
+Span pair_span(std::string_view query_codes, std::string_view subject_codes, const ScoringScheme& scoring,
+               AlignmentMode mode, Isa isa) {
+  Span span;
   const PairEnd end = StripedScorer(query_codes, scoring, isa).end(subject_codes, mode);
   span.score = end.score;
   span.query_end = end.query_end;
@@ -440,8 +440,7 @@ AlignmentSpan pair_span(std::string_view query_codes, std::string_view subject_c
 }
 
 PairAlignment align_in_rectangle(std::string_view query_codes, std::string_view subject_codes,
-                                 const ScoringScheme& scoring, const AlignmentSpan& span,
-                                 const AlignmentLimits& limits) {
+                                 const ScoringScheme& scoring, const Span& span, const AlignmentLimits& limits) {
   return rectangle_alignment(query_codes, subject_codes, scoring, span, limits, best_isa());
 }
 

@@ -54,17 +54,11 @@
 #include <string_view>
 
 #include "core/alignment_mode.hpp"
+#include "core/span.hpp"
 #include "kernels/cpu/query_scorer.hpp"
 #include "profile/scoring.hpp"
 
 namespace warpsearch::cpu {
-
-// Score and rectangle of an alignment: query [query_begin, query_end) against subject
-// [subject_begin, subject_end), 0-based, end exclusive. Local score 0: every coordinate 0.
-struct AlignmentSpan {
-  std::int64_t score = 0;
-  std::uint32_t query_begin = 0, query_end = 0, subject_begin = 0, subject_end = 0;
-};
 
 struct PairAlignment {
   int score = 0;  // may be negative (global, semiglobal)
@@ -96,14 +90,14 @@ using LocalAlignment = PairAlignment;
 
 // Steps 1 and 2: score and rectangle, with the striped kernels of the given instruction set (16, 32 or
 // 64 bits, whatever the lengths: StripedScorer).
-AlignmentSpan pair_span(std::string_view query_codes, std::string_view subject_codes, const ScoringScheme& scoring,
-                        AlignmentMode mode, Isa isa = best_isa());
+Span pair_span(std::string_view query_codes, std::string_view subject_codes, const ScoringScheme& scoring,
+               AlignmentMode mode, Isa isa = best_isa());
 
 // Step 3: the operations of a global alignment of the span's rectangle, which must score span.score
 // (std::logic_error naming the rectangle and both scores otherwise). A rectangle outside the sequences
 // or with begin > end throws std::invalid_argument; one beyond the 32-bit rows, std::overflow_error.
 PairAlignment align_in_rectangle(std::string_view query_codes, std::string_view subject_codes,
-                                 const ScoringScheme& scoring, const AlignmentSpan& span,
+                                 const ScoringScheme& scoring, const Span& span,
                                  const AlignmentLimits& limits = AlignmentLimits{});
 
 // Steps 1 to 3, every pass (the traceback's rows too) with the given instruction set; align_in_rectangle

@@ -127,7 +127,7 @@ void GpuPairAligner::set_kernel_options(const KernelOptions& options) {
   impl_->kernel_options = options;
 }
 
-void GpuPairAligner::align(const std::vector<PairTask>& pairs, AlignmentMode mode, std::vector<PairSpan>& out) {
+void GpuPairAligner::align(const std::vector<PairTask>& pairs, AlignmentMode mode, std::vector<Span>& out) {
   Impl& s = *impl_;
   ScopedDevice scoped(s.device);
   s.timings = Timings{};
