@@ -30,9 +30,9 @@ Alignment present(const engine::PairAlignment& pair, std::string_view query, std
     out.query_start = pair.query_begin + 1;
     out.query_end = pair.query_end;
   }
-  if (pair.target_end > pair.target_begin) {
-    out.target_start = pair.target_begin + 1;
-    out.target_end = pair.target_end;
+  if (pair.subject_end > pair.subject_begin) {
+    out.target_start = pair.subject_begin + 1;
+    out.target_end = pair.subject_end;
   }
   if (options.cigar || options.aligned) {
     out.cigar = pair.operations.empty() ? std::string() : engine::cigar(pair.operations);
@@ -43,7 +43,7 @@ Alignment present(const engine::PairAlignment& pair, std::string_view query, std
     out.gaps = pair.gaps;
   }
   if (options.aligned) {
-    std::size_t i = pair.query_begin, j = pair.target_begin;
+    std::size_t i = pair.query_begin, j = pair.subject_begin;
     for (const char op : pair.operations) {
       out.query_aligned += op == 'D' ? '-' : alphabet.decode(static_cast<std::uint8_t>(query[i++]));
       out.target_aligned += op == 'I' ? '-' : alphabet.decode(static_cast<std::uint8_t>(target[j++]));

@@ -35,13 +35,7 @@ std::unique_ptr<PairBackend> make_gpu_pair_backend(const ScoringScheme& scoring,
 bool gpu_pair_backend_usable();
 #endif
 
-// A result's score and span.
-inline void set_span(PairAlignment& result, const Span& span) {
-  result.score = span.score;
-  result.query_begin = span.query_begin;
-  result.query_end = span.query_end;
-  result.target_begin = span.subject_begin;
-  result.target_end = span.subject_end;
-}
+// A result's score and span (the rest of it unchanged).
+inline void set_span(PairAlignment& result, const Span& span) { static_cast<Span&>(result) = span; }
 
 }  // namespace warpsearch

@@ -38,11 +38,11 @@ std::int64_t replay_operations(std::string_view query, std::string_view target, 
                                PairAlignment& alignment) {
   alignment.identities = alignment.mismatches = alignment.gap_opens = alignment.gaps = 0;
   std::int64_t score = 0;
-  std::size_t i = alignment.query_begin, j = alignment.target_begin;
+  std::size_t i = alignment.query_begin, j = alignment.subject_begin;
   char previous = 'M';
   for (const char op : alignment.operations) {
     if (op == 'M') {
-      if (i >= alignment.query_end || j >= alignment.target_end)
+      if (i >= alignment.query_end || j >= alignment.subject_end)
         throw std::logic_error("replay_operations: the operations overrun the span");
       score += scoring.score(static_cast<std::uint8_t>(query[i]), static_cast<std::uint8_t>(target[j]));
       ++(query[i] == target[j] ? alignment.identities : alignment.mismatches);
@@ -56,14 +56,14 @@ std::int64_t replay_operations(std::string_view query, std::string_view target, 
       score -= scoring.gap_extend();
       ++alignment.gaps;
       ++(op == 'I' ? i : j);
-      if (i > alignment.query_end || j > alignment.target_end)
+      if (i > alignment.query_end || j > alignment.subject_end)
         throw std::logic_error("replay_operations: the operations overrun the span");
     } else {
       throw std::logic_error(std::string("replay_operations: unknown operation '") + op + "'");
     }
     previous = op;
   }
-  if (i != alignment.query_end || j != alignment.target_end)
+  if (i != alignment.query_end || j != alignment.subject_end)
     throw std::logic_error("replay_operations: the operations do not cover the span");
   return score;
 }
@@ -129,20 +129,9 @@ class CpuPairBackend final : public PairBackend {
         const AlignmentMode mode = alignment_mode(options_.mode);
         cells[worker] += area(p);
         if (options_.operations) {
-          cpu::PairAlignment alignment = cpu::align_pair(pair.query, pair.target, scoring_, mode, limits);
-          result.score = alignment.score;
-          result.query_begin = alignment.query_begin;
-          result.query_end = alignment.query_end;
-          result.target_begin = alignment.subject_begin;
-          result.target_end = alignment.subject_end;
-          result.operations = std::move(alignment.operations);
+          result = cpu::align_pair(pair.query, pair.target, scoring_, mode, limits);
         } else {
-          const Span span = cpu::pair_span(pair.query, pair.target, scoring_, mode);
-          result.score = span.score;
-          result.query_begin = span.query_begin;
-          result.query_end = span.query_end;
-          result.target_begin = span.subject_begin;
-          result.target_end = span.subject_end;
+          set_span(result, cpu::pair_span(pair.query, pair.target, scoring_, mode));
         }
       }
       if (options_.operations) {

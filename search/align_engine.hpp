@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "core/alignment_mode.hpp"
+#include "core/pair_alignment.hpp"
 #include "kernels/reference/reference_xdrop.hpp"
 #include "profile/scoring.hpp"
 #include "search/warpsearch.hpp"
@@ -57,17 +58,6 @@ struct SequencePair {
   Seed seed;  // xdrop mode only: where the extensions start
 };
 
-struct PairAlignment {
-  std::int64_t score = 0;  // negative possible in global and semiglobal modes
-  // 0-based, end exclusive. Local with no positive cell: score 0, every coordinate 0, no operations.
-  std::uint32_t query_begin = 0, query_end = 0, target_begin = 0, target_end = 0;
-  // With AlignOptions::operations: one char per column, 'M' aligned pair, 'I' query residue against a
-  // gap, 'D' target residue against a gap; they replay to exactly `score` over the span.
-  std::string operations;
-  // Filled with the operations: 'M' columns of equal and of unequal codes, gap runs, gap columns.
-  std::uint32_t identities = 0, mismatches = 0, gap_opens = 0, gaps = 0;
-};
-
 class PairBackend;
 
 // Owns its backend (threads, GPU buffers). Not thread-safe: one align() at a time per engine.
@@ -79,7 +69,8 @@ class AlignEngine {
   AlignEngine& operator=(AlignEngine&&) noexcept;
   ~AlignEngine();
 
-  // Aligns every pair; results[i] belongs to pairs[i]. Throws std::out_of_range (xdrop) for a seed that
+  // Aligns every pair; results[i] belongs to pairs[i] (core/pair_alignment.hpp: its subject is the pair's
+  // target; operations and counts only with AlignOptions::operations). Throws std::out_of_range (xdrop) for a seed that
   // does not fit its pair, naming the pair's index in the batch; Interrupted on SIGINT/SIGTERM.
   std::vector<PairAlignment> align(const std::vector<SequencePair>& pairs);
 

@@ -81,13 +81,7 @@ class GpuPairBackend final : public PairBackend {
       throw_if_interrupted();
       parallel_for(pairs.size(), threads_, [&](std::size_t p, unsigned) {
         PairAlignment& result = results[p];
-        Span span;
-        span.score = result.score;
-        span.query_begin = result.query_begin;
-        span.query_end = result.query_end;
-        span.subject_begin = result.target_begin;
-        span.subject_end = result.target_end;
-        result.operations = cpu::align_in_rectangle(pairs[p].query, pairs[p].target, scoring_, span).operations;
+        result.operations = cpu::align_in_rectangle(pairs[p].query, pairs[p].target, scoring_, result).operations;
         const std::int64_t replayed = replay_operations(pairs[p].query, pairs[p].target, scoring_, result);
         if (replayed != result.score)
           throw std::logic_error("internal error: the operations of pair " + std::to_string(p + 1) + " replay to " +
@@ -163,8 +157,8 @@ class GpuPairBackend final : public PairBackend {
         XdropAlignment alignment = aligners[worker].align(pairs[p].query, pairs[p].target, pairs[p].seed, true);
         const XdropSpan& span = alignment.span;
         if (span.score != result.score || span.query_begin != result.query_begin ||
-            span.query_end != result.query_end || span.subject_begin != result.target_begin ||
-            span.subject_end != result.target_end)
+            span.query_end != result.query_end || span.subject_begin != result.subject_begin ||
+            span.subject_end != result.subject_end)
           throw std::logic_error("internal error: pair " + std::to_string(p + 1) + ": the GPU's X-drop span (score " +
                                  std::to_string(result.score) + ") differs from the CPU engine's (score " +
                                  std::to_string(span.score) + ")");

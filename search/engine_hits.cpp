@@ -143,7 +143,7 @@ void SearchEngine::Impl::align_round(const std::vector<Query>& queries, const st
     const Candidate& candidate = *job.candidate;
     const std::string& query_codes = prepared[job.prepared].codes;
     const std::string& subject = searched_subject(pieces[k].job);
-    const cpu::PairAlignment alignment = cpu::align_in_rectangle(query_codes, subject, scoring, pieces[k].span);
+    const PairAlignment alignment = cpu::align_in_rectangle(query_codes, subject, scoring, pieces[k].span);
     Hit& hit = (*job.hits)[place[k]];
     hit.subject = candidate.subject;
     hit.subject_length = static_cast<std::uint32_t>(subjects[job.subject].size());

@@ -79,14 +79,14 @@ std::vector<OwnedPair> make_pairs(std::mt19937_64& rng, int letters) {
 // Independent of the engine's own replay: the operations consume exactly the span and score the score.
 void check_operations(const OwnedPair& pair, const ScoringScheme& scoring, const PairAlignment& alignment) {
   std::int64_t score = 0;
-  std::size_t i = alignment.query_begin, j = alignment.target_begin;
+  std::size_t i = alignment.query_begin, j = alignment.subject_begin;
   std::uint32_t identities = 0, gaps = 0;
   for (std::size_t column = 0; column < alignment.operations.size(); ++column) {
     const char op = alignment.operations[column];
     const bool continues = column > 0 && alignment.operations[column - 1] == op;
     if (op == 'M') {
       REQUIRE(i < alignment.query_end);
-      REQUIRE(j < alignment.target_end);
+      REQUIRE(j < alignment.subject_end);
       score += scoring.score(static_cast<std::uint8_t>(pair.query[i]), static_cast<std::uint8_t>(pair.target[j]));
       identities += pair.query[i] == pair.target[j] ? 1 : 0;
       ++i;
@@ -99,7 +99,7 @@ void check_operations(const OwnedPair& pair, const ScoringScheme& scoring, const
     }
   }
   REQUIRE(i == alignment.query_end);
-  REQUIRE(j == alignment.target_end);
+  REQUIRE(j == alignment.subject_end);
   REQUIRE(score == alignment.score);
   CHECK(alignment.identities == identities);
   CHECK(alignment.gaps == gaps);
@@ -124,14 +124,14 @@ void check_mode(PairMode mode, const ScoringScheme& scoring, const std::vector<O
                               << scoring.gap_extend() << " pair " << p << ": " << pair.query.size() << " x "
                               << pair.target.size());
     std::int64_t score;
-    std::uint32_t query_begin, query_end, target_begin, target_end;
+    std::uint32_t query_begin, query_end, subject_begin, subject_end;
     if (mode == PairMode::xdrop) {
       const XdropSpan expected = reference::xdrop_reference(pair.query, pair.target, pair.seed, scoring, options.xdrop);
       score = expected.score;
       query_begin = expected.query_begin;
       query_end = expected.query_end;
-      target_begin = expected.subject_begin;
-      target_end = expected.subject_end;
+      subject_begin = expected.subject_begin;
+      subject_end = expected.subject_end;
     } else {
       const AlignmentMode reference_mode = mode == PairMode::local    ? AlignmentMode::local
                                            : mode == PairMode::global ? AlignmentMode::global
@@ -140,19 +140,19 @@ void check_mode(PairMode mode, const ScoringScheme& scoring, const std::vector<O
       score = expected.score;
       query_begin = expected.query_begin;
       query_end = expected.query_end;
-      target_begin = expected.subject_begin;
-      target_end = expected.subject_end;
+      subject_begin = expected.subject_begin;
+      subject_end = expected.subject_end;
     }
     const PairAlignment& got = results[p];
     REQUIRE(got.score == score);
     REQUIRE(got.query_begin == query_begin);
     REQUIRE(got.query_end == query_end);
-    REQUIRE(got.target_begin == target_begin);
-    REQUIRE(got.target_end == target_end);
+    REQUIRE(got.subject_begin == subject_begin);
+    REQUIRE(got.subject_end == subject_end);
     check_operations(pair, scoring, got);
     REQUIRE(spans[p].score == score);
     REQUIRE(spans[p].query_begin == query_begin);
-    REQUIRE(spans[p].target_end == target_end);
+    REQUIRE(spans[p].subject_end == subject_end);
   }
 }
 
@@ -228,7 +228,7 @@ TEST_CASE("align engine: the same results for any thread count and batch split",
       for (std::size_t p = 0; p < results.size(); ++p) {
         REQUIRE(results[p].score == first[p].score);
         REQUIRE(results[p].query_begin == first[p].query_begin);
-        REQUIRE(results[p].target_end == first[p].target_end);
+        REQUIRE(results[p].subject_end == first[p].subject_end);
         REQUIRE(results[p].operations == first[p].operations);
       }
     }
@@ -326,8 +326,8 @@ TEST_CASE("align engine: the GPU backend gives the CPU backend's results", "[ali
           REQUIRE(got[p].score == expected[p].score);
           REQUIRE(got[p].query_begin == expected[p].query_begin);
           REQUIRE(got[p].query_end == expected[p].query_end);
-          REQUIRE(got[p].target_begin == expected[p].target_begin);
-          REQUIRE(got[p].target_end == expected[p].target_end);
+          REQUIRE(got[p].subject_begin == expected[p].subject_begin);
+          REQUIRE(got[p].subject_end == expected[p].subject_end);
           REQUIRE(got[p].operations == expected[p].operations);
         }
       }

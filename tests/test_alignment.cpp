@@ -17,9 +17,9 @@
 #include "tests/test_support.hpp"
 
 using namespace warpsearch;
+using warpsearch::PairAlignment;
 using warpsearch::cpu::align_local;
 using warpsearch::cpu::AlignmentLimits;
-using warpsearch::cpu::LocalAlignment;
 
 namespace {
 
@@ -29,7 +29,7 @@ std::string mutate(std::mt19937_64& rng, const std::string& source, int alphabet
 
 // Everything an alignment promises, checked independently of its implementation.
 void check_alignment(const std::string& query, const std::string& subject, const ScoringScheme& scoring,
-                     const LocalAlignment& alignment, AlignmentMode mode = AlignmentMode::local) {
+                     const PairAlignment& alignment, AlignmentMode mode = AlignmentMode::local) {
   const Span expected = reference::span(query, subject, scoring, mode);
   REQUIRE(alignment.score == expected.score);
   REQUIRE(alignment.query_begin == expected.query_begin);
@@ -152,7 +152,7 @@ void check_rectangle_operations(const std::string& query, const std::string& sub
     limits.full_traceback_cells = cells;
     INFO("rectangle " << span.query_begin << ".." << span.query_end << " x " << span.subject_begin << ".."
                       << span.subject_end << ", score " << score << ", table limit " << cells);
-    const cpu::PairAlignment alignment = cpu::align_in_rectangle(query, subject, scoring, span, limits);
+    const PairAlignment alignment = cpu::align_in_rectangle(query, subject, scoring, span, limits);
     REQUIRE(alignment.operations == expected);
     REQUIRE(alignment.score == score);
   }
@@ -172,7 +172,7 @@ TEST_CASE("alignment: hand-checked", "[alignment]") {
   const auto& dna = Alphabet::nucleotide();
   const std::string query = dna.encode_string("ACGTACGT");
   const std::string subject = dna.encode_string("ACGTTACGT");
-  const LocalAlignment alignment = align_local(query, subject, scoring);
+  const PairAlignment alignment = align_local(query, subject, scoring);
   CHECK(alignment.score == 14);
   CHECK(alignment.operations.size() == 9);
   CHECK(alignment.identities == 8);
@@ -181,7 +181,7 @@ TEST_CASE("alignment: hand-checked", "[alignment]") {
   CHECK(alignment.operations.find('D') != std::string::npos);
   check_alignment(query, subject, scoring, alignment);
   // No positive cell: an empty alignment.
-  const LocalAlignment none = align_local(dna.encode_string("AAAA"), dna.encode_string("CCC"), scoring);
+  const PairAlignment none = align_local(dna.encode_string("AAAA"), dna.encode_string("CCC"), scoring);
   CHECK((none.score == 0 && none.operations.empty() && none.query_end == 0));
   CHECK(align_local("", dna.encode_string("CCC"), scoring).score == 0);
 }
@@ -232,11 +232,11 @@ TEST_CASE("alignment: the checkpointed traceback gives the same alignment", "[al
   for (std::size_t length : {40, 300, 2500}) {
     const std::string query = test::random_codes(rng, length, 20);
     const std::string subject = test::random_codes(rng, 17, 20) + mutate(rng, query, 20, 0.25);
-    const LocalAlignment whole = align_local(query, subject, scoring);
+    const PairAlignment whole = align_local(query, subject, scoring);
     for (std::uint64_t cells : {1, 100, 5000}) {
       AlignmentLimits limits;
       limits.full_traceback_cells = cells;
-      const LocalAlignment banded = align_local(query, subject, scoring, limits);
+      const PairAlignment banded = align_local(query, subject, scoring, limits);
       INFO("length " << length << ", table limit " << cells);
       REQUIRE(banded.operations == whole.operations);
       REQUIRE(banded.score == whole.score);
@@ -408,7 +408,7 @@ TEST_CASE("alignment: the operations are the oracle's, byte for byte", "[alignme
         for (std::uint64_t cells : {std::uint64_t{1} << 25, std::uint64_t{100}}) {
           AlignmentLimits limits;
           limits.full_traceback_cells = cells;
-          const cpu::PairAlignment alignment = cpu::align_pair(query, subject, scoring, modes[n % 3], limits, isa);
+          const PairAlignment alignment = cpu::align_pair(query, subject, scoring, modes[n % 3], limits, isa);
           const std::string_view a =
               std::string_view(query).substr(alignment.query_begin, alignment.query_end - alignment.query_begin);
           const std::string_view b = std::string_view(subject).substr(alignment.subject_begin,

@@ -490,7 +490,7 @@ TEST_CASE("search: every hit's alignment is cpu::align_local's, on both DNA stra
           ++minus;
         }
         const std::string& subject = f.subjects.at(hit.subject);
-        const cpu::LocalAlignment expected = cpu::align_local(searched, subject, c.scoring);
+        const PairAlignment expected = cpu::align_local(searched, subject, c.scoring);
         ++hits;
         CHECK(hit.score == expected.score);
         CHECK(hit.subject_length == subject.size());

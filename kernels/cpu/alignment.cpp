@@ -325,7 +325,7 @@ class LinearAligner {
 };
 
 // The score of the operations replayed over the two substrings; fills the counts of the alignment.
-std::int64_t replay(std::string_view a, std::string_view b, const ScoringScheme& scoring, LocalAlignment& alignment) {
+std::int64_t replay(std::string_view a, std::string_view b, const ScoringScheme& scoring, PairAlignment& alignment) {
   std::int64_t score = 0;
   std::size_t i = 0, j = 0;
   char previous = 'M';
@@ -383,11 +383,7 @@ PairAlignment rectangle_alignment(std::string_view query_codes, std::string_view
                                 ") is not within a query of " + std::to_string(query_codes.size()) +
                                 " and a subject of " + std::to_string(subject_codes.size()) + " residues");
   PairAlignment alignment;
-  alignment.score = static_cast<int>(span.score);
-  alignment.query_begin = span.query_begin;
-  alignment.query_end = span.query_end;
-  alignment.subject_begin = span.subject_begin;
-  alignment.subject_end = span.subject_end;
+  static_cast<Span&>(alignment) = span;
 
   const std::string_view a = query_codes.substr(span.query_begin, span.query_end - span.query_begin);
   const std::string_view b = subject_codes.substr(span.subject_begin, span.subject_end - span.subject_begin);
@@ -451,8 +447,8 @@ PairAlignment align_pair(std::string_view query_codes, std::string_view subject_
                              pair_span(query_codes, subject_codes, scoring, mode, isa), limits, isa);
 }
 
-LocalAlignment align_local(std::string_view query_codes, std::string_view subject_codes, const ScoringScheme& scoring,
-                           const AlignmentLimits& limits) {
+PairAlignment align_local(std::string_view query_codes, std::string_view subject_codes, const ScoringScheme& scoring,
+                          const AlignmentLimits& limits) {
   return align_pair(query_codes, subject_codes, scoring, AlignmentMode::local, limits);
 }
 
