@@ -13,12 +13,15 @@ namespace warpsearch {
 inline namespace v0 {
 namespace {
 
-engine::PairMode to_engine(AlignMode mode) {
+// The API boundary: the public AlignMode (include/warpsearch/align.hpp, free of internal headers) is the
+// engine's AlignmentMode (core/alignment_mode.hpp) under its public name; this and parse_align_mode
+// (api/common.cpp) are the only places that map one to the other.
+engine::AlignmentMode to_engine(AlignMode mode) {
   switch (mode) {
-    case AlignMode::global: return engine::PairMode::global;
-    case AlignMode::semiglobal: return engine::PairMode::semiglobal;
-    case AlignMode::xdrop: return engine::PairMode::xdrop;
-    default: return engine::PairMode::local;
+    case AlignMode::global: return engine::AlignmentMode::global;
+    case AlignMode::semiglobal: return engine::AlignmentMode::semiglobal;
+    case AlignMode::xdrop: return engine::AlignmentMode::xdrop;
+    default: return engine::AlignmentMode::local;
   }
 }
 

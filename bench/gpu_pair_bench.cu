@@ -52,13 +52,6 @@ std::vector<warpsearch::SequenceRecord> read_all(const std::string& path,
   return records;
 }
 
-AlignmentMode parse_mode(const std::string& name) {
-  if (name == "local") return AlignmentMode::local;
-  if (name == "global") return AlignmentMode::global;
-  if (name == "semiglobal") return AlignmentMode::semiglobal;
-  throw std::invalid_argument("--mode: '" + name + "' is not local, global or semiglobal");
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -135,7 +128,7 @@ int main(int argc, char** argv) {
       else
         throw std::invalid_argument("unknown option " + arg);
     }
-    const AlignmentMode mode = parse_mode(mode_name);
+    const AlignmentMode mode = warpsearch::parse_alignment_mode(mode_name);  // xdrop: the aligner rejects it
 
     // The pairs: residue codes owned here, views handed to the aligner.
     std::vector<std::string> queries, targets;

@@ -15,25 +15,6 @@
 
 namespace warpsearch {
 
-PairMode parse_pair_mode(std::string_view name) {
-  if (name == "local") return PairMode::local;
-  if (name == "global") return PairMode::global;
-  if (name == "semiglobal") return PairMode::semiglobal;
-  if (name == "xdrop") return PairMode::xdrop;
-  throw std::invalid_argument("unknown alignment mode " + quoted_excerpt(name) +
-                              " (known: local, global, semiglobal, xdrop)");
-}
-
-const char* pair_mode_name(PairMode mode) {
-  switch (mode) {
-    case PairMode::local: return "local";
-    case PairMode::global: return "global";
-    case PairMode::semiglobal: return "semiglobal";
-    case PairMode::xdrop: return "xdrop";
-  }
-  return "?";
-}
-
 std::int64_t replay_operations(std::string_view query, std::string_view target, const ScoringScheme& scoring,
                                PairAlignment& alignment) {
   alignment.identities = alignment.mismatches = alignment.gap_opens = alignment.gaps = 0;
@@ -70,14 +51,6 @@ std::int64_t replay_operations(std::string_view query, std::string_view target, 
 
 namespace {
 
-AlignmentMode alignment_mode(PairMode mode) {
-  switch (mode) {
-    case PairMode::global: return AlignmentMode::global;
-    case PairMode::semiglobal: return AlignmentMode::semiglobal;
-    default: return AlignmentMode::local;
-  }
-}
-
 class CpuPairBackend final : public PairBackend {
  public:
   CpuPairBackend(const ScoringScheme& scoring, const AlignOptions& options, unsigned threads)
@@ -102,7 +75,7 @@ class CpuPairBackend final : public PairBackend {
     cpu::AlignmentLimits limits;
     limits.threads = std::max(1u, threads_ / workers);
     std::vector<XdropAligner> xdrop_aligners;
-    if (options_.mode == PairMode::xdrop)
+    if (options_.mode == AlignmentMode::xdrop)
       for (unsigned w = 0; w < workers; ++w) xdrop_aligners.emplace_back(scoring_, options_.xdrop);
     std::vector<double> cells(workers, 0.0);
     parallel_for(pairs.size(), workers, [&](std::size_t k, unsigned worker) {
@@ -111,7 +84,7 @@ class CpuPairBackend final : public PairBackend {
       const std::size_t p = order[k];
       const SequencePair& pair = pairs[p];
       PairAlignment& result = results[p];
-      if (options_.mode == PairMode::xdrop) {
+      if (options_.mode == AlignmentMode::xdrop) {
         XdropAligner& aligner = xdrop_aligners[worker];
         const std::uint64_t before = aligner.cells();
         XdropAlignment alignment;
@@ -126,7 +99,7 @@ class CpuPairBackend final : public PairBackend {
         set_span(result, alignment.span);
         result.operations = std::move(alignment.operations);
       } else {
-        const AlignmentMode mode = alignment_mode(options_.mode);
+        const AlignmentMode mode = options_.mode;
         cells[worker] += area(p);
         if (options_.operations) {
           result = cpu::align_pair(pair.query, pair.target, scoring_, mode, limits);

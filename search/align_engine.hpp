@@ -1,7 +1,7 @@
 // Batched pairwise alignment: many independent (query, target) pairs, each aligned in one mode.
 //
 //   warpsearch::AlignOptions options;
-//   options.mode = warpsearch::PairMode::global;
+//   options.mode = warpsearch::AlignmentMode::global;
 //   warpsearch::AlignEngine engine(scoring, options);
 //   std::vector<warpsearch::PairAlignment> results = engine.align(pairs);   // one result per pair, in order
 //
@@ -32,18 +32,12 @@
 
 namespace warpsearch {
 
-enum class PairMode : std::uint8_t { local, global, semiglobal, xdrop };
-
-// "local", "global", "semiglobal", "xdrop"; parse_pair_mode throws std::invalid_argument on another name.
-PairMode parse_pair_mode(std::string_view name);
-const char* pair_mode_name(PairMode mode);
-
 // The default drop-off: 50, between BLAST's gapped X-drops for proteins (15 and 25 bits, 38 and 64 with
 // BLOSUM62) and a generous one for reads (BLAST's blastn uses 30 and 100 bits; LOGAN's examples 21..100).
 inline constexpr int kDefaultXdrop = 50;
 
 struct AlignOptions {
-  PairMode mode = PairMode::local;
+  AlignmentMode mode = AlignmentMode::local;
   XDrop xdrop{kDefaultXdrop};         // xdrop mode only
   bool operations = false;            // compute the operations (CIGAR, aligned strings, SAM); else spans only
   unsigned threads = 0;               // CPU threads; 0 = every core

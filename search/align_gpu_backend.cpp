@@ -38,7 +38,7 @@ class GpuPairBackend final : public PairBackend {
       if (device < 0 || device >= available)
         throw std::invalid_argument("GPU " + std::to_string(device) + " does not exist (" + std::to_string(available) +
                                     " usable)");
-      if (options.mode == PairMode::xdrop)
+      if (options.mode == AlignmentMode::xdrop)
         xdrop_aligners_.emplace_back(device, scoring, options.xdrop);
       else
         aligners_.emplace_back(device, scoring);
@@ -46,18 +46,16 @@ class GpuPairBackend final : public PairBackend {
   }
 
   std::string description() const override {
-    const std::size_t gpus = options_.mode == PairMode::xdrop ? xdrop_aligners_.size() : aligners_.size();
+    const std::size_t gpus = options_.mode == AlignmentMode::xdrop ? xdrop_aligners_.size() : aligners_.size();
     const std::string name =
-        options_.mode == PairMode::xdrop ? xdrop_aligners_.front().device_name() : aligners_.front().device_name();
+        options_.mode == AlignmentMode::xdrop ? xdrop_aligners_.front().device_name() : aligners_.front().device_name();
     return "gpu (" + std::to_string(gpus) + " x " + name + ", traceback on " + std::to_string(threads_) +
            " CPU threads)";
   }
 
   double align(const std::vector<SequencePair>& pairs, std::vector<PairAlignment>& results) override {
-    if (options_.mode == PairMode::xdrop) return align_xdrop(pairs, results);
-    const AlignmentMode mode = options_.mode == PairMode::global       ? AlignmentMode::global
-                               : options_.mode == PairMode::semiglobal ? AlignmentMode::semiglobal
-                                                                       : AlignmentMode::local;
+    if (options_.mode == AlignmentMode::xdrop) return align_xdrop(pairs, results);
+    const AlignmentMode mode = options_.mode;
     // Contiguous shares of about equal cells, one per GPU.
     const auto area = [&](std::size_t p) {
       return static_cast<double>(pairs[p].query.size()) * static_cast<double>(pairs[p].target.size());

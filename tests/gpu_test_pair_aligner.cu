@@ -34,15 +34,6 @@ using warpsearch::gpu::usable_device_count;
 
 constexpr AlignmentMode kModes[] = {AlignmentMode::local, AlignmentMode::global, AlignmentMode::semiglobal};
 
-const char* mode_name(AlignmentMode mode) {
-  switch (mode) {
-    case AlignmentMode::local: return "local";
-    case AlignmentMode::global: return "global";
-    case AlignmentMode::semiglobal: return "semiglobal";
-  }
-  return "?";
-}
-
 bool have_gpu() {
   if (usable_device_count() > 0) return true;
   WARN("no usable GPU: CUDA reports no device (or no driver); GPU pair aligner test skipped");
@@ -72,14 +63,13 @@ void check_pairs(const ScoringScheme& scoring, const std::vector<Pair>& pairs, A
                       got.query_end == expected.query_end && got.subject_begin == expected.subject_begin &&
                       got.subject_end == expected.subject_end;
     if (!same && ++mismatches <= 10)
-      UNSCOPED_INFO(mode_name(mode) << (options.reverse_early_exit ? "" : " (no early exit)") << " pair " << k << " ("
-                                    << pairs[k].query.size() << " x " << pairs[k].target.size() << ", "
-                                    << scoring.matrix().name() << " " << scoring.gap_open() << "/"
-                                    << scoring.gap_extend() << "): GPU " << got.score << " q[" << got.query_begin << ","
-                                    << got.query_end << ") t[" << got.subject_begin << "," << got.subject_end
-                                    << "), reference " << expected.score << " q[" << expected.query_begin << ","
-                                    << expected.query_end << ") t[" << expected.subject_begin << ","
-                                    << expected.subject_end << ")");
+      UNSCOPED_INFO(alignment_mode_name(mode)
+                    << (options.reverse_early_exit ? "" : " (no early exit)") << " pair " << k << " ("
+                    << pairs[k].query.size() << " x " << pairs[k].target.size() << ", " << scoring.matrix().name()
+                    << " " << scoring.gap_open() << "/" << scoring.gap_extend() << "): GPU " << got.score << " q["
+                    << got.query_begin << "," << got.query_end << ") t[" << got.subject_begin << "," << got.subject_end
+                    << "), reference " << expected.score << " q[" << expected.query_begin << "," << expected.query_end
+                    << ") t[" << expected.subject_begin << "," << expected.subject_end << ")");
   }
   CHECK(mismatches == 0);
 }
@@ -421,7 +411,8 @@ void check_sub_batches(std::size_t count, const GpuPairAligner::SubBatchLimits& 
         const Span& b = small[k];
         const bool same = a.score == b.score && a.query_begin == b.query_begin && a.query_end == b.query_end &&
                           a.subject_begin == b.subject_begin && a.subject_end == b.subject_end;
-        if (!same && ++mismatches <= 10) UNSCOPED_INFO(mode_name(mode) << " pair " << first + k << " differs");
+        if (!same && ++mismatches <= 10)
+          UNSCOPED_INFO(alignment_mode_name(mode) << " pair " << first + k << " differs");
       }
     }
     CHECK(mismatches == 0);
@@ -430,7 +421,7 @@ void check_sub_batches(std::size_t count, const GpuPairAligner::SubBatchLimits& 
       const Span& g = spans[k];
       const bool same = g.score == e.score && g.query_begin == e.query_begin && g.query_end == e.query_end &&
                         g.subject_begin == e.subject_begin && g.subject_end == e.subject_end;
-      if (!same) UNSCOPED_INFO(mode_name(mode) << " pair " << k << " differs from the reference");
+      if (!same) UNSCOPED_INFO(alignment_mode_name(mode) << " pair " << k << " differs from the reference");
       CHECK(same);
     }
   }

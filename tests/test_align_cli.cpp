@@ -143,10 +143,7 @@ TEST_CASE("align cli: every mode's rows equal the references, and the CIGAR repl
           score = span.score, qb = span.query_begin, qe = span.query_end, tb = span.subject_begin,
           te = span.subject_end;
         } else {
-          const AlignmentMode m = std::string(mode) == "local"    ? AlignmentMode::local
-                                  : std::string(mode) == "global" ? AlignmentMode::global
-                                                                  : AlignmentMode::semiglobal;
-          const Span span = reference::span(query, target, scoring, m);
+          const Span span = reference::span(query, target, scoring, parse_alignment_mode(mode));
           score = span.score, qb = span.query_begin, qe = span.query_end, tb = span.subject_begin,
           te = span.subject_end;
         }

@@ -128,6 +128,7 @@ void GpuPairAligner::set_kernel_options(const KernelOptions& options) {
 }
 
 void GpuPairAligner::align(const std::vector<PairTask>& pairs, AlignmentMode mode, std::vector<Span>& out) {
+  require_table_mode(mode, "GPU pair aligner");
   Impl& s = *impl_;
   ScopedDevice scoped(s.device);
   s.timings = Timings{};

@@ -50,7 +50,8 @@ class GpuPairAligner {
 
   // out[k] = the span of pairs[k] (out is resized; the subject is the pair's target). Pairs may have any lengths up to
   // kMaxSequenceLength (empty ones too: see kernels/reference/reference.hpp); they are batched to fit device
-  // memory. Blocks until done. Throws std::invalid_argument naming the first bad pair (0-based index)
+  // memory. Blocks until done. Throws std::invalid_argument for AlignmentMode::xdrop
+  // (kernels/gpu/gpu_xdrop.hpp aligns those), and naming the first bad pair (0-based index)
   // and position for a residue code outside the alphabet or a sequence that is too long; `out` is then
   // unspecified (codes are checked while packing, after earlier pairs may have been aligned).
   void align(const std::vector<PairTask>& pairs, AlignmentMode mode, std::vector<Span>& out);

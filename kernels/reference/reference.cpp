@@ -183,6 +183,7 @@ std::uint32_t semiglobal_start(std::string_view query, std::string_view subject,
 }  // namespace
 
 Span span(std::string_view query, std::string_view subject, const ScoringScheme& scoring, AlignmentMode mode) {
+  require_table_mode(mode, "reference::span");
   if (mode == AlignmentMode::local) return local_span(query, subject, scoring);
   const bool semiglobal = mode == AlignmentMode::semiglobal;
   Span result;

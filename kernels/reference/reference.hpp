@@ -60,7 +60,8 @@ std::vector<Span> local_hsps(std::string_view query, std::string_view subject, c
                              std::int64_t cutoff);
 
 // Score, end and start in the given mode (local: local_span). For semiglobal the start is found, as
-// for local, by a backward dynamic programme anchored at the end, not by the forward recurrence.
+// for local, by a backward dynamic programme anchored at the end, not by the forward recurrence. xdrop
+// throws std::invalid_argument (its reference is reference_xdrop.hpp's).
 Span span(std::string_view query, std::string_view subject, const ScoringScheme& scoring, AlignmentMode mode);
 
 }  // namespace warpsearch::reference
