@@ -227,9 +227,9 @@ int main(int argc, char** argv) {
         if (g.score != e.score || g.query_begin != e.query_begin || g.query_end != e.query_end ||
             g.subject_begin != e.subject_begin || g.subject_end != e.subject_end) {
           if (++mismatches <= 10)
-            std::printf("MISMATCH pair %zu: GPU %d q[%u,%u) t[%u,%u), reference %lld q[%u,%u) t[%u,%u)\n", k, g.score,
-                        g.query_begin, g.query_end, g.subject_begin, g.subject_end, static_cast<long long>(e.score),
-                        e.query_begin, e.query_end, e.subject_begin, e.subject_end);
+            std::printf("MISMATCH pair %zu: GPU %lld q[%u,%u) t[%u,%u), reference %lld q[%u,%u) t[%u,%u)\n", k,
+                        static_cast<long long>(g.score), g.query_begin, g.query_end, g.subject_begin, g.subject_end,
+                        static_cast<long long>(e.score), e.query_begin, e.query_end, e.subject_begin, e.subject_end);
         }
       }
       std::printf("check: %d pairs against reference::span, %d mismatches\n", checked, mismatches);
