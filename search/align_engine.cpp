@@ -8,7 +8,6 @@
 
 #include "base/interrupt.hpp"
 #include "base/parallel.hpp"
-#include "base/text.hpp"
 #include "kernels/cpu/alignment.hpp"
 #include "kernels/reference/banded_xdrop.hpp"
 #include "search/align_backend.hpp"
