@@ -13,12 +13,15 @@ namespace warpsearch {
 inline namespace v0 {
 namespace {
 
-engine::PairMode to_engine(AlignMode mode) {
+// The API boundary: the public AlignMode (include/warpsearch/align.hpp, free of internal headers) is the
+// engine's AlignmentMode (core/alignment_mode.hpp) under its public name; this and parse_align_mode
+// (api/common.cpp) are the only places that map one to the other.
+engine::AlignmentMode to_engine(AlignMode mode) {
   switch (mode) {
-    case AlignMode::global: return engine::PairMode::global;
-    case AlignMode::semiglobal: return engine::PairMode::semiglobal;
-    case AlignMode::xdrop: return engine::PairMode::xdrop;
-    default: return engine::PairMode::local;
+    case AlignMode::global: return engine::AlignmentMode::global;
+    case AlignMode::semiglobal: return engine::AlignmentMode::semiglobal;
+    case AlignMode::xdrop: return engine::AlignmentMode::xdrop;
+    default: return engine::AlignmentMode::local;
   }
 }
 
@@ -30,9 +33,9 @@ Alignment present(const engine::PairAlignment& pair, std::string_view query, std
     out.query_start = pair.query_begin + 1;
     out.query_end = pair.query_end;
   }
-  if (pair.target_end > pair.target_begin) {
-    out.target_start = pair.target_begin + 1;
-    out.target_end = pair.target_end;
+  if (pair.subject_end > pair.subject_begin) {
+    out.target_start = pair.subject_begin + 1;
+    out.target_end = pair.subject_end;
   }
   if (options.cigar || options.aligned) {
     out.cigar = pair.operations.empty() ? std::string() : engine::cigar(pair.operations);
@@ -43,7 +46,7 @@ Alignment present(const engine::PairAlignment& pair, std::string_view query, std
     out.gaps = pair.gaps;
   }
   if (options.aligned) {
-    std::size_t i = pair.query_begin, j = pair.target_begin;
+    std::size_t i = pair.query_begin, j = pair.subject_begin;
     for (const char op : pair.operations) {
       out.query_aligned += op == 'D' ? '-' : alphabet.decode(static_cast<std::uint8_t>(query[i++]));
       out.target_aligned += op == 'I' ? '-' : alphabet.decode(static_cast<std::uint8_t>(target[j++]));

@@ -34,10 +34,10 @@ const char* align_mode_name(AlignMode mode) noexcept {
 }
 
 AlignMode parse_align_mode(const std::string& name) {
-  switch (engine::parse_pair_mode(name)) {
-    case engine::PairMode::global: return AlignMode::global;
-    case engine::PairMode::semiglobal: return AlignMode::semiglobal;
-    case engine::PairMode::xdrop: return AlignMode::xdrop;
+  switch (engine::parse_alignment_mode(name)) {
+    case engine::AlignmentMode::global: return AlignMode::global;
+    case engine::AlignmentMode::semiglobal: return AlignMode::semiglobal;
+    case engine::AlignmentMode::xdrop: return AlignMode::xdrop;
     default: return AlignMode::local;
   }
 }

@@ -24,6 +24,7 @@
 
 namespace warpsearch::engine {
 using ::warpsearch::AlignEngine;
+using ::warpsearch::AlignmentMode;
 using ::warpsearch::AlignOptions;
 using ::warpsearch::Alphabet;
 using ::warpsearch::Database;
@@ -38,8 +39,7 @@ using ::warpsearch::make_database;
 using ::warpsearch::MakeDbOptions;
 using ::warpsearch::MakeDbReport;
 using ::warpsearch::PairAlignment;
-using ::warpsearch::PairMode;
-using ::warpsearch::parse_pair_mode;
+using ::warpsearch::parse_alignment_mode;
 using ::warpsearch::Query;
 using ::warpsearch::QueryResult;
 using ::warpsearch::ScoringScheme;

@@ -52,13 +52,6 @@ std::vector<warpsearch::SequenceRecord> read_all(const std::string& path,
   return records;
 }
 
-AlignmentMode parse_mode(const std::string& name) {
-  if (name == "local") return AlignmentMode::local;
-  if (name == "global") return AlignmentMode::global;
-  if (name == "semiglobal") return AlignmentMode::semiglobal;
-  throw std::invalid_argument("--mode: '" + name + "' is not local, global or semiglobal");
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -135,7 +128,7 @@ int main(int argc, char** argv) {
       else
         throw std::invalid_argument("unknown option " + arg);
     }
-    const AlignmentMode mode = parse_mode(mode_name);
+    const AlignmentMode mode = warpsearch::parse_alignment_mode(mode_name);  // xdrop: the aligner rejects it
 
     // The pairs: residue codes owned here, views handed to the aligner.
     std::vector<std::string> queries, targets;
@@ -182,7 +175,7 @@ int main(int argc, char** argv) {
     warpsearch::gpu::GpuPairAligner aligner(0, scoring);
     aligner.set_kernel_options(kernel_options);
     aligner.set_sub_batch_limits(sub_batch_limits);
-    std::vector<warpsearch::gpu::PairSpan> spans;
+    std::vector<warpsearch::Span> spans;
     aligner.align(tasks, mode, spans);  // warm-up
     std::vector<double> seconds, kernel_seconds;
     warpsearch::gpu::GpuPairAligner::Timings timings;
@@ -232,11 +225,11 @@ int main(int argc, char** argv) {
         const auto e = warpsearch::reference::span(queries[k], targets[k], scoring, mode);
         const auto& g = spans[k];
         if (g.score != e.score || g.query_begin != e.query_begin || g.query_end != e.query_end ||
-            g.target_begin != e.subject_begin || g.target_end != e.subject_end) {
+            g.subject_begin != e.subject_begin || g.subject_end != e.subject_end) {
           if (++mismatches <= 10)
-            std::printf("MISMATCH pair %zu: GPU %d q[%u,%u) t[%u,%u), reference %lld q[%u,%u) t[%u,%u)\n", k, g.score,
-                        g.query_begin, g.query_end, g.target_begin, g.target_end, static_cast<long long>(e.score),
-                        e.query_begin, e.query_end, e.subject_begin, e.subject_end);
+            std::printf("MISMATCH pair %zu: GPU %lld q[%u,%u) t[%u,%u), reference %lld q[%u,%u) t[%u,%u)\n", k,
+                        static_cast<long long>(g.score), g.query_begin, g.query_end, g.subject_begin, g.subject_end,
+                        static_cast<long long>(e.score), e.query_begin, e.query_end, e.subject_begin, e.subject_end);
         }
       }
       std::printf("check: %d pairs against reference::span, %d mismatches\n", checked, mismatches);

@@ -139,11 +139,11 @@ int main(int argc, char** argv) {
         const auto e = cpu.align(tasks[k].query, tasks[k].target, tasks[k].seed, false).span;
         const auto& g = spans[k];
         if (g.score != e.score || g.query_begin != e.query_begin || g.query_end != e.query_end ||
-            g.target_begin != e.target_begin || g.target_end != e.target_end) {
+            g.subject_begin != e.subject_begin || g.subject_end != e.subject_end) {
           if (++mismatches <= 10)
             std::printf("MISMATCH pair %zu: GPU %lld q[%u,%u) t[%u,%u), CPU %lld q[%u,%u) t[%u,%u)\n", k,
-                        static_cast<long long>(g.score), g.query_begin, g.query_end, g.target_begin, g.target_end,
-                        static_cast<long long>(e.score), e.query_begin, e.query_end, e.target_begin, e.target_end);
+                        static_cast<long long>(g.score), g.query_begin, g.query_end, g.subject_begin, g.subject_end,
+                        static_cast<long long>(e.score), e.query_begin, e.query_end, e.subject_begin, e.subject_end);
         }
       }
       std::printf("check: %d pairs against XdropAligner, %d mismatches\n", checked, mismatches);

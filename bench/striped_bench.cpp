@@ -75,10 +75,6 @@ double best_seconds(const std::function<void()>& call, int repeat, double min_se
   return best;
 }
 
-const char* mode_name(AlignmentMode mode) {
-  return mode == AlignmentMode::local ? "local" : mode == AlignmentMode::global ? "global" : "semiglobal";
-}
-
 }  // namespace
 
 int main(int argc, char** argv) try {
@@ -130,8 +126,9 @@ int main(int argc, char** argv) try {
     for (const auto& [pair_name, subject] : subjects) {
       const double cells = static_cast<double>(query.size()) * static_cast<double>(subject->size());
       auto row = [&](const char* kind, Isa isa, const char* width, AlignmentMode mode, double seconds) {
-        std::printf("%s\t%s\t%s\t%s\t%s\t%zu\t%zu\t%.6g\t%.3f\n", kind, cpu::isa_name(isa), width, mode_name(mode),
-                    pair_name, query.size(), subject->size(), seconds, cells / seconds / 1e9);
+        std::printf("%s\t%s\t%s\t%s\t%s\t%zu\t%zu\t%.6g\t%.3f\n", kind, cpu::isa_name(isa), width,
+                    alignment_mode_name(mode), pair_name, query.size(), subject->size(), seconds,
+                    cells / seconds / 1e9);
         std::fflush(stdout);
       };
       for (Isa isa : isas) {

@@ -58,14 +58,14 @@ void AlignWriter::write(std::string_view query_id, std::string_view target_id, s
     line += '\t';
     append_range(line, alignment.query_begin, alignment.query_end);
     line += '\t';
-    append_range(line, alignment.target_begin, alignment.target_end);
+    append_range(line, alignment.subject_begin, alignment.subject_end);
     if (options_.cigar) {
       line += '\t';
       line += alignment.operations.empty() ? "*" : cpu::cigar(alignment.operations);
     }
     if (options_.aligned) {
       std::string query_aligned, target_aligned;
-      std::size_t i = alignment.query_begin, j = alignment.target_begin;
+      std::size_t i = alignment.query_begin, j = alignment.subject_begin;
       for (const char op : alignment.operations) {
         query_aligned += op == 'D' ? '-' : alphabet_.decode(static_cast<std::uint8_t>(query_codes[i++]));
         target_aligned += op == 'I' ? '-' : alphabet_.decode(static_cast<std::uint8_t>(target_codes[j++]));
@@ -86,7 +86,7 @@ void AlignWriter::write(std::string_view query_id, std::string_view target_id, s
   if (mapped) {
     line.append(target_id);
     line += '\t';
-    line += std::to_string(alignment.target_begin + 1);
+    line += std::to_string(alignment.subject_begin + 1);
     line += "\t255\t";
     if (alignment.query_begin > 0) line += std::to_string(alignment.query_begin) + "S";
     line += cpu::cigar(alignment.operations);

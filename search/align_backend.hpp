@@ -35,14 +35,7 @@ std::unique_ptr<PairBackend> make_gpu_pair_backend(const ScoringScheme& scoring,
 bool gpu_pair_backend_usable();
 #endif
 
-// A result's score and span from an engine's span type with target_* fields (gpu::PairSpan, XdropSpan).
-template <typename Span>
-void set_span(PairAlignment& result, const Span& span) {
-  result.score = span.score;
-  result.query_begin = span.query_begin;
-  result.query_end = span.query_end;
-  result.target_begin = span.target_begin;
-  result.target_end = span.target_end;
-}
+// A result's score and span (the rest of it unchanged).
+inline void set_span(PairAlignment& result, const Span& span) { static_cast<Span&>(result) = span; }
 
 }  // namespace warpsearch

@@ -8,41 +8,21 @@
 
 #include "base/interrupt.hpp"
 #include "base/parallel.hpp"
-#include "base/text.hpp"
 #include "kernels/cpu/alignment.hpp"
 #include "kernels/reference/banded_xdrop.hpp"
 #include "search/align_backend.hpp"
 
 namespace warpsearch {
 
-PairMode parse_pair_mode(std::string_view name) {
-  if (name == "local") return PairMode::local;
-  if (name == "global") return PairMode::global;
-  if (name == "semiglobal") return PairMode::semiglobal;
-  if (name == "xdrop") return PairMode::xdrop;
-  throw std::invalid_argument("unknown alignment mode " + quoted_excerpt(name) +
-                              " (known: local, global, semiglobal, xdrop)");
-}
-
-const char* pair_mode_name(PairMode mode) {
-  switch (mode) {
-    case PairMode::local: return "local";
-    case PairMode::global: return "global";
-    case PairMode::semiglobal: return "semiglobal";
-    case PairMode::xdrop: return "xdrop";
-  }
-  return "?";
-}
-
 std::int64_t replay_operations(std::string_view query, std::string_view target, const ScoringScheme& scoring,
                                PairAlignment& alignment) {
   alignment.identities = alignment.mismatches = alignment.gap_opens = alignment.gaps = 0;
   std::int64_t score = 0;
-  std::size_t i = alignment.query_begin, j = alignment.target_begin;
+  std::size_t i = alignment.query_begin, j = alignment.subject_begin;
   char previous = 'M';
   for (const char op : alignment.operations) {
     if (op == 'M') {
-      if (i >= alignment.query_end || j >= alignment.target_end)
+      if (i >= alignment.query_end || j >= alignment.subject_end)
         throw std::logic_error("replay_operations: the operations overrun the span");
       score += scoring.score(static_cast<std::uint8_t>(query[i]), static_cast<std::uint8_t>(target[j]));
       ++(query[i] == target[j] ? alignment.identities : alignment.mismatches);
@@ -56,27 +36,19 @@ std::int64_t replay_operations(std::string_view query, std::string_view target, 
       score -= scoring.gap_extend();
       ++alignment.gaps;
       ++(op == 'I' ? i : j);
-      if (i > alignment.query_end || j > alignment.target_end)
+      if (i > alignment.query_end || j > alignment.subject_end)
         throw std::logic_error("replay_operations: the operations overrun the span");
     } else {
       throw std::logic_error(std::string("replay_operations: unknown operation '") + op + "'");
     }
     previous = op;
   }
-  if (i != alignment.query_end || j != alignment.target_end)
+  if (i != alignment.query_end || j != alignment.subject_end)
     throw std::logic_error("replay_operations: the operations do not cover the span");
   return score;
 }
 
 namespace {
-
-AlignmentMode alignment_mode(PairMode mode) {
-  switch (mode) {
-    case PairMode::global: return AlignmentMode::global;
-    case PairMode::semiglobal: return AlignmentMode::semiglobal;
-    default: return AlignmentMode::local;
-  }
-}
 
 class CpuPairBackend final : public PairBackend {
  public:
@@ -102,7 +74,7 @@ class CpuPairBackend final : public PairBackend {
     cpu::AlignmentLimits limits;
     limits.threads = std::max(1u, threads_ / workers);
     std::vector<XdropAligner> xdrop_aligners;
-    if (options_.mode == PairMode::xdrop)
+    if (options_.mode == AlignmentMode::xdrop)
       for (unsigned w = 0; w < workers; ++w) xdrop_aligners.emplace_back(scoring_, options_.xdrop);
     std::vector<double> cells(workers, 0.0);
     parallel_for(pairs.size(), workers, [&](std::size_t k, unsigned worker) {
@@ -111,7 +83,7 @@ class CpuPairBackend final : public PairBackend {
       const std::size_t p = order[k];
       const SequencePair& pair = pairs[p];
       PairAlignment& result = results[p];
-      if (options_.mode == PairMode::xdrop) {
+      if (options_.mode == AlignmentMode::xdrop) {
         XdropAligner& aligner = xdrop_aligners[worker];
         const std::uint64_t before = aligner.cells();
         XdropAlignment alignment;
@@ -126,23 +98,12 @@ class CpuPairBackend final : public PairBackend {
         set_span(result, alignment.span);
         result.operations = std::move(alignment.operations);
       } else {
-        const AlignmentMode mode = alignment_mode(options_.mode);
+        const AlignmentMode mode = options_.mode;
         cells[worker] += area(p);
         if (options_.operations) {
-          cpu::PairAlignment alignment = cpu::align_pair(pair.query, pair.target, scoring_, mode, limits);
-          result.score = alignment.score;
-          result.query_begin = alignment.query_begin;
-          result.query_end = alignment.query_end;
-          result.target_begin = alignment.subject_begin;
-          result.target_end = alignment.subject_end;
-          result.operations = std::move(alignment.operations);
+          result = cpu::align_pair(pair.query, pair.target, scoring_, mode, limits);
         } else {
-          const cpu::AlignmentSpan span = cpu::pair_span(pair.query, pair.target, scoring_, mode);
-          result.score = span.score;
-          result.query_begin = span.query_begin;
-          result.query_end = span.query_end;
-          result.target_begin = span.subject_begin;
-          result.target_end = span.subject_end;
+          set_span(result, cpu::pair_span(pair.query, pair.target, scoring_, mode));
         }
       }
       if (options_.operations) {

@@ -1,7 +1,7 @@
 // Batched pairwise alignment: many independent (query, target) pairs, each aligned in one mode.
 //
 //   warpsearch::AlignOptions options;
-//   options.mode = warpsearch::PairMode::global;
+//   options.mode = warpsearch::AlignmentMode::global;
 //   warpsearch::AlignEngine engine(scoring, options);
 //   std::vector<warpsearch::PairAlignment> results = engine.align(pairs);   // one result per pair, in order
 //
@@ -25,24 +25,19 @@
 #include <vector>
 
 #include "core/alignment_mode.hpp"
+#include "core/pair_alignment.hpp"
 #include "kernels/reference/reference_xdrop.hpp"
 #include "profile/scoring.hpp"
 #include "search/warpsearch.hpp"
 
 namespace warpsearch {
 
-enum class PairMode : std::uint8_t { local, global, semiglobal, xdrop };
-
-// "local", "global", "semiglobal", "xdrop"; parse_pair_mode throws std::invalid_argument on another name.
-PairMode parse_pair_mode(std::string_view name);
-const char* pair_mode_name(PairMode mode);
-
 // The default drop-off: 50, between BLAST's gapped X-drops for proteins (15 and 25 bits, 38 and 64 with
 // BLOSUM62) and a generous one for reads (BLAST's blastn uses 30 and 100 bits; LOGAN's examples 21..100).
 inline constexpr int kDefaultXdrop = 50;
 
 struct AlignOptions {
-  PairMode mode = PairMode::local;
+  AlignmentMode mode = AlignmentMode::local;
   XDrop xdrop{kDefaultXdrop};         // xdrop mode only
   bool operations = false;            // compute the operations (CIGAR, aligned strings, SAM); else spans only
   unsigned threads = 0;               // CPU threads; 0 = every core
@@ -57,17 +52,6 @@ struct SequencePair {
   Seed seed;  // xdrop mode only: where the extensions start
 };
 
-struct PairAlignment {
-  std::int64_t score = 0;  // negative possible in global and semiglobal modes
-  // 0-based, end exclusive. Local with no positive cell: score 0, every coordinate 0, no operations.
-  std::uint32_t query_begin = 0, query_end = 0, target_begin = 0, target_end = 0;
-  // With AlignOptions::operations: one char per column, 'M' aligned pair, 'I' query residue against a
-  // gap, 'D' target residue against a gap; they replay to exactly `score` over the span.
-  std::string operations;
-  // Filled with the operations: 'M' columns of equal and of unequal codes, gap runs, gap columns.
-  std::uint32_t identities = 0, mismatches = 0, gap_opens = 0, gaps = 0;
-};
-
 class PairBackend;
 
 // Owns its backend (threads, GPU buffers). Not thread-safe: one align() at a time per engine.
@@ -79,7 +63,8 @@ class AlignEngine {
   AlignEngine& operator=(AlignEngine&&) noexcept;
   ~AlignEngine();
 
-  // Aligns every pair; results[i] belongs to pairs[i]. Throws std::out_of_range (xdrop) for a seed that
+  // Aligns every pair; results[i] belongs to pairs[i] (core/pair_alignment.hpp: its subject is the pair's
+  // target; operations and counts only with AlignOptions::operations). Throws std::out_of_range (xdrop) for a seed that
   // does not fit its pair, naming the pair's index in the batch; Interrupted on SIGINT/SIGTERM.
   std::vector<PairAlignment> align(const std::vector<SequencePair>& pairs);
 

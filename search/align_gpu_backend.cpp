@@ -38,7 +38,7 @@ class GpuPairBackend final : public PairBackend {
       if (device < 0 || device >= available)
         throw std::invalid_argument("GPU " + std::to_string(device) + " does not exist (" + std::to_string(available) +
                                     " usable)");
-      if (options.mode == PairMode::xdrop)
+      if (options.mode == AlignmentMode::xdrop)
         xdrop_aligners_.emplace_back(device, scoring, options.xdrop);
       else
         aligners_.emplace_back(device, scoring);
@@ -46,18 +46,16 @@ class GpuPairBackend final : public PairBackend {
   }
 
   std::string description() const override {
-    const std::size_t gpus = options_.mode == PairMode::xdrop ? xdrop_aligners_.size() : aligners_.size();
+    const std::size_t gpus = options_.mode == AlignmentMode::xdrop ? xdrop_aligners_.size() : aligners_.size();
     const std::string name =
-        options_.mode == PairMode::xdrop ? xdrop_aligners_.front().device_name() : aligners_.front().device_name();
+        options_.mode == AlignmentMode::xdrop ? xdrop_aligners_.front().device_name() : aligners_.front().device_name();
     return "gpu (" + std::to_string(gpus) + " x " + name + ", traceback on " + std::to_string(threads_) +
            " CPU threads)";
   }
 
   double align(const std::vector<SequencePair>& pairs, std::vector<PairAlignment>& results) override {
-    if (options_.mode == PairMode::xdrop) return align_xdrop(pairs, results);
-    const AlignmentMode mode = options_.mode == PairMode::global       ? AlignmentMode::global
-                               : options_.mode == PairMode::semiglobal ? AlignmentMode::semiglobal
-                                                                       : AlignmentMode::local;
+    if (options_.mode == AlignmentMode::xdrop) return align_xdrop(pairs, results);
+    const AlignmentMode mode = options_.mode;
     // Contiguous shares of about equal cells, one per GPU.
     const auto area = [&](std::size_t p) {
       return static_cast<double>(pairs[p].query.size()) * static_cast<double>(pairs[p].target.size());
@@ -72,7 +70,7 @@ class GpuPairBackend final : public PairBackend {
       tasks.reserve(bounds[g + 1] - bounds[g]);
       for (std::size_t p = bounds[g]; p < bounds[g + 1]; ++p) tasks.push_back({pairs[p].query, pairs[p].target});
       if (tasks.empty()) return;
-      std::vector<gpu::PairSpan> spans;
+      std::vector<Span> spans;
       aligners_[g].align(tasks, mode, spans);
       for (std::size_t k = 0; k < spans.size(); ++k) set_span(results[bounds[g] + k], spans[k]);
     });
@@ -81,13 +79,7 @@ class GpuPairBackend final : public PairBackend {
       throw_if_interrupted();
       parallel_for(pairs.size(), threads_, [&](std::size_t p, unsigned) {
         PairAlignment& result = results[p];
-        cpu::AlignmentSpan span;
-        span.score = result.score;
-        span.query_begin = result.query_begin;
-        span.query_end = result.query_end;
-        span.subject_begin = result.target_begin;
-        span.subject_end = result.target_end;
-        result.operations = cpu::align_in_rectangle(pairs[p].query, pairs[p].target, scoring_, span).operations;
+        result.operations = cpu::align_in_rectangle(pairs[p].query, pairs[p].target, scoring_, result).operations;
         const std::int64_t replayed = replay_operations(pairs[p].query, pairs[p].target, scoring_, result);
         if (replayed != result.score)
           throw std::logic_error("internal error: the operations of pair " + std::to_string(p + 1) + " replay to " +
@@ -163,8 +155,8 @@ class GpuPairBackend final : public PairBackend {
         XdropAlignment alignment = aligners[worker].align(pairs[p].query, pairs[p].target, pairs[p].seed, true);
         const XdropSpan& span = alignment.span;
         if (span.score != result.score || span.query_begin != result.query_begin ||
-            span.query_end != result.query_end || span.target_begin != result.target_begin ||
-            span.target_end != result.target_end)
+            span.query_end != result.query_end || span.subject_begin != result.subject_begin ||
+            span.subject_end != result.subject_end)
           throw std::logic_error("internal error: pair " + std::to_string(p + 1) + ": the GPU's X-drop span (score " +
                                  std::to_string(result.score) + ") differs from the CPU engine's (score " +
                                  std::to_string(span.score) + ")");

@@ -138,7 +138,7 @@ void order_by_evalue(std::vector<Hit>& hits);
 
 // A local alignment at the fine scale: the best local alignment (gap of length k costs open + k * extend)
 // of query[query_begin, query_end) against subject[subject_begin, subject_end). operations as in
-// cpu::PairAlignment; coordinates are in the whole sequences.
+// PairAlignment (core/pair_alignment.hpp); coordinates are in the whole sequences.
 struct ScaledAlignment {
   std::int64_t score = 0;
   std::uint32_t query_begin = 0, query_end = 0, subject_begin = 0, subject_end = 0;

@@ -92,8 +92,8 @@ class CpuBackend final : public ScanBackend {
     for (std::size_t query = 0; query < scorers_.size(); ++query) done(query);
   }
 
-  void locate(const std::vector<HitPair>& pairs, std::vector<HitSpan>& spans) override {
-    spans.assign(pairs.size(), HitSpan{});
+  void locate(const std::vector<HitPair>& pairs, std::vector<Span>& spans) override {
+    spans.assign(pairs.size(), Span{});
     // Largest pairs first: a long pair claimed last would leave the other threads idle.
     const auto area = [&](std::size_t k) {
       return static_cast<double>(pairs[k].query.size()) * static_cast<double>(pairs[k].subject.size());

@@ -103,13 +103,13 @@ void SearchEngine::Impl::align_round(const std::vector<Query>& queries, const st
     requests.push_back({codes, searched_subject(j), hsp_cutoff(codes.size(), statistics_length(j)), options.max_hsps,
                         hot[j], reach[j]});
   }
-  const std::vector<std::vector<HitSpan>> hsps = find_hsps(
-      requests, [&](const std::vector<HitPair>& pairs, std::vector<HitSpan>& spans) { backend->locate(pairs, spans); },
+  const std::vector<std::vector<Span>> hsps = find_hsps(
+      requests, [&](const std::vector<HitPair>& pairs, std::vector<Span>& spans) { backend->locate(pairs, spans); },
       scoring.matrix().max_score());
   times.locate_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - locate_started).count();
   struct Piece {
     std::size_t job;
-    HitSpan span;
+    Span span;
   };
   std::vector<Piece> pieces;
   for (std::size_t j = 0; j < round.size(); ++j) {
@@ -120,7 +120,7 @@ void SearchEngine::Impl::align_round(const std::vector<Query>& queries, const st
                              " and subject #" + std::to_string(candidate.subject) + " scores " + std::to_string(best) +
                              " but the scan scored " + std::to_string(candidate.score));
     round[j].hits->resize(hsps[j].size());
-    for (const HitSpan& span : hsps[j]) pieces.push_back({j, span});
+    for (const Span& span : hsps[j]) pieces.push_back({j, span});
   }
   const auto area = [&](std::size_t k) {
     return static_cast<double>(pieces[k].span.query_end - pieces[k].span.query_begin) *
@@ -143,7 +143,7 @@ void SearchEngine::Impl::align_round(const std::vector<Query>& queries, const st
     const Candidate& candidate = *job.candidate;
     const std::string& query_codes = prepared[job.prepared].codes;
     const std::string& subject = searched_subject(pieces[k].job);
-    const cpu::PairAlignment alignment = cpu::align_in_rectangle(query_codes, subject, scoring, pieces[k].span);
+    const PairAlignment alignment = cpu::align_in_rectangle(query_codes, subject, scoring, pieces[k].span);
     Hit& hit = (*job.hits)[place[k]];
     hit.subject = candidate.subject;
     hit.subject_length = static_cast<std::uint32_t>(subjects[job.subject].size());

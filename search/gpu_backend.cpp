@@ -406,8 +406,8 @@ class GpuBackend final : public ScanBackend {
     });
   }
 
-  void locate(const std::vector<HitPair>& pairs, std::vector<HitSpan>& spans) override {
-    spans.assign(pairs.size(), HitSpan{});
+  void locate(const std::vector<HitPair>& pairs, std::vector<Span>& spans) override {
+    spans.assign(pairs.size(), Span{});
     const auto cells = [&](std::size_t k) {
       return static_cast<double>(pairs[k].query.size()) * static_cast<double>(pairs[k].subject.size());
     };
@@ -447,7 +447,7 @@ class GpuBackend final : public ScanBackend {
 
   // spans[k] for the pairs k of `chosen`, split across the GPUs in contiguous shares of about equal cells.
   void locate_on_gpus(const std::vector<HitPair>& pairs, const std::vector<std::size_t>& chosen,
-                      std::vector<HitSpan>& spans) {
+                      std::vector<Span>& spans) {
     std::vector<double> cells;
     for (const std::size_t k : chosen)
       cells.push_back(static_cast<double>(pairs[k].query.size()) * static_cast<double>(pairs[k].subject.size()));
@@ -459,17 +459,9 @@ class GpuBackend final : public ScanBackend {
       for (std::size_t n = bounds[g]; n < bounds[g + 1]; ++n)
         tasks.push_back({pairs[chosen[n]].query, pairs[chosen[n]].subject});
       if (!aligners_[g]) aligners_[g].emplace(gpus_[g].device, scoring_);
-      std::vector<gpu::PairSpan> found;
+      std::vector<Span> found;
       aligners_[g]->align(tasks, AlignmentMode::local, found);
-      for (std::size_t n = bounds[g]; n < bounds[g + 1]; ++n) {
-        const gpu::PairSpan& span = found[n - bounds[g]];
-        HitSpan& out = spans[chosen[n]];
-        out.score = span.score;
-        out.query_begin = span.query_begin;
-        out.query_end = span.query_end;
-        out.subject_begin = span.target_begin;
-        out.subject_end = span.target_end;
-      }
+      for (std::size_t n = bounds[g]; n < bounds[g + 1]; ++n) spans[chosen[n]] = found[n - bounds[g]];
     });
   }
 

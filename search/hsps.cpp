@@ -48,21 +48,21 @@ void add_windows(const HspRequest& request, std::size_t r, std::uint64_t begin, 
   if (open && can_reach(window.end - window.begin)) windows.push_back(window);
 }
 
-bool better(const HitSpan& a, const HitSpan& b) {
+bool better(const Span& a, const Span& b) {
   return a.score != b.score ? a.score > b.score : a.subject_begin < b.subject_begin;
 }
 
 }  // namespace
 
-std::vector<std::vector<HitSpan>> find_hsps(const std::vector<HspRequest>& requests, const LocateFunction& locate,
-                                            int max_substitution) {
-  std::vector<std::vector<HitSpan>> hsps(requests.size());
+std::vector<std::vector<Span>> find_hsps(const std::vector<HspRequest>& requests, const LocateFunction& locate,
+                                         int max_substitution) {
+  std::vector<std::vector<Span>> hsps(requests.size());
   std::vector<Window> windows;
   for (std::size_t r = 0; r < requests.size(); ++r)
     add_windows(requests[r], r, 0, requests[r].subject.size(), max_substitution, windows);
 
   std::vector<HitPair> pairs;
-  std::vector<HitSpan> spans;
+  std::vector<Span> spans;
   for (bool first_round = true; !windows.empty(); first_round = false) {
     throw_if_interrupted();
     pairs.clear();
@@ -83,7 +83,7 @@ std::vector<std::vector<HitSpan>> find_hsps(const std::vector<HspRequest>& reque
     for (std::size_t k = 0; k < windows.size(); ++k) {
       const Window& w = windows[k];
       const HspRequest& request = requests[w.request];
-      HitSpan span = spans[k];
+      Span span = spans[k];
       if (span.score < std::max<std::int64_t>(request.cutoff, 1)) continue;
       span.subject_begin += static_cast<std::uint32_t>(w.begin);
       span.subject_end += static_cast<std::uint32_t>(w.begin);

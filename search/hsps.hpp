@@ -38,11 +38,11 @@ struct HspRequest {
   std::uint64_t reach = 0;
 };
 
-using LocateFunction = std::function<void(const std::vector<HitPair>&, std::vector<HitSpan>&)>;
+using LocateFunction = std::function<void(const std::vector<HitPair>&, std::vector<Span>&)>;
 
 // hsps[r]: request r's HSPs, best first (score, then subject start), at most max_hsps. The first is the
 // best local alignment of the whole subject whenever that scores at least the cutoff.
-std::vector<std::vector<HitSpan>> find_hsps(const std::vector<HspRequest>& requests, const LocateFunction& locate,
-                                            int max_substitution);
+std::vector<std::vector<Span>> find_hsps(const std::vector<HspRequest>& requests, const LocateFunction& locate,
+                                         int max_substitution);
 
 }  // namespace warpsearch

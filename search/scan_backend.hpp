@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/span.hpp"
 #include "db/database.hpp"
 #include "kernels/cpu/alignment.hpp"
 #include "kernels/cpu/column_range.hpp"
@@ -56,10 +57,6 @@ struct HotColumnRequest {
   std::uint64_t reach = 1;
 };
 
-// Score and rectangle of a hit's local alignment (0-based, end exclusive; score 0: every coordinate 0),
-// the input of cpu::align_in_rectangle.
-using HitSpan = cpu::AlignmentSpan;
-
 class ScanBackend {
  public:
   virtual ~ScanBackend() = default;
@@ -76,7 +73,7 @@ class ScanBackend {
   // called while scan() runs unless locates_while_scanning(). Throws std::invalid_argument for a code
   // outside the alphabet and std::overflow_error for a pair beyond the CPU striped kernels' bound
   // (cpu::pair_span).
-  virtual void locate(const std::vector<HitPair>& pairs, std::vector<HitSpan>& spans) = 0;
+  virtual void locate(const std::vector<HitPair>& pairs, std::vector<Span>& spans) = 0;
   // For long subjects, scanned in segments (search/subject_segments.hpp): the subject ranges (ascending,
   // disjoint) outside which no column of the subject at FASTA position `subject` holds a cell at prepared
   // query `prepared`'s threshold, kept from the scans since the last set_queries(); nullptr when unknown

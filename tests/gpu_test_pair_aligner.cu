@@ -26,22 +26,13 @@ using warpsearch::AlignmentMode;
 using warpsearch::GapExtend;
 using warpsearch::GapOpen;
 using warpsearch::ScoringScheme;
+using warpsearch::Span;
 using warpsearch::SubstitutionMatrix;
 using warpsearch::gpu::GpuPairAligner;
-using warpsearch::gpu::PairSpan;
 using warpsearch::gpu::PairTask;
 using warpsearch::gpu::usable_device_count;
 
 constexpr AlignmentMode kModes[] = {AlignmentMode::local, AlignmentMode::global, AlignmentMode::semiglobal};
-
-const char* mode_name(AlignmentMode mode) {
-  switch (mode) {
-    case AlignmentMode::local: return "local";
-    case AlignmentMode::global: return "global";
-    case AlignmentMode::semiglobal: return "semiglobal";
-  }
-  return "?";
-}
 
 bool have_gpu() {
   if (usable_device_count() > 0) return true;
@@ -61,25 +52,24 @@ void check_pairs(const ScoringScheme& scoring, const std::vector<Pair>& pairs, A
   aligner.set_kernel_options(options);
   std::vector<PairTask> tasks;
   for (const auto& pair : pairs) tasks.push_back({pair.query, pair.target});
-  std::vector<PairSpan> spans;
+  std::vector<Span> spans;
   aligner.align(tasks, mode, spans);
   REQUIRE(spans.size() == pairs.size());
   std::size_t mismatches = 0;
   for (std::size_t k = 0; k < pairs.size(); ++k) {
     const auto expected = warpsearch::reference::span(pairs[k].query, pairs[k].target, scoring, mode);
-    const PairSpan& got = spans[k];
+    const Span& got = spans[k];
     const bool same = got.score == expected.score && got.query_begin == expected.query_begin &&
-                      got.query_end == expected.query_end && got.target_begin == expected.subject_begin &&
-                      got.target_end == expected.subject_end;
+                      got.query_end == expected.query_end && got.subject_begin == expected.subject_begin &&
+                      got.subject_end == expected.subject_end;
     if (!same && ++mismatches <= 10)
-      UNSCOPED_INFO(mode_name(mode) << (options.reverse_early_exit ? "" : " (no early exit)") << " pair " << k << " ("
-                                    << pairs[k].query.size() << " x " << pairs[k].target.size() << ", "
-                                    << scoring.matrix().name() << " " << scoring.gap_open() << "/"
-                                    << scoring.gap_extend() << "): GPU " << got.score << " q[" << got.query_begin << ","
-                                    << got.query_end << ") t[" << got.target_begin << "," << got.target_end
-                                    << "), reference " << expected.score << " q[" << expected.query_begin << ","
-                                    << expected.query_end << ") t[" << expected.subject_begin << ","
-                                    << expected.subject_end << ")");
+      UNSCOPED_INFO(alignment_mode_name(mode)
+                    << (options.reverse_early_exit ? "" : " (no early exit)") << " pair " << k << " ("
+                    << pairs[k].query.size() << " x " << pairs[k].target.size() << ", " << scoring.matrix().name()
+                    << " " << scoring.gap_open() << "/" << scoring.gap_extend() << "): GPU " << got.score << " q["
+                    << got.query_begin << "," << got.query_end << ") t[" << got.subject_begin << "," << got.subject_end
+                    << "), reference " << expected.score << " q[" << expected.query_begin << "," << expected.query_end
+                    << ") t[" << expected.subject_begin << "," << expected.subject_end << ")");
   }
   CHECK(mismatches == 0);
 }
@@ -124,7 +114,7 @@ TEST_CASE("GpuPairAligner: empty batches, empty sequences and bad codes", "[gpu]
   if (!have_gpu()) return;
   const ScoringScheme scoring = blosum62();
   GpuPairAligner aligner(0, scoring);
-  std::vector<PairSpan> spans(3);
+  std::vector<Span> spans(3);
   aligner.align({}, AlignmentMode::local, spans);
   CHECK(spans.empty());
 
@@ -269,7 +259,7 @@ TEST_CASE("GpuPairAligner: packed passes at the 16-bit bound", "[gpu][pairs][sma
   check_pairs(scoring, pairs, AlignmentMode::local, packed);
   GpuPairAligner aligner(0, scoring);
   aligner.set_kernel_options(packed);
-  std::vector<PairSpan> spans;
+  std::vector<Span> spans;
   aligner.align({{pairs[2].query, pairs[2].target}, {pairs[4].query, pairs[4].target}}, AlignmentMode::local, spans);
   CHECK(spans[0].score == 2976 * 11);
   CHECK(spans[1].score == 2977 * 11);
@@ -350,11 +340,11 @@ TEST_CASE("GpuPairAligner: long identical pairs score beyond 16 bits", "[gpu][pa
   }
   // A score the reference gives without running the reference: the whole DNA diagonal.
   GpuPairAligner aligner(0, dna);
-  std::vector<PairSpan> spans;
+  std::vector<Span> spans;
   aligner.align({{d, d}}, AlignmentMode::local, spans);
   CHECK(spans[0].score == 40000);
   CHECK(spans[0].query_begin == 0);
-  CHECK(spans[0].target_end == 20000);
+  CHECK(spans[0].subject_end == 20000);
 }
 
 TEST_CASE("GpuPairAligner: very long pairs (100,000 rows, 50,000 x 50,000)", "[gpu][pairs][long]") {
@@ -392,7 +382,7 @@ void check_sub_batches(std::size_t count, const GpuPairAligner::SubBatchLimits& 
   aligner.set_kernel_options(options);
   aligner.set_trace(trace);
   for (const AlignmentMode mode : kModes) {
-    std::vector<PairSpan> spans;
+    std::vector<Span> spans;
     aligner.align(tasks, mode, spans);
     CHECK(aligner.last_timings().sub_batches >= min_sub_batches);
     if (trace) {  // every sub-batch's upload, forward launches and spans back are in the timeline
@@ -410,34 +400,35 @@ void check_sub_batches(std::size_t count, const GpuPairAligner::SubBatchLimits& 
     }
     REQUIRE(spans.size() == pairs.size());
     std::size_t mismatches = 0;
-    std::vector<PairSpan> small;
+    std::vector<Span> small;
     for (std::size_t first = 0; first < tasks.size(); first += 250) {
       const std::vector<PairTask> part(
           tasks.begin() + static_cast<std::ptrdiff_t>(first),
           tasks.begin() + static_cast<std::ptrdiff_t>(std::min(tasks.size(), first + 250)));
       aligner.align(part, mode, small);
       for (std::size_t k = 0; k < part.size(); ++k) {
-        const PairSpan& a = spans[first + k];
-        const PairSpan& b = small[k];
+        const Span& a = spans[first + k];
+        const Span& b = small[k];
         const bool same = a.score == b.score && a.query_begin == b.query_begin && a.query_end == b.query_end &&
-                          a.target_begin == b.target_begin && a.target_end == b.target_end;
-        if (!same && ++mismatches <= 10) UNSCOPED_INFO(mode_name(mode) << " pair " << first + k << " differs");
+                          a.subject_begin == b.subject_begin && a.subject_end == b.subject_end;
+        if (!same && ++mismatches <= 10)
+          UNSCOPED_INFO(alignment_mode_name(mode) << " pair " << first + k << " differs");
       }
     }
     CHECK(mismatches == 0);
     for (std::size_t k = 0; k < pairs.size(); k += 97) {
       const auto e = warpsearch::reference::span(pairs[k].query, pairs[k].target, scoring, mode);
-      const PairSpan& g = spans[k];
+      const Span& g = spans[k];
       const bool same = g.score == e.score && g.query_begin == e.query_begin && g.query_end == e.query_end &&
-                        g.target_begin == e.subject_begin && g.target_end == e.subject_end;
-      if (!same) UNSCOPED_INFO(mode_name(mode) << " pair " << k << " differs from the reference");
+                        g.subject_begin == e.subject_begin && g.subject_end == e.subject_end;
+      if (!same) UNSCOPED_INFO(alignment_mode_name(mode) << " pair " << k << " differs from the reference");
       CHECK(same);
     }
   }
   const std::size_t bad = count - 10;
   pairs[bad].target[5] = static_cast<char>(30);
   tasks[bad] = {pairs[bad].query, pairs[bad].target};
-  std::vector<PairSpan> spans;
+  std::vector<Span> spans;
   try {
     aligner.align(tasks, AlignmentMode::local, spans);
     FAIL("a code outside the alphabet was accepted");

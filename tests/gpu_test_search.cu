@@ -73,7 +73,7 @@ void check_locate(warpsearch::ScanBackend& backend, const warpsearch::ScoringSch
                   const std::vector<CodesPair>& pairs, warpsearch::ScanBackend* other = nullptr) {
   std::vector<warpsearch::HitPair> hit_pairs;
   for (const auto& pair : pairs) hit_pairs.push_back({pair.query, pair.subject});
-  std::vector<warpsearch::HitSpan> spans, other_spans;
+  std::vector<warpsearch::Span> spans, other_spans;
   backend.locate(hit_pairs, spans);
   REQUIRE(spans.size() == pairs.size());
   if (other) other->locate(hit_pairs, other_spans);
@@ -81,7 +81,7 @@ void check_locate(warpsearch::ScanBackend& backend, const warpsearch::ScoringSch
   for (std::size_t k = 0; k < pairs.size(); ++k) {
     const auto expected =
         warpsearch::reference::span(pairs[k].query, pairs[k].subject, scoring, warpsearch::AlignmentMode::local);
-    const warpsearch::HitSpan& got = spans[k];
+    const warpsearch::Span& got = spans[k];
     bool same = got.score == expected.score && got.query_begin == expected.query_begin &&
                 got.query_end == expected.query_end && got.subject_begin == expected.subject_begin &&
                 got.subject_end == expected.subject_end;
@@ -127,7 +127,7 @@ TEST_CASE("gpu search: the GPU backend locates hits as reference::span and the C
   mixed.insert(mixed.begin() + 7, long_pair);
   check_locate(*make_gpu_backend(blastn, {}, 0, 2), blastn, mixed);
 
-  std::vector<HitSpan> spans(2);
+  std::vector<Span> spans(2);
   make_gpu_backend(blosum62, {}, 0, 0)->locate({}, spans);
   CHECK(spans.empty());
 }

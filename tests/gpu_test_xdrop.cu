@@ -55,21 +55,21 @@ GpuXdropAligner::Timings check_cases(const std::vector<Case>& cases, const Scori
                 got.left.target_length == expected.left.target_length && got.right.score == expected.right.score &&
                 got.right.query_length == expected.right.query_length &&
                 got.right.target_length == expected.right.target_length && got.query_begin == expected.query_begin &&
-                got.query_end == expected.query_end && got.target_begin == expected.target_begin &&
-                got.target_end == expected.target_end;
+                got.query_end == expected.query_end && got.subject_begin == expected.subject_begin &&
+                got.subject_end == expected.subject_end;
     if (reference && same) {
       const XdropSpan ref = reference::xdrop_reference(c.query, c.target, c.seed, scoring, x);
       same = ref.score == got.score && ref.query_begin == got.query_begin && ref.query_end == got.query_end &&
-             ref.target_begin == got.target_begin && ref.target_end == got.target_end;
+             ref.subject_begin == got.subject_begin && ref.subject_end == got.subject_end;
     }
     if (!same && ++mismatches <= 10)
       UNSCOPED_INFO(scoring.matrix().name()
                     << " " << scoring.gap_open() << "/" << scoring.gap_extend() << " X " << x.value << " case " << k
                     << " (" << c.query.size() << " x " << c.target.size() << ", seed " << c.seed.query_begin << ","
                     << c.seed.target_begin << "+" << c.seed.length << "): GPU " << got.score << " q[" << got.query_begin
-                    << "," << got.query_end << ") t[" << got.target_begin << "," << got.target_end << "), CPU "
+                    << "," << got.query_end << ") t[" << got.subject_begin << "," << got.subject_end << "), CPU "
                     << expected.score << " q[" << expected.query_begin << "," << expected.query_end << ") t["
-                    << expected.target_begin << "," << expected.target_end << ")");
+                    << expected.subject_begin << "," << expected.subject_end << ")");
   }
   CHECK(mismatches == 0);
   CHECK(aligner.cells() == cpu.cells());

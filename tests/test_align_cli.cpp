@@ -140,12 +140,10 @@ TEST_CASE("align cli: every mode's rows equal the references, and the CIGAR repl
         std::uint32_t qb, qe, tb, te;
         if (std::string(mode) == "xdrop") {
           const XdropSpan span = reference::xdrop_reference(query, target, Seed{0, 0, 0}, scoring, XDrop{30});
-          score = span.score, qb = span.query_begin, qe = span.query_end, tb = span.target_begin, te = span.target_end;
+          score = span.score, qb = span.query_begin, qe = span.query_end, tb = span.subject_begin,
+          te = span.subject_end;
         } else {
-          const AlignmentMode m = std::string(mode) == "local"    ? AlignmentMode::local
-                                  : std::string(mode) == "global" ? AlignmentMode::global
-                                                                  : AlignmentMode::semiglobal;
-          const reference::Span span = reference::span(query, target, scoring, m);
+          const Span span = reference::span(query, target, scoring, parse_alignment_mode(mode));
           score = span.score, qb = span.query_begin, qe = span.query_end, tb = span.subject_begin,
           te = span.subject_end;
         }
@@ -216,7 +214,7 @@ TEST_CASE("align cli: --pairs with seeds, SAM, files and threads", "[cli][align]
     INFO("row " << n);
     CHECK(rows[n + 1][0] == "q" + std::to_string(expected[n].query));
     CHECK(rows[n + 1][2] == std::to_string(span.score));
-    CHECK(rows[n + 1][6] == (span.target_begin == span.target_end ? "0" : std::to_string(span.target_end)));
+    CHECK(rows[n + 1][6] == (span.subject_begin == span.subject_end ? "0" : std::to_string(span.subject_end)));
   }
   // Identical for any thread count, and on stdout.
   const auto threaded = run_warpsearch("align --quiet --device cpu " + fixture.inputs() + " --pairs " + quoted(pairs) +
@@ -244,7 +242,7 @@ TEST_CASE("align cli: --pairs with seeds, SAM, files and threads", "[cli][align]
     REQUIRE(record.size() == 13);
     CHECK(record[0] == "q" + std::to_string(p));
     CHECK(record[9] == Alphabet::nucleotide().decode_string(fixture.queries[p]));
-    const reference::Span span = reference::span(fixture.queries[p], fixture.targets[p], scoring, AlignmentMode::local);
+    const Span span = reference::span(fixture.queries[p], fixture.targets[p], scoring, AlignmentMode::local);
     CHECK(record[11] == "AS:i:" + std::to_string(span.score));
     if (span.score == 0) {
       CHECK(record[1] == "4");

@@ -79,14 +79,14 @@ std::vector<OwnedPair> make_pairs(std::mt19937_64& rng, int letters) {
 // Independent of the engine's own replay: the operations consume exactly the span and score the score.
 void check_operations(const OwnedPair& pair, const ScoringScheme& scoring, const PairAlignment& alignment) {
   std::int64_t score = 0;
-  std::size_t i = alignment.query_begin, j = alignment.target_begin;
+  std::size_t i = alignment.query_begin, j = alignment.subject_begin;
   std::uint32_t identities = 0, gaps = 0;
   for (std::size_t column = 0; column < alignment.operations.size(); ++column) {
     const char op = alignment.operations[column];
     const bool continues = column > 0 && alignment.operations[column - 1] == op;
     if (op == 'M') {
       REQUIRE(i < alignment.query_end);
-      REQUIRE(j < alignment.target_end);
+      REQUIRE(j < alignment.subject_end);
       score += scoring.score(static_cast<std::uint8_t>(pair.query[i]), static_cast<std::uint8_t>(pair.target[j]));
       identities += pair.query[i] == pair.target[j] ? 1 : 0;
       ++i;
@@ -99,13 +99,14 @@ void check_operations(const OwnedPair& pair, const ScoringScheme& scoring, const
     }
   }
   REQUIRE(i == alignment.query_end);
-  REQUIRE(j == alignment.target_end);
+  REQUIRE(j == alignment.subject_end);
   REQUIRE(score == alignment.score);
   CHECK(alignment.identities == identities);
   CHECK(alignment.gaps == gaps);
 }
 
-void check_mode(PairMode mode, const ScoringScheme& scoring, const std::vector<OwnedPair>& pairs, unsigned threads) {
+void check_mode(AlignmentMode mode, const ScoringScheme& scoring, const std::vector<OwnedPair>& pairs,
+                unsigned threads) {
   AlignOptions options;
   options.mode = mode;
   options.operations = true;
@@ -120,39 +121,36 @@ void check_mode(PairMode mode, const ScoringScheme& scoring, const std::vector<O
   const std::vector<PairAlignment> spans = spans_only.align(views(pairs));
   for (std::size_t p = 0; p < pairs.size(); ++p) {
     const OwnedPair& pair = pairs[p];
-    INFO(pair_mode_name(mode) << " " << scoring.matrix().name() << " " << scoring.gap_open() << "/"
-                              << scoring.gap_extend() << " pair " << p << ": " << pair.query.size() << " x "
-                              << pair.target.size());
+    INFO(alignment_mode_name(mode) << " " << scoring.matrix().name() << " " << scoring.gap_open() << "/"
+                                   << scoring.gap_extend() << " pair " << p << ": " << pair.query.size() << " x "
+                                   << pair.target.size());
     std::int64_t score;
-    std::uint32_t query_begin, query_end, target_begin, target_end;
-    if (mode == PairMode::xdrop) {
+    std::uint32_t query_begin, query_end, subject_begin, subject_end;
+    if (mode == AlignmentMode::xdrop) {
       const XdropSpan expected = reference::xdrop_reference(pair.query, pair.target, pair.seed, scoring, options.xdrop);
       score = expected.score;
       query_begin = expected.query_begin;
       query_end = expected.query_end;
-      target_begin = expected.target_begin;
-      target_end = expected.target_end;
+      subject_begin = expected.subject_begin;
+      subject_end = expected.subject_end;
     } else {
-      const AlignmentMode reference_mode = mode == PairMode::local    ? AlignmentMode::local
-                                           : mode == PairMode::global ? AlignmentMode::global
-                                                                      : AlignmentMode::semiglobal;
-      const reference::Span expected = reference::span(pair.query, pair.target, scoring, reference_mode);
+      const Span expected = reference::span(pair.query, pair.target, scoring, mode);
       score = expected.score;
       query_begin = expected.query_begin;
       query_end = expected.query_end;
-      target_begin = expected.subject_begin;
-      target_end = expected.subject_end;
+      subject_begin = expected.subject_begin;
+      subject_end = expected.subject_end;
     }
     const PairAlignment& got = results[p];
     REQUIRE(got.score == score);
     REQUIRE(got.query_begin == query_begin);
     REQUIRE(got.query_end == query_end);
-    REQUIRE(got.target_begin == target_begin);
-    REQUIRE(got.target_end == target_end);
+    REQUIRE(got.subject_begin == subject_begin);
+    REQUIRE(got.subject_end == subject_end);
     check_operations(pair, scoring, got);
     REQUIRE(spans[p].score == score);
     REQUIRE(spans[p].query_begin == query_begin);
-    REQUIRE(spans[p].target_end == target_end);
+    REQUIRE(spans[p].subject_end == subject_end);
   }
 }
 
@@ -162,7 +160,8 @@ TEST_CASE("align engine: local, global, semiglobal and xdrop against the referen
   std::mt19937_64 rng(601);
   for (const auto& scoring : schemes()) {
     const std::vector<OwnedPair> pairs = make_pairs(rng, letters_of(scoring));
-    for (const PairMode mode : {PairMode::local, PairMode::global, PairMode::semiglobal, PairMode::xdrop})
+    for (const AlignmentMode mode :
+         {AlignmentMode::local, AlignmentMode::global, AlignmentMode::semiglobal, AlignmentMode::xdrop})
       check_mode(mode, scoring, pairs, 2);
   }
 }
@@ -173,13 +172,14 @@ TEST_CASE("align engine: saturation of narrow scores on long identical pairs", "
   const ScoringScheme blosum(SubstitutionMatrix::builtin("BLOSUM62"), GapOpen{11}, GapExtend{1});
   const std::string tryptophans(2500, static_cast<char>(Alphabet::protein().encode('W')));
   const std::vector<OwnedPair> protein_pairs = {{tryptophans, tryptophans, Seed{1000, 1000, 5}}};
-  for (const PairMode mode : {PairMode::local, PairMode::global, PairMode::semiglobal, PairMode::xdrop})
+  for (const AlignmentMode mode :
+       {AlignmentMode::local, AlignmentMode::global, AlignmentMode::semiglobal, AlignmentMode::xdrop})
     check_mode(mode, blosum, protein_pairs, 1);
   const ScoringScheme dna(SubstitutionMatrix::nucleotide(2, -3), GapOpen{5}, GapExtend{2});
   std::mt19937_64 rng(603);
   const std::string genome = test::random_codes(rng, 20000, 4);
   AlignOptions options;
-  options.mode = PairMode::xdrop;
+  options.mode = AlignmentMode::xdrop;
   options.device = Device::cpu;
   options.operations = true;
   AlignEngine engine(dna, options);
@@ -201,7 +201,8 @@ TEST_CASE("align engine: the same results for any thread count and batch split",
     pair.seed = Seed{0, 0, 0};
     pairs.push_back(pair);
   }
-  for (const PairMode mode : {PairMode::local, PairMode::global, PairMode::semiglobal, PairMode::xdrop}) {
+  for (const AlignmentMode mode :
+       {AlignmentMode::local, AlignmentMode::global, AlignmentMode::semiglobal, AlignmentMode::xdrop}) {
     std::vector<PairAlignment> first;
     for (const unsigned threads : {1u, 2u, 3u, 8u}) {
       AlignOptions options;
@@ -223,12 +224,12 @@ TEST_CASE("align engine: the same results for any thread count and batch split",
         first = results;
         continue;
       }
-      INFO(pair_mode_name(mode) << ", " << threads << " threads");
+      INFO(alignment_mode_name(mode) << ", " << threads << " threads");
       REQUIRE(results.size() == first.size());
       for (std::size_t p = 0; p < results.size(); ++p) {
         REQUIRE(results[p].score == first[p].score);
         REQUIRE(results[p].query_begin == first[p].query_begin);
-        REQUIRE(results[p].target_end == first[p].target_end);
+        REQUIRE(results[p].subject_end == first[p].subject_end);
         REQUIRE(results[p].operations == first[p].operations);
       }
     }
@@ -238,7 +239,7 @@ TEST_CASE("align engine: the same results for any thread count and batch split",
 TEST_CASE("align engine: bad options and seeds", "[align][engine]") {
   const ScoringScheme scoring(SubstitutionMatrix::nucleotide(2, -3), GapOpen{5}, GapExtend{2});
   AlignOptions options;
-  options.mode = PairMode::xdrop;
+  options.mode = AlignmentMode::xdrop;
   options.xdrop = XDrop{-1};
   CHECK_THROWS_AS(AlignEngine(scoring, options), std::invalid_argument);
   options.xdrop = XDrop{10};
@@ -246,8 +247,8 @@ TEST_CASE("align engine: bad options and seeds", "[align][engine]") {
   AlignEngine engine(scoring, options);
   const std::string a = "\x00\x01\x02\x03", b = "\x00\x01";
   CHECK_THROWS_AS(engine.align({{a, b, Seed{3, 1, 2}}}), std::out_of_range);
-  CHECK_THROWS_AS(parse_pair_mode("banded"), std::invalid_argument);
-  CHECK(parse_pair_mode("semiglobal") == PairMode::semiglobal);
+  CHECK_THROWS_AS(parse_alignment_mode("banded"), std::invalid_argument);
+  CHECK(parse_alignment_mode("semiglobal") == AlignmentMode::semiglobal);
 }
 
 #if defined(WARPSEARCH_HAVE_PARASAIL)
@@ -266,7 +267,7 @@ TEST_CASE("align engine: parasail agrees on local, global and semiglobal scores"
     for (const auto& pair : pairs)
       if (!pair.query.empty() && !pair.target.empty()) nonempty.push_back(pair);
     const int open = scoring.gap_open() + scoring.gap_extend(), extend = scoring.gap_extend();
-    for (const PairMode mode : {PairMode::local, PairMode::global, PairMode::semiglobal}) {
+    for (const AlignmentMode mode : {AlignmentMode::local, AlignmentMode::global, AlignmentMode::semiglobal}) {
       AlignOptions options;
       options.mode = mode;
       options.device = Device::cpu;
@@ -278,12 +279,12 @@ TEST_CASE("align engine: parasail agrees on local, global and semiglobal scores"
         for (char c : nonempty[p].target) t += kLetters[static_cast<std::size_t>(c)];
         const int ql = static_cast<int>(q.size()), tl = static_cast<int>(t.size());
         parasail_result_t* result =
-            mode == PairMode::local    ? parasail_sw(q.c_str(), ql, t.c_str(), tl, open, extend, matrix)
-            : mode == PairMode::global ? parasail_nw(q.c_str(), ql, t.c_str(), tl, open, extend, matrix)
-                                       : parasail_sg_dx(q.c_str(), ql, t.c_str(), tl, open, extend, matrix);
+            mode == AlignmentMode::local    ? parasail_sw(q.c_str(), ql, t.c_str(), tl, open, extend, matrix)
+            : mode == AlignmentMode::global ? parasail_nw(q.c_str(), ql, t.c_str(), tl, open, extend, matrix)
+                                            : parasail_sg_dx(q.c_str(), ql, t.c_str(), tl, open, extend, matrix);
         const int expected = parasail_result_get_score(result);
         parasail_result_free(result);
-        INFO(pair_mode_name(mode) << " " << scoring.matrix().name() << " pair " << p);
+        INFO(alignment_mode_name(mode) << " " << scoring.matrix().name() << " pair " << p);
         CHECK(results[p].score == expected);
       }
     }
@@ -306,12 +307,13 @@ TEST_CASE("align engine: the GPU backend gives the CPU backend's results", "[ali
       const std::string query = test::random_codes(rng, length, letters_of(scoring));
       pairs.push_back({query, test::mutated_codes(rng, query, letters_of(scoring), 0.2, 5), Seed{}});
     }
-    for (const PairMode mode : {PairMode::local, PairMode::global, PairMode::semiglobal, PairMode::xdrop}) {
+    for (const AlignmentMode mode :
+         {AlignmentMode::local, AlignmentMode::global, AlignmentMode::semiglobal, AlignmentMode::xdrop}) {
       for (const bool operations : {false, true}) {
         AlignOptions options;
         options.mode = mode;
         options.operations = operations;
-        options.xdrop = XDrop{mode == PairMode::xdrop && operations ? 200 : 30};
+        options.xdrop = XDrop{mode == AlignmentMode::xdrop && operations ? 200 : 30};
         options.device = Device::cpu;
         AlignEngine cpu_engine(scoring, options);
         const auto expected = cpu_engine.align(views(pairs));
@@ -321,13 +323,13 @@ TEST_CASE("align engine: the GPU backend gives the CPU backend's results", "[ali
         CHECK(gpu_engine.cells() == cpu_engine.cells());
         for (std::size_t p = 0; p < pairs.size(); ++p) {
           INFO(gpu_engine.backend_description()
-               << " " << pair_mode_name(mode) << " " << scoring.matrix().name() << " pair " << p << ": "
+               << " " << alignment_mode_name(mode) << " " << scoring.matrix().name() << " pair " << p << ": "
                << pairs[p].query.size() << " x " << pairs[p].target.size());
           REQUIRE(got[p].score == expected[p].score);
           REQUIRE(got[p].query_begin == expected[p].query_begin);
           REQUIRE(got[p].query_end == expected[p].query_end);
-          REQUIRE(got[p].target_begin == expected[p].target_begin);
-          REQUIRE(got[p].target_end == expected[p].target_end);
+          REQUIRE(got[p].subject_begin == expected[p].subject_begin);
+          REQUIRE(got[p].subject_end == expected[p].subject_end);
           REQUIRE(got[p].operations == expected[p].operations);
         }
       }
@@ -335,7 +337,7 @@ TEST_CASE("align engine: the GPU backend gives the CPU backend's results", "[ali
   }
   // X-drop: a seed that does not fit names the pair as the CPU backend does.
   AlignOptions xdrop;
-  xdrop.mode = PairMode::xdrop;
+  xdrop.mode = AlignmentMode::xdrop;
   xdrop.device = Device::gpu;
   AlignEngine engine(schemes().front(), xdrop);
   const std::string codes = test::random_codes(rng, 2, 20);

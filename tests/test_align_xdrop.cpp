@@ -63,12 +63,12 @@ void check_operations(const std::string& query, const std::string& target, const
                       const XdropAlignment& alignment) {
   const XdropSpan& span = alignment.span;
   std::int64_t score = 0;
-  std::size_t i = span.query_begin, j = span.target_begin;
+  std::size_t i = span.query_begin, j = span.subject_begin;
   char previous = 'M';
   for (const char op : alignment.operations) {
     if (op == 'M') {
       REQUIRE(i < span.query_end);
-      REQUIRE(j < span.target_end);
+      REQUIRE(j < span.subject_end);
       score += scoring.score(static_cast<std::uint8_t>(query[i]), static_cast<std::uint8_t>(target[j]));
       ++i;
       ++j;
@@ -80,7 +80,7 @@ void check_operations(const std::string& query, const std::string& target, const
     previous = op;
   }
   REQUIRE(i == span.query_end);
-  REQUIRE(j == span.target_end);
+  REQUIRE(j == span.subject_end);
   REQUIRE(score == span.score);
 }
 
@@ -99,15 +99,15 @@ void check_against_reference(const std::string& query, const std::string& target
     REQUIRE(got.span.right.score == expected.right.score);
     REQUIRE(got.span.query_begin == expected.query_begin);
     REQUIRE(got.span.query_end == expected.query_end);
-    REQUIRE(got.span.target_begin == expected.target_begin);
-    REQUIRE(got.span.target_end == expected.target_end);
+    REQUIRE(got.span.subject_begin == expected.subject_begin);
+    REQUIRE(got.span.subject_end == expected.subject_end);
     check_operations(query, target, scoring, got);
     // Without operations: the same span.
     const XdropAlignment plain = aligner.align(query, target, seed, false);
     REQUIRE(plain.operations.empty());
     REQUIRE(plain.span.score == expected.score);
     REQUIRE(plain.span.query_end == expected.query_end);
-    REQUIRE(plain.span.target_begin == expected.target_begin);
+    REQUIRE(plain.span.subject_begin == expected.subject_begin);
   }
 }
 
@@ -173,8 +173,8 @@ TEST_CASE("xdrop: seeds, their score, and seeds at the sequence ends", "[xdrop]"
   CHECK(span.score == 24);  // the twelve shared residues
   CHECK(span.query_begin == 4);
   CHECK(span.query_end == 16);
-  CHECK(span.target_begin == 2);
-  CHECK(span.target_end == 14);
+  CHECK(span.subject_begin == 2);
+  CHECK(span.subject_end == 14);
   CHECK(span.score == span.seed_score + span.left.score + span.right.score);
   // A seed past the end of either sequence is refused.
   CHECK_THROWS_AS(seed_score(query, target, Seed{18, 2, 4}, scoring), std::out_of_range);

@@ -17,9 +17,9 @@
 #include "tests/test_support.hpp"
 
 using namespace warpsearch;
+using warpsearch::PairAlignment;
 using warpsearch::cpu::align_local;
 using warpsearch::cpu::AlignmentLimits;
-using warpsearch::cpu::LocalAlignment;
 
 namespace {
 
@@ -29,8 +29,8 @@ std::string mutate(std::mt19937_64& rng, const std::string& source, int alphabet
 
 // Everything an alignment promises, checked independently of its implementation.
 void check_alignment(const std::string& query, const std::string& subject, const ScoringScheme& scoring,
-                     const LocalAlignment& alignment, AlignmentMode mode = AlignmentMode::local) {
-  const reference::Span expected = reference::span(query, subject, scoring, mode);
+                     const PairAlignment& alignment, AlignmentMode mode = AlignmentMode::local) {
+  const Span expected = reference::span(query, subject, scoring, mode);
   REQUIRE(alignment.score == expected.score);
   REQUIRE(alignment.query_begin == expected.query_begin);
   REQUIRE(alignment.query_end == expected.query_end);
@@ -141,7 +141,7 @@ std::string oracle_operations(std::string_view a, std::string_view b, const Scor
 // align_in_rectangle over query [query_begin, query_end) x subject [subject_begin, subject_end) must give
 // the oracle's operations, with the whole traceback table and with checkpointed bands of every height.
 void check_rectangle_operations(const std::string& query, const std::string& subject, const ScoringScheme& scoring,
-                                cpu::AlignmentSpan span) {
+                                Span span) {
   std::int64_t score = 0;
   const std::string expected = oracle_operations(
       std::string_view(query).substr(span.query_begin, span.query_end - span.query_begin),
@@ -152,7 +152,7 @@ void check_rectangle_operations(const std::string& query, const std::string& sub
     limits.full_traceback_cells = cells;
     INFO("rectangle " << span.query_begin << ".." << span.query_end << " x " << span.subject_begin << ".."
                       << span.subject_end << ", score " << score << ", table limit " << cells);
-    const cpu::PairAlignment alignment = cpu::align_in_rectangle(query, subject, scoring, span, limits);
+    const PairAlignment alignment = cpu::align_in_rectangle(query, subject, scoring, span, limits);
     REQUIRE(alignment.operations == expected);
     REQUIRE(alignment.score == score);
   }
@@ -172,7 +172,7 @@ TEST_CASE("alignment: hand-checked", "[alignment]") {
   const auto& dna = Alphabet::nucleotide();
   const std::string query = dna.encode_string("ACGTACGT");
   const std::string subject = dna.encode_string("ACGTTACGT");
-  const LocalAlignment alignment = align_local(query, subject, scoring);
+  const PairAlignment alignment = align_local(query, subject, scoring);
   CHECK(alignment.score == 14);
   CHECK(alignment.operations.size() == 9);
   CHECK(alignment.identities == 8);
@@ -181,7 +181,7 @@ TEST_CASE("alignment: hand-checked", "[alignment]") {
   CHECK(alignment.operations.find('D') != std::string::npos);
   check_alignment(query, subject, scoring, alignment);
   // No positive cell: an empty alignment.
-  const LocalAlignment none = align_local(dna.encode_string("AAAA"), dna.encode_string("CCC"), scoring);
+  const PairAlignment none = align_local(dna.encode_string("AAAA"), dna.encode_string("CCC"), scoring);
   CHECK((none.score == 0 && none.operations.empty() && none.query_end == 0));
   CHECK(align_local("", dna.encode_string("CCC"), scoring).score == 0);
 }
@@ -232,11 +232,11 @@ TEST_CASE("alignment: the checkpointed traceback gives the same alignment", "[al
   for (std::size_t length : {40, 300, 2500}) {
     const std::string query = test::random_codes(rng, length, 20);
     const std::string subject = test::random_codes(rng, 17, 20) + mutate(rng, query, 20, 0.25);
-    const LocalAlignment whole = align_local(query, subject, scoring);
+    const PairAlignment whole = align_local(query, subject, scoring);
     for (std::uint64_t cells : {1, 100, 5000}) {
       AlignmentLimits limits;
       limits.full_traceback_cells = cells;
-      const LocalAlignment banded = align_local(query, subject, scoring, limits);
+      const PairAlignment banded = align_local(query, subject, scoring, limits);
       INFO("length " << length << ", table limit " << cells);
       REQUIRE(banded.operations == whole.operations);
       REQUIRE(banded.score == whole.score);
@@ -305,8 +305,8 @@ TEST_CASE("alignment: every instruction set gives the reference's span", "[align
       const std::string subject =
           test::random_codes(rng, 30, 20) + mutate(rng, query, 20, 0.2) + test::random_codes(rng, 30, 20);
       for (const AlignmentMode mode : {AlignmentMode::local, AlignmentMode::global, AlignmentMode::semiglobal}) {
-        const reference::Span expected = reference::span(query, subject, scoring, mode);
-        const cpu::AlignmentSpan span = cpu::pair_span(query, subject, scoring, mode, isa);
+        const Span expected = reference::span(query, subject, scoring, mode);
+        const Span span = cpu::pair_span(query, subject, scoring, mode, isa);
         INFO(cpu::isa_name(isa) << " mode " << static_cast<int>(mode) << " case " << n);
         REQUIRE(span.score == expected.score);
         REQUIRE(span.query_begin == expected.query_begin);
@@ -326,19 +326,19 @@ TEST_CASE("alignment: traceback inside a given rectangle", "[alignment][modes]")
       test::random_codes(rng, 40, 20) + mutate(rng, query, 20, 0.15) + test::random_codes(rng, 40, 20);
   for (const AlignmentMode mode : {AlignmentMode::local, AlignmentMode::global, AlignmentMode::semiglobal}) {
     // A span computed elsewhere (here: the reference, as the GPU would) is traced back as it is.
-    const reference::Span expected = reference::span(query, subject, scoring, mode);
-    const cpu::AlignmentSpan span{expected.score, expected.query_begin, expected.query_end, expected.subject_begin,
-                                  expected.subject_end};
+    const Span expected = reference::span(query, subject, scoring, mode);
+    const Span span{expected.score, expected.query_begin, expected.query_end, expected.subject_begin,
+                    expected.subject_end};
     INFO("mode " << static_cast<int>(mode));
     check_alignment(query, subject, scoring, cpu::align_in_rectangle(query, subject, scoring, span), mode);
     // A score the rectangle cannot reach is a bug somewhere: it throws rather than return a wrong alignment.
-    cpu::AlignmentSpan wrong = span;
+    Span wrong = span;
     wrong.score += 1;
     REQUIRE_THROWS_AS(cpu::align_in_rectangle(query, subject, scoring, wrong), std::logic_error);
   }
-  cpu::AlignmentSpan outside{5, 0, 151, 0, 10};
+  Span outside{5, 0, 151, 0, 10};
   REQUIRE_THROWS_AS(cpu::align_in_rectangle(query, subject, scoring, outside), std::invalid_argument);
-  cpu::AlignmentSpan reversed{5, 10, 9, 0, 10};
+  Span reversed{5, 10, 9, 0, 10};
   REQUIRE_THROWS_AS(cpu::align_in_rectangle(query, subject, scoring, reversed), std::invalid_argument);
 }
 
@@ -397,7 +397,7 @@ TEST_CASE("alignment: the operations are the oracle's, byte for byte", "[alignme
       check_rectangle_operations(query, subject, scoring, {0, query_begin, query_end, subject_begin, subject_end});
       // The rectangles the search asks for: each mode's optimal span.
       for (const AlignmentMode mode : {AlignmentMode::local, AlignmentMode::semiglobal}) {
-        const reference::Span span = reference::span(query, subject, scoring, mode);
+        const Span span = reference::span(query, subject, scoring, mode);
         check_rectangle_operations(query, subject, scoring,
                                    {0, span.query_begin, span.query_end, span.subject_begin, span.subject_end});
       }
@@ -408,7 +408,7 @@ TEST_CASE("alignment: the operations are the oracle's, byte for byte", "[alignme
         for (std::uint64_t cells : {std::uint64_t{1} << 25, std::uint64_t{100}}) {
           AlignmentLimits limits;
           limits.full_traceback_cells = cells;
-          const cpu::PairAlignment alignment = cpu::align_pair(query, subject, scoring, modes[n % 3], limits, isa);
+          const PairAlignment alignment = cpu::align_pair(query, subject, scoring, modes[n % 3], limits, isa);
           const std::string_view a =
               std::string_view(query).substr(alignment.query_begin, alignment.query_end - alignment.query_begin);
           const std::string_view b = std::string_view(subject).substr(alignment.subject_begin,

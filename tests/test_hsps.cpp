@@ -141,7 +141,7 @@ TEST_CASE("long subjects: segments scanned apart give the whole pass's best cell
     const Planted planted = plant(rng, query, c.subject_length, 5, c.letters, 0.15, c.letters == 4);
     const auto maxima = column_maxima(query, planted.subject, *c.scoring);
     const auto expected_hot = ranges_at_least(maxima, c.threshold);
-    const reference::LocalSpan expected_best = reference::local_end(query, planted.subject, *c.scoring);
+    const Span expected_best = reference::local_end(query, planted.subject, *c.scoring);
     REQUIRE(expected_hot.size() >= 3);
     for (const cpu::Isa isa : {cpu::Isa::scalar, cpu::Isa::sse41, cpu::Isa::avx2, cpu::Isa::avx512bw}) {
       if (!cpu::isa_supported(isa)) continue;
@@ -207,7 +207,7 @@ TEST_CASE("HSPs: the rounds of locate() find reference::local_hsps, with and wit
       const Planted planted = plant(rng, query, c.subject_length, c.copies, c.letters, 0.2, false);
       const auto expected = reference::local_hsps(query, planted.subject, *c.scoring, c.cutoff);
       ScanBackend& backend = c.letters == 4 ? *backend_dna : *backend_protein;
-      const LocateFunction locate = [&](const std::vector<HitPair>& pairs, std::vector<HitSpan>& spans) {
+      const LocateFunction locate = [&](const std::vector<HitPair>& pairs, std::vector<Span>& spans) {
         backend.locate(pairs, spans);
       };
       // Hot columns for a threshold below the cut-off, as the scan keeps them.

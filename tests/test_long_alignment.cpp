@@ -24,7 +24,7 @@ constexpr AlignmentMode kModes[] = {AlignmentMode::local, AlignmentMode::global,
 // written here without the library's replay; fails the test when the operations do not consume the
 // rectangle exactly.
 std::int64_t rescore(std::string_view query, std::string_view subject, const ScoringScheme& scoring,
-                     const cpu::PairAlignment& alignment) {
+                     const PairAlignment& alignment) {
   std::int64_t score = 0;
   std::size_t i = alignment.query_begin, j = alignment.subject_begin;
   char previous = 'M';
@@ -98,7 +98,7 @@ TEST_CASE("long alignment: the linear-memory path against the reference", "[alig
                                                   test::random_codes(rng, length(rng) / 6, letters)
                                             : test::random_codes(rng, length(rng), kind == 2 ? 2 : letters);
       for (const AlignmentMode mode : kModes) {
-        const reference::Span expected = reference::span(query, subject, scoring, mode);
+        const Span expected = reference::span(query, subject, scoring, mode);
         std::string single_thread_operations;
         for (std::uint64_t leaf : {std::uint64_t{0}, std::uint64_t{2}, std::uint64_t{40}, std::uint64_t{300}}) {
           INFO(scoring.matrix().name() << " " << scoring.gap_open() << "/" << scoring.gap_extend() << " mode "
@@ -110,7 +110,7 @@ TEST_CASE("long alignment: the linear-memory path against the reference", "[alig
             limits.threads = 3;
             REQUIRE(cpu::align_pair(query, subject, scoring, mode, limits).operations == single_thread_operations);
           }
-          const cpu::PairAlignment alignment = cpu::align_pair(query, subject, scoring, mode, limits);
+          const PairAlignment alignment = cpu::align_pair(query, subject, scoring, mode, limits);
           if (leaf == 0) single_thread_operations = alignment.operations;
           REQUIRE(alignment.score == expected.score);
           REQUIRE(alignment.query_begin == expected.query_begin);
@@ -139,7 +139,7 @@ TEST_CASE("long alignment: a 100,000 x 100,000 global alignment in linear memory
   const std::uint64_t before = peak_resident_bytes();
   cpu::AlignmentLimits limits;  // the default paths and budgets, on two threads
   limits.threads = 2;
-  const cpu::PairAlignment alignment = cpu::align_pair(query, subject, dna, AlignmentMode::global, limits);
+  const PairAlignment alignment = cpu::align_pair(query, subject, dna, AlignmentMode::global, limits);
   const std::uint64_t growth = peak_resident_bytes() - before;
 
   REQUIRE(alignment.query_end == 100000);
@@ -168,7 +168,7 @@ TEST_CASE("long alignment: a rectangle beyond the traceback's 32-bit rows is ref
   // At extend 1 the same rectangle fits (its boundary gaps cost 4.3 million), on the linear path (10 rows
   // of 4.3 million columns): 10 mismatches and 4,299,990 deletions at -1 each.
   const ScoringScheme cheap(SubstitutionMatrix::nucleotide(1, -1), GapOpen{0}, GapExtend{1});
-  const cpu::PairAlignment alignment = cpu::align_in_rectangle(query, subject, cheap, {-4300000, 0, 10, 0, 4300000});
+  const PairAlignment alignment = cpu::align_in_rectangle(query, subject, cheap, {-4300000, 0, 10, 0, 4300000});
   CHECK(rescore(query, subject, cheap, alignment) == -4300000);
 }
 

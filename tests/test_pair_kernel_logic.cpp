@@ -35,7 +35,6 @@ using warpsearch::GapExtend;
 using warpsearch::GapOpen;
 using warpsearch::ScoringScheme;
 using warpsearch::SubstitutionMatrix;
-using warpsearch::gpu::PairSpan;
 using warpsearch::gpu::detail::kMinusInfinity;
 using warpsearch::gpu::detail::PairEnd;
 using warpsearch::gpu::detail::PairJob;
@@ -375,7 +374,7 @@ Shape aligner_shape(const PairJob& job, std::uint32_t pack_limit) {
 }
 
 struct SpanRun {
-  PairSpan span;
+  detail::DeviceSpan span;
   std::uint64_t reverse_cells = 0;
   std::uint64_t overflows = 0;
   bool packed = false;  // the forward pass ran packed
@@ -424,10 +423,10 @@ SpanRun emulate_span(const std::string& query, const std::string& target, const 
   return run;
 }
 
-bool same_span(const PairSpan& got, const warpsearch::reference::Span& expected) {
+bool same_span(const detail::DeviceSpan& got, const warpsearch::Span& expected) {
   return got.score == expected.score && got.query_begin == expected.query_begin &&
-         got.query_end == expected.query_end && got.target_begin == expected.subject_begin &&
-         got.target_end == expected.subject_end;
+         got.query_end == expected.query_end && got.subject_begin == expected.subject_begin &&
+         got.subject_end == expected.subject_end;
 }
 
 struct Pair {
@@ -471,7 +470,7 @@ void check_pairs(const ScoringScheme& scoring, const std::vector<Pair>& pairs, s
         INFO("pair " << k << " " << pair.query.size() << " x " << pair.target.size() << " mode "
                      << static_cast<int>(mode) << " check mask " << check_mask << " forced shape "
                      << (forced ? forced->group : 0) << ": emulated " << run.span.score << " q[" << run.span.query_begin
-                     << "," << run.span.query_end << ") t[" << run.span.target_begin << "," << run.span.target_end
+                     << "," << run.span.query_end << ") t[" << run.span.subject_begin << "," << run.span.subject_end
                      << "), reference " << expected.score << " q[" << expected.query_begin << "," << expected.query_end
                      << ") t[" << expected.subject_begin << "," << expected.subject_end << ")");
         REQUIRE(run.reverse_score_matches);

@@ -15,7 +15,6 @@
 namespace {
 
 using warpsearch::AlignmentMode;
-using warpsearch::gpu::PairSpan;
 using warpsearch::gpu::detail::PairEnd;
 using warpsearch::gpu::detail::PairJob;
 namespace detail = warpsearch::gpu::detail;
@@ -175,7 +174,7 @@ TEST_CASE("Pair plan: spans and reverse jobs from the ends, as the host computed
     if (local && end.col_end == 0) end.col_end = 1;
     if (local && end.score <= 0) end = PairEnd{0, 0, 0};
     // The host code this replaces (pair_aligner.cu before the device-side reverse jobs).
-    PairSpan expected{};
+    detail::DeviceSpan expected{};
     expected.score = end.score;
     bool has_reverse = false;
     PairJob expected_reverse{};
@@ -184,35 +183,35 @@ TEST_CASE("Pair plan: spans and reverse jobs from the ends, as the host computed
         expected.score = 0;
       } else {
         expected.query_end = end.col_end;
-        expected.target_end = end.row_end;
-        expected_reverse = {t_off, q_off, expected.target_end, expected.query_end};
+        expected.subject_end = end.row_end;
+        expected_reverse = {t_off, q_off, expected.subject_end, expected.query_end};
         has_reverse = true;
       }
     } else if (mode == AlignmentMode::semiglobal) {
       expected.query_end = m;
-      expected.target_end = end.col_end;
-      expected.target_begin = expected.target_end;
-      if (expected.target_end != 0) {
-        expected_reverse = {q_off, t_off, m, expected.target_end};
+      expected.subject_end = end.col_end;
+      expected.subject_begin = expected.subject_end;
+      if (expected.subject_end != 0) {
+        expected_reverse = {q_off, t_off, m, expected.subject_end};
         has_reverse = true;
       }
     } else {
       expected.query_end = m;
-      expected.target_end = n;
+      expected.subject_end = n;
     }
     PairEnd reverse_end{expected.score, 0, 0};
     if (has_reverse) {
       reverse_end.row_end = 1 + static_cast<std::uint32_t>(rng() % expected_reverse.rows);
       reverse_end.col_end = 1 + static_cast<std::uint32_t>(rng() % expected_reverse.cols);
       if (local) {
-        expected.target_begin = expected.target_end - reverse_end.row_end;
+        expected.subject_begin = expected.subject_end - reverse_end.row_end;
         expected.query_begin = expected.query_end - reverse_end.col_end;
       } else {
-        expected.target_begin = expected.target_end - reverse_end.col_end;
+        expected.subject_begin = expected.subject_end - reverse_end.col_end;
       }
     }
 
-    PairSpan got = detail::forward_span(mode, forward, end);
+    detail::DeviceSpan got = detail::forward_span(mode, forward, end);
     PairJob reverse{};
     const bool got_reverse = detail::reverse_job_of(mode, forward, end, reverse);
     REQUIRE(got_reverse == has_reverse);
@@ -229,8 +228,8 @@ TEST_CASE("Pair plan: spans and reverse jobs from the ends, as the host computed
     CHECK(got.score == expected.score);
     CHECK(got.query_begin == expected.query_begin);
     CHECK(got.query_end == expected.query_end);
-    CHECK(got.target_begin == expected.target_begin);
-    CHECK(got.target_end == expected.target_end);
+    CHECK(got.subject_begin == expected.subject_begin);
+    CHECK(got.subject_end == expected.subject_end);
   }
 }
 

@@ -18,7 +18,6 @@ namespace {
 
 using warpsearch::AlignmentMode;
 using warpsearch::HostThreads;
-using warpsearch::gpu::PairSpan;
 using warpsearch::gpu::PairTask;
 namespace detail = warpsearch::gpu::detail;
 
@@ -80,7 +79,7 @@ TEST_CASE("pair plan: empty pairs get their spans, the others are listed in inpu
     plan.limits.largest_first = false;
     plan.limits.min_pairs = 100;
     plan.limits.residues = 1 << 16;
-    std::vector<PairSpan> out(pairs.size());
+    std::vector<warpsearch::Span> out(pairs.size());
     const detail::PairCounts counts = plan.count_pairs(pairs, mode, 11, 1, out, threads);
     plan.list_in_input_order();
     const std::vector<std::size_t> listed = non_empty(pairs);
@@ -97,7 +96,7 @@ TEST_CASE("pair plan: empty pairs get their spans, the others are listed in inpu
       INFO("pair " << k << ", mode " << static_cast<int>(mode));
       CHECK(out[k].score == (scored && gap > 0 ? -(11 + gap) : 0));
       CHECK(out[k].query_end == (scored ? m : 0));
-      CHECK(out[k].target_end == (mode == AlignmentMode::global ? n : 0));
+      CHECK(out[k].subject_end == (mode == AlignmentMode::global ? n : 0));
     }
     plan.lay_out(pairs, plan.work.data(), plan.work.size(), mode == AlignmentMode::local, threads);
     check_layout(plan, pairs, mode == AlignmentMode::local);
@@ -114,7 +113,7 @@ TEST_CASE("pair plan: the size-class sort is stable, largest first, and laid out
     detail::PairPlan plan;
     plan.limits.min_pairs = 100;
     plan.limits.residues = 1 << 16;
-    std::vector<PairSpan> out(pairs.size());
+    std::vector<warpsearch::Span> out(pairs.size());
     const detail::PairCounts counts =
         plan.count_pairs(pairs, local ? AlignmentMode::local : AlignmentMode::global, 11, 1, out, threads);
     const detail::LayoutTotals totals = plan.sort_by_size_class(counts);

@@ -39,8 +39,8 @@ std::int64_t best_completion(std::string_view a, std::string_view b, std::size_t
 }
 
 // Local alignment by brute force: the best global alignment of every pair of non-empty substrings.
-reference::LocalSpan brute_force(const std::string& query, const std::string& subject, const ScoringScheme& scoring) {
-  reference::LocalSpan best;
+Span brute_force(const std::string& query, const std::string& subject, const ScoringScheme& scoring) {
+  Span best;
   for (std::size_t qb = 0; qb < query.size(); ++qb)
     for (std::size_t qe = qb + 1; qe <= query.size(); ++qe)
       for (std::size_t sb = 0; sb < subject.size(); ++sb)
@@ -63,9 +63,9 @@ reference::LocalSpan brute_force(const std::string& query, const std::string& su
 // Global and semi-global by brute force over every alignment: global is one enumeration; semi-global
 // is the best global alignment of the query with every subject substring [sb, se), sb <= se, the
 // ties broken by the smallest se, then the largest sb.
-reference::Span brute_force(const std::string& query, const std::string& subject, const ScoringScheme& scoring,
-                            AlignmentMode mode) {
-  reference::Span best;
+Span brute_force(const std::string& query, const std::string& subject, const ScoringScheme& scoring,
+                 AlignmentMode mode) {
+  Span best;
   const auto m = static_cast<std::uint32_t>(query.size());
   if (mode == AlignmentMode::global)
     return {best_completion(query, subject, 0, 0, 'M', scoring), 0, m, 0, static_cast<std::uint32_t>(subject.size())};

@@ -79,7 +79,7 @@ std::string make_db(const Fixture& f, const std::string& name, std::uint64_t chu
 // with its HSPs (reference::local_hsps, the cut-off being the lowest score that passes both thresholds).
 struct ExpectedHit {
   std::uint64_t subject;
-  reference::Span span;
+  Span span;
 };
 std::vector<ExpectedHit> brute_force(const Fixture& f, const Query& query, const ScoringScheme& scoring,
                                      const EvalueCalculator& statistics, const SearchOptions& options) {
@@ -158,13 +158,13 @@ std::vector<CodesPair> planted_pairs(std::uint64_t seed, int letters, std::size_
 void check_locate(ScanBackend& backend, const ScoringScheme& scoring, const std::vector<CodesPair>& pairs) {
   std::vector<HitPair> hit_pairs;
   for (const auto& pair : pairs) hit_pairs.push_back({pair.query, pair.subject});
-  std::vector<HitSpan> spans(3);  // resized by locate()
+  std::vector<Span> spans(3);  // resized by locate()
   backend.locate(hit_pairs, spans);
   REQUIRE(spans.size() == pairs.size());
   std::size_t differences = 0, zero = 0;
   for (std::size_t k = 0; k < pairs.size(); ++k) {
     const auto expected = reference::span(pairs[k].query, pairs[k].subject, scoring, AlignmentMode::local);
-    const HitSpan& got = spans[k];
+    const Span& got = spans[k];
     zero += expected.score == 0 ? 1 : 0;
     if (got.score == expected.score && got.query_begin == expected.query_begin && got.query_end == expected.query_end &&
         got.subject_begin == expected.subject_begin && got.subject_end == expected.subject_end)
@@ -258,7 +258,7 @@ class AligningWhileScanning final : public ScanBackend {
       std::this_thread::sleep_for(std::chrono::milliseconds(2));
     }
   }
-  void locate(const std::vector<HitPair>& pairs, std::vector<HitSpan>& spans) override {
+  void locate(const std::vector<HitPair>& pairs, std::vector<Span>& spans) override {
     ++locate_calls;
     if (fail_locate_) throw std::runtime_error("injected locate failure");
     inner_->locate(pairs, spans);
@@ -414,7 +414,7 @@ TEST_CASE("search: the CPU backend locates hits as reference::span does, tie-bre
     check_locate(*make_cpu_backend(ties, 2), ties, planted_pairs(44, 4, 180));
   }
   SECTION("no pairs") {
-    std::vector<HitSpan> spans(2);
+    std::vector<Span> spans(2);
     make_cpu_backend(blosum62, 2)->locate({}, spans);
     CHECK(spans.empty());
   }
@@ -490,7 +490,7 @@ TEST_CASE("search: every hit's alignment is cpu::align_local's, on both DNA stra
           ++minus;
         }
         const std::string& subject = f.subjects.at(hit.subject);
-        const cpu::LocalAlignment expected = cpu::align_local(searched, subject, c.scoring);
+        const PairAlignment expected = cpu::align_local(searched, subject, c.scoring);
         ++hits;
         CHECK(hit.score == expected.score);
         CHECK(hit.subject_length == subject.size());

@@ -98,7 +98,7 @@ class WatchedBackend final : public ScanBackend {
       if (overlap_) std::this_thread::yield();
     }
   }
-  void locate(const std::vector<HitPair>& pairs, std::vector<HitSpan>& spans) override {
+  void locate(const std::vector<HitPair>& pairs, std::vector<Span>& spans) override {
     {
       std::lock_guard<std::mutex> lock(mutex_);
       for (const HitPair& pair : pairs) located_.insert(std::string(pair.query));

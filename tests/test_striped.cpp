@@ -23,15 +23,6 @@ namespace {
 
 constexpr AlignmentMode kModes[] = {AlignmentMode::local, AlignmentMode::global, AlignmentMode::semiglobal};
 
-const char* mode_name(AlignmentMode mode) {
-  switch (mode) {
-    case AlignmentMode::local: return "local";
-    case AlignmentMode::global: return "global";
-    case AlignmentMode::semiglobal: return "semiglobal";
-  }
-  return "?";
-}
-
 std::vector<Isa> runnable_isas() {
   std::vector<Isa> isas;
   for (Isa isa : {Isa::scalar, Isa::sse41, Isa::avx2, Isa::avx512bw})
@@ -40,7 +31,7 @@ std::vector<Isa> runnable_isas() {
 }
 
 // The reference's end: what every striped result must equal.
-void require_end(const cpu::PairEnd& end, const reference::Span& expected) {
+void require_end(const cpu::PairEnd& end, const Span& expected) {
   REQUIRE(end.score == expected.score);
   REQUIRE(end.query_end == expected.query_end);
   REQUIRE(end.subject_end == expected.subject_end);
@@ -50,12 +41,12 @@ void require_end(const cpu::PairEnd& end, const reference::Span& expected) {
 // (nullopt) but never differ; the 32-bit width never declines at these lengths, and end() never does.
 void check_pair(const std::string& query, const std::string& subject, const ScoringScheme& scoring) {
   for (AlignmentMode mode : kModes) {
-    const reference::Span expected = reference::span(query, subject, scoring, mode);
+    const Span expected = reference::span(query, subject, scoring, mode);
     for (Isa isa : runnable_isas()) {
       const cpu::StripedScorer scorer(query, scoring, isa);
-      INFO(mode_name(mode) << " " << cpu::isa_name(isa) << " " << scoring.matrix().name() << " " << scoring.gap_open()
-                           << "/" << scoring.gap_extend() << " lengths " << query.size() << " x " << subject.size()
-                           << " expected score " << expected.score);
+      INFO(alignment_mode_name(mode) << " " << cpu::isa_name(isa) << " " << scoring.matrix().name() << " "
+                                     << scoring.gap_open() << "/" << scoring.gap_extend() << " lengths " << query.size()
+                                     << " x " << subject.size() << " expected score " << expected.score);
       require_end(scorer.end(subject, mode), expected);
       const std::optional<cpu::PairEnd> narrow = scorer.end_at_width(subject, mode, Width::w16);
       if (narrow) require_end(*narrow, expected);
@@ -169,7 +160,7 @@ TEST_CASE("striped: 16-bit saturation is flagged and rescored in 32 bits", "[str
     for (Isa isa : runnable_isas()) {
       const cpu::StripedScorer scorer(query, blosum62, isa);
       for (AlignmentMode mode : kModes) {
-        INFO(cpu::isa_name(isa) << " " << mode_name(mode) << " " << count << " x W");
+        INFO(cpu::isa_name(isa) << " " << alignment_mode_name(mode) << " " << count << " x W");
         const auto narrow = scorer.end_at_width(subject, mode, Width::w16);
         if (!fits) REQUIRE_FALSE(narrow.has_value());
         const auto end = scorer.end(subject, mode);
@@ -185,7 +176,7 @@ TEST_CASE("striped: 16-bit saturation is flagged and rescored in 32 bits", "[str
   // minimum must flag it although the boundary gaps (20 + 6000 * 5) fit.
   const ScoringScheme harsh(SubstitutionMatrix::nucleotide(1, -10), GapOpen{20}, GapExtend{5});
   const std::string a(6000, '\0'), c(6000, '\x01');
-  const reference::Span expected = reference::span(a, c, harsh, AlignmentMode::global);
+  const Span expected = reference::span(a, c, harsh, AlignmentMode::global);
   REQUIRE(expected.score < -32768);
   for (Isa isa : runnable_isas()) {
     INFO(cpu::isa_name(isa));
@@ -205,12 +196,12 @@ TEST_CASE("striped: near the 16-bit limits, a 16-bit result is exact or declined
     const std::string unrelated = test::random_codes(rng, m + 37, 4);
     for (const std::string* subject : {&related, &unrelated}) {
       for (AlignmentMode mode : kModes) {
-        const reference::Span expected = reference::span(query, *subject, dna, mode);
+        const Span expected = reference::span(query, *subject, dna, mode);
         for (Isa isa : runnable_isas()) {
           if (isa == Isa::scalar) continue;  // the same template as the SIMD ones, and slow at this size
           const cpu::StripedScorer scorer(query, dna, isa);
-          INFO(cpu::isa_name(isa) << " " << mode_name(mode) << " " << m << " x " << subject->size() << " score "
-                                  << expected.score);
+          INFO(cpu::isa_name(isa) << " " << alignment_mode_name(mode) << " " << m << " x " << subject->size()
+                                  << " score " << expected.score);
           if (const auto narrow = scorer.end_at_width(*subject, mode, Width::w16)) require_end(*narrow, expected);
           require_end(scorer.end(*subject, mode), expected);
         }
@@ -280,8 +271,8 @@ TEST_CASE("striped: the score range holds every value of the dynamic programme",
       for (AlignmentMode mode : kModes) {
         const Extremes seen = dp_extremes(query, subject, scoring, mode);
         const cpu::ScoreRange range = cpu::striped_score_range(mode, query.size(), subject.size(), scoring);
-        INFO(mode_name(mode) << " " << scoring.matrix().name() << " " << scoring.gap_open() << "/"
-                             << scoring.gap_extend() << " " << query.size() << " x " << subject.size());
+        INFO(alignment_mode_name(mode) << " " << scoring.matrix().name() << " " << scoring.gap_open() << "/"
+                                       << scoring.gap_extend() << " " << query.size() << " x " << subject.size());
         REQUIRE(seen.h_low >= range.low + open_extend);
         REQUIRE(seen.h_high <= range.high);
         REQUIRE(seen.gap_low >= range.low);
@@ -311,8 +302,8 @@ TEST_CASE("striped: the 64-bit fallback against the reference", "[striped][range
                                                    test::mutated_codes(rng, query, letters, 0.15, 4);
       const cpu::StripedScorer scorer(query, scoring);
       for (AlignmentMode mode : kModes) {
-        INFO(mode_name(mode) << " " << scoring.matrix().name() << " " << scoring.gap_open() << "/"
-                             << scoring.gap_extend() << " " << query.size() << " x " << subject.size());
+        INFO(alignment_mode_name(mode) << " " << scoring.matrix().name() << " " << scoring.gap_open() << "/"
+                                       << scoring.gap_extend() << " " << query.size() << " x " << subject.size());
         require_end(scorer.end_64_bits(subject, mode), reference::span(query, subject, scoring, mode));
       }
     }

@@ -195,7 +195,7 @@ class RecordingBackend final : public ScanBackend {
     for (std::size_t s = 0; s < chunk.size(); ++s) scanned_.insert(chunk.original_indices()[s]);
     inner_->scan(chunk, sink, done);
   }
-  void locate(const std::vector<HitPair>& pairs, std::vector<HitSpan>& spans) override { inner_->locate(pairs, spans); }
+  void locate(const std::vector<HitPair>& pairs, std::vector<Span>& spans) override { inner_->locate(pairs, spans); }
   const std::vector<cpu::ColumnRange>* hit_regions(std::size_t prepared, std::uint64_t subject) const override {
     return inner_->hit_regions(prepared, subject);
   }

@@ -75,7 +75,7 @@ struct Expected {
   int query_frame, subject_frame;
   int score;
   double evalue;
-  reference::Span span;
+  Span span;
 };
 
 int frame_rank(int frame) { return frame >= 0 ? frame : 3 - frame; }
@@ -109,7 +109,7 @@ std::vector<Expected> brute_force(const std::string& query, bool translate_query
     for (const auto& [qf, q] : query_frames)
       for (const auto& [sf, subject] : subject_frames) {
         if (q.empty() || subject.empty()) continue;
-        const reference::Span span = reference::local_span(q, subject, scoring);
+        const Span span = reference::local_span(q, subject, scoring);
         const int score = static_cast<int>(span.score);
         // BLAST's subject length for a translated subject is its nucleotide length / 3, whatever the frame.
         const std::size_t n = translate_subjects ? subjects[s].size() / 3 : subject.size();

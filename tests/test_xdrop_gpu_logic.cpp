@@ -167,15 +167,15 @@ XdropRunStats check_cases(const std::vector<Case>& cases, const ScoringScheme& s
     REQUIRE(got.right.target_length == expected.right.target_length);
     REQUIRE(got.query_begin == expected.query_begin);
     REQUIRE(got.query_end == expected.query_end);
-    REQUIRE(got.target_begin == expected.target_begin);
-    REQUIRE(got.target_end == expected.target_end);
+    REQUIRE(got.subject_begin == expected.subject_begin);
+    REQUIRE(got.subject_end == expected.subject_end);
     if (options.reference) {
       const XdropSpan reference = reference::xdrop_reference(c.query, c.target, c.seed, scoring, x);
       REQUIRE(got.score == reference.score);
       REQUIRE(got.query_begin == reference.query_begin);
       REQUIRE(got.query_end == reference.query_end);
-      REQUIRE(got.target_begin == reference.target_begin);
-      REQUIRE(got.target_end == reference.target_end);
+      REQUIRE(got.subject_begin == reference.subject_begin);
+      REQUIRE(got.subject_end == reference.subject_end);
     }
   }
   CHECK(stats.cells == cpu.cells());

@@ -172,11 +172,11 @@ int run_align(int argc, char** argv) {
 
   AlignOptions align_options;
   try {
-    align_options.mode = parse_pair_mode(mode_name);
+    align_options.mode = parse_alignment_mode(mode_name);
   } catch (const std::invalid_argument& e) {
     throw UsageError{std::string("--mode: ") + e.what()};
   }
-  if (vm.count("xdrop") && align_options.mode != PairMode::xdrop) throw UsageError{"--xdrop is for --mode xdrop"};
+  if (vm.count("xdrop") && align_options.mode != AlignmentMode::xdrop) throw UsageError{"--xdrop is for --mode xdrop"};
   if (xdrop < 0) throw UsageError{"--xdrop must be at least 0"};
   align_options.xdrop = XDrop{xdrop};
   if (compute_options.threads() > 4096) throw UsageError{"--threads takes a number from 0 (every core) to 4096"};
@@ -345,7 +345,7 @@ int run_align(int argc, char** argv) {
                           ? static_cast<std::uint32_t>(parse_count(fields[4], where, "the seed length", 0))
                           : seed_length.value;
       }
-      if (align_options.mode == PairMode::xdrop) {
+      if (align_options.mode == AlignmentMode::xdrop) {
         try {
           (void)seed_score(query.codes, target.codes, seed, engine().scoring());
         } catch (const std::exception& e) {
@@ -368,7 +368,7 @@ int run_align(int argc, char** argv) {
   if (!quiet) {
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     std::fprintf(stderr, "warpsearch align: %llu pairs (%s), %.2f s, %.1f pairs/s, %.2f GCUPS on %s\n",
-                 static_cast<unsigned long long>(pairs_done), pair_mode_name(align_options.mode), seconds,
+                 static_cast<unsigned long long>(pairs_done), alignment_mode_name(align_options.mode), seconds,
                  static_cast<double>(pairs_done) / seconds, engine().cells() / seconds / 1e9,
                  engine().backend_description().c_str());
   }

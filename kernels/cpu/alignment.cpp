@@ -325,7 +325,7 @@ class LinearAligner {
 };
 
 // The score of the operations replayed over the two substrings; fills the counts of the alignment.
-std::int64_t replay(std::string_view a, std::string_view b, const ScoringScheme& scoring, LocalAlignment& alignment) {
+std::int64_t replay(std::string_view a, std::string_view b, const ScoringScheme& scoring, PairAlignment& alignment) {
   std::int64_t score = 0;
   std::size_t i = 0, j = 0;
   char previous = 'M';
@@ -368,26 +368,22 @@ std::string reversed_prefix(std::string_view codes, std::size_t length) {
   return std::string(codes.rend() - static_cast<std::ptrdiff_t>(length), codes.rend());
 }
 
-std::string rectangle_text(const AlignmentSpan& span) {
+std::string rectangle_text(const Span& span) {
   return "query " + std::to_string(span.query_begin) + ".." + std::to_string(span.query_end) + ", subject " +
          std::to_string(span.subject_begin) + ".." + std::to_string(span.subject_end);
 }
 
 // align_in_rectangle with the traceback rows of the given instruction set.
 PairAlignment rectangle_alignment(std::string_view query_codes, std::string_view subject_codes,
-                                  const ScoringScheme& scoring, const AlignmentSpan& span,
-                                  const AlignmentLimits& limits, Isa isa) {
+                                  const ScoringScheme& scoring, const Span& span, const AlignmentLimits& limits,
+                                  Isa isa) {
   if (span.query_begin > span.query_end || span.query_end > query_codes.size() ||
       span.subject_begin > span.subject_end || span.subject_end > subject_codes.size())
     throw std::invalid_argument("align_in_rectangle: the rectangle (" + rectangle_text(span) +
                                 ") is not within a query of " + std::to_string(query_codes.size()) +
                                 " and a subject of " + std::to_string(subject_codes.size()) + " residues");
   PairAlignment alignment;
-  alignment.score = static_cast<int>(span.score);
-  alignment.query_begin = span.query_begin;
-  alignment.query_end = span.query_end;
-  alignment.subject_begin = span.subject_begin;
-  alignment.subject_end = span.subject_end;
+  static_cast<Span&>(alignment) = span;
 
   const std::string_view a = query_codes.substr(span.query_begin, span.query_end - span.query_begin);
   const std::string_view b = subject_codes.substr(span.subject_begin, span.subject_end - span.subject_begin);
@@ -413,9 +409,9 @@ PairAlignment rectangle_alignment(std::string_view query_codes, std::string_view
 
 }  // namespace
 
-AlignmentSpan pair_span(std::string_view query_codes, std::string_view subject_codes, const ScoringScheme& scoring,
-                        AlignmentMode mode, Isa isa) {
-  AlignmentSpan span;
+Span pair_span(std::string_view query_codes, std::string_view subject_codes, const ScoringScheme& scoring,
+               AlignmentMode mode, Isa isa) {
+  Span span;
   const PairEnd end = StripedScorer(query_codes, scoring, isa).end(subject_codes, mode);
   span.score = end.score;
   span.query_end = end.query_end;
@@ -440,8 +436,7 @@ AlignmentSpan pair_span(std::string_view query_codes, std::string_view subject_c
 }
 
 PairAlignment align_in_rectangle(std::string_view query_codes, std::string_view subject_codes,
-                                 const ScoringScheme& scoring, const AlignmentSpan& span,
-                                 const AlignmentLimits& limits) {
+                                 const ScoringScheme& scoring, const Span& span, const AlignmentLimits& limits) {
   return rectangle_alignment(query_codes, subject_codes, scoring, span, limits, best_isa());
 }
 
@@ -452,8 +447,8 @@ PairAlignment align_pair(std::string_view query_codes, std::string_view subject_
                              pair_span(query_codes, subject_codes, scoring, mode, isa), limits, isa);
 }
 
-LocalAlignment align_local(std::string_view query_codes, std::string_view subject_codes, const ScoringScheme& scoring,
-                           const AlignmentLimits& limits) {
+PairAlignment align_local(std::string_view query_codes, std::string_view subject_codes, const ScoringScheme& scoring,
+                          const AlignmentLimits& limits) {
   return align_pair(query_codes, subject_codes, scoring, AlignmentMode::local, limits);
 }
 

@@ -54,29 +54,12 @@
 #include <string_view>
 
 #include "core/alignment_mode.hpp"
+#include "core/pair_alignment.hpp"
+#include "core/span.hpp"
 #include "kernels/cpu/query_scorer.hpp"
 #include "profile/scoring.hpp"
 
 namespace warpsearch::cpu {
-
-// Score and rectangle of an alignment: query [query_begin, query_end) against subject
-// [subject_begin, subject_end), 0-based, end exclusive. Local score 0: every coordinate 0.
-struct AlignmentSpan {
-  std::int64_t score = 0;
-  std::uint32_t query_begin = 0, query_end = 0, subject_begin = 0, subject_end = 0;
-};
-
-struct PairAlignment {
-  int score = 0;  // may be negative (global, semiglobal)
-  std::uint32_t query_begin = 0, query_end = 0, subject_begin = 0, subject_end = 0;  // 0-based, end exclusive
-  // One char per alignment column: 'M' aligned pair, 'I' query residue against a gap, 'D' subject
-  // residue against a gap. Empty when the rectangle is empty (local: the score is 0, no alignment
-  // scores above zero).
-  std::string operations;
-  // identities: 'M' columns of equal residue codes; mismatches: the other 'M' columns;
-  // gap_opens: runs of 'I' or 'D'; gaps: 'I' and 'D' columns.
-  std::uint32_t identities = 0, mismatches = 0, gap_opens = 0, gaps = 0;
-};
 
 struct AlignmentLimits {
   // Largest traceback table (one byte per cell) built whole; larger rectangles use checkpointed rows
@@ -91,19 +74,16 @@ struct AlignmentLimits {
   unsigned threads = 1;
 };
 
-// The local case, for the search's hits.
-using LocalAlignment = PairAlignment;
-
 // Steps 1 and 2: score and rectangle, with the striped kernels of the given instruction set (16, 32 or
 // 64 bits, whatever the lengths: StripedScorer).
-AlignmentSpan pair_span(std::string_view query_codes, std::string_view subject_codes, const ScoringScheme& scoring,
-                        AlignmentMode mode, Isa isa = best_isa());
+Span pair_span(std::string_view query_codes, std::string_view subject_codes, const ScoringScheme& scoring,
+               AlignmentMode mode, Isa isa = best_isa());
 
 // Step 3: the operations of a global alignment of the span's rectangle, which must score span.score
 // (std::logic_error naming the rectangle and both scores otherwise). A rectangle outside the sequences
 // or with begin > end throws std::invalid_argument; one beyond the 32-bit rows, std::overflow_error.
 PairAlignment align_in_rectangle(std::string_view query_codes, std::string_view subject_codes,
-                                 const ScoringScheme& scoring, const AlignmentSpan& span,
+                                 const ScoringScheme& scoring, const Span& span,
                                  const AlignmentLimits& limits = AlignmentLimits{});
 
 // Steps 1 to 3, every pass (the traceback's rows too) with the given instruction set; align_in_rectangle
@@ -112,8 +92,8 @@ PairAlignment align_pair(std::string_view query_codes, std::string_view subject_
                          AlignmentMode mode, const AlignmentLimits& limits = AlignmentLimits{}, Isa isa = best_isa());
 
 // align_pair in local mode.
-LocalAlignment align_local(std::string_view query_codes, std::string_view subject_codes, const ScoringScheme& scoring,
-                           const AlignmentLimits& limits = AlignmentLimits{});
+PairAlignment align_local(std::string_view query_codes, std::string_view subject_codes, const ScoringScheme& scoring,
+                          const AlignmentLimits& limits = AlignmentLimits{});
 
 // Run-length form of operations, e.g. "12M2I30M". Throws std::invalid_argument on a character other
 // than M, I or D.

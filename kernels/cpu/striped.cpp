@@ -40,6 +40,7 @@ bool fits_16_bits(AlignmentMode mode, std::size_t m, std::size_t n, const Scorin
     case AlignmentMode::local: return true;
     case AlignmentMode::semiglobal: return -(open + static_cast<std::int64_t>(m) * extend) >= low;
     case AlignmentMode::global: return -(open + static_cast<std::int64_t>(std::max(m, n)) * extend) >= low;
+    case AlignmentMode::xdrop: break;  // rejected before
   }
   return false;
 }
@@ -91,6 +92,7 @@ std::optional<PairEnd> trivial_end(std::size_t m, std::size_t n, AlignmentMode m
 
 ScoreRange striped_score_range(AlignmentMode mode, std::size_t query_length, std::size_t subject_length,
                                const ScoringScheme& scoring) {
+  require_table_mode(mode, "striped_score_range");
   const std::int64_t open = scoring.gap_open();
   const std::int64_t extend = scoring.gap_extend();
   const auto m = static_cast<std::int64_t>(query_length);
@@ -107,6 +109,7 @@ ScoreRange striped_score_range(AlignmentMode mode, std::size_t query_length, std
     case AlignmentMode::local: break;
     case AlignmentMode::semiglobal: lowest_h = m == 0 ? 0 : -(open + m * extend); break;
     case AlignmentMode::global: lowest_h = -((m > 0) + (n > 0)) * open - (m + n) * extend; break;
+    case AlignmentMode::xdrop: break;  // rejected above
   }
   range.low = lowest_h - (open + extend);
   return range;
@@ -134,6 +137,7 @@ std::optional<PairEnd> StripedScorer::end_at_width(std::string_view subject_code
 std::optional<PairEnd> StripedScorer::pass_at_width(std::string_view subject_codes, AlignmentMode mode, Width width,
                                                     const ColumnReport* report) const {
   const int w = width_index(width);
+  require_table_mode(mode, "striped kernel");  // the tables have one kernel per table mode
   check_lengths(subject_codes.size());
   const std::size_t m = query_.size();
   const std::size_t n = subject_codes.size();
@@ -159,6 +163,7 @@ std::optional<PairEnd> StripedScorer::pass_at_width(std::string_view subject_cod
 }
 
 PairEnd StripedScorer::end_64_bits(std::string_view subject_codes, AlignmentMode mode) const {
+  require_table_mode(mode, "striped kernel");
   check_lengths(subject_codes.size());
   if (auto trivial = trivial_end(query_.size(), subject_codes.size(), mode, scoring_)) return *trivial;
   const StripedProfile<std::int16_t> profile(scoring_.matrix(), query_, 1);

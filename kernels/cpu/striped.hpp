@@ -62,7 +62,8 @@ class StripedScorer {
   StripedScorer(std::string_view query_codes, const ScoringScheme& scoring, Isa isa = best_isa());
 
   // Score and end of the query against the subject (codes below kMaxCodes; only the low 5 bits are read).
-  // Exact for any lengths; a query or subject of 2^32 residues or more throws std::length_error.
+  // Exact for any lengths; a query or subject of 2^32 residues or more throws std::length_error, and
+  // AlignmentMode::xdrop std::invalid_argument.
   // first = Width::w32 skips the 16-bit attempt (for a pair known to score beyond 16 bits, e.g. the
   // reverse pass of an alignment).
   PairEnd end(std::string_view subject_codes, AlignmentMode mode, Width first = Width::w16) const;

@@ -42,7 +42,8 @@ struct StripedOutcome {
 
 using StripedFunction = StripedOutcome (*)(const StripedPass&);
 
-// kernel[width][mode]: width 0 = 16-bit, 1 = 32-bit; mode = AlignmentMode's value.
+// kernel[width][mode]: width 0 = 16-bit, 1 = 32-bit; mode = AlignmentMode's value (local, global,
+// semiglobal; StripedScorer rejects xdrop before it indexes them).
 struct StripedTable {
   int lanes[2];  // lanes per vector of each width (the profile's lane count)
   StripedFunction kernel[2][3];

@@ -127,7 +127,8 @@ void GpuPairAligner::set_kernel_options(const KernelOptions& options) {
   impl_->kernel_options = options;
 }
 
-void GpuPairAligner::align(const std::vector<PairTask>& pairs, AlignmentMode mode, std::vector<PairSpan>& out) {
+void GpuPairAligner::align(const std::vector<PairTask>& pairs, AlignmentMode mode, std::vector<Span>& out) {
+  require_table_mode(mode, "GPU pair aligner");
   Impl& s = *impl_;
   ScopedDevice scoped(s.device);
   s.timings = Timings{};

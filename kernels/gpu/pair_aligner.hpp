@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "core/alignment_mode.hpp"
+#include "core/span.hpp"
 #include "profile/scoring.hpp"
 
 namespace warpsearch::gpu {
@@ -30,16 +31,6 @@ namespace warpsearch::gpu {
 struct PairTask {
   std::string_view query;
   std::string_view target;
-};
-
-// 0-based, end exclusive: the alignment covers query [query_begin, query_end) and target
-// [target_begin, target_end).
-struct PairSpan {
-  int score = 0;
-  std::uint32_t query_begin = 0;
-  std::uint32_t query_end = 0;
-  std::uint32_t target_begin = 0;
-  std::uint32_t target_end = 0;
 };
 
 class GpuPairAligner {
@@ -57,12 +48,13 @@ class GpuPairAligner {
   GpuPairAligner(const GpuPairAligner&) = delete;
   GpuPairAligner& operator=(const GpuPairAligner&) = delete;
 
-  // out[k] = the span of pairs[k] (out is resized). Pairs may have any lengths up to
+  // out[k] = the span of pairs[k] (out is resized; the subject is the pair's target). Pairs may have any lengths up to
   // kMaxSequenceLength (empty ones too: see kernels/reference/reference.hpp); they are batched to fit device
-  // memory. Blocks until done. Throws std::invalid_argument naming the first bad pair (0-based index)
+  // memory. Blocks until done. Throws std::invalid_argument for AlignmentMode::xdrop
+  // (kernels/gpu/gpu_xdrop.hpp aligns those), and naming the first bad pair (0-based index)
   // and position for a residue code outside the alphabet or a sequence that is too long; `out` is then
   // unspecified (codes are checked while packing, after earlier pairs may have been aligned).
-  void align(const std::vector<PairTask>& pairs, AlignmentMode mode, std::vector<PairSpan>& out);
+  void align(const std::vector<PairTask>& pairs, AlignmentMode mode, std::vector<Span>& out);
 
   std::string device_name() const;
 

@@ -196,13 +196,13 @@ struct GpuPairAligner::Impl {
   DeviceBuffer<PairEnd> d_reverse_ends;
   DeviceBuffer<std::uint32_t> d_reverse_source;
   DeviceBuffer<std::int32_t> d_reverse_scores;
-  DeviceBuffer<PairSpan> d_spans;             // in launch order
+  DeviceBuffer<detail::DeviceSpan> d_spans;   // in launch order
   DeviceBuffer<std::uint32_t> d_counters;     // kCounterWords per sub-batch
   DeviceBuffer<std::uint32_t> d_ranges;       // 2 per shape per sub-batch
   DeviceBuffer<unsigned long long> d_errors;  // per sub-batch
   PinnedBuffer<std::uint8_t> h_residues;
   PinnedBuffer<PairJob> h_jobs;
-  PinnedBuffer<PairSpan> h_spans;
+  PinnedBuffer<detail::DeviceSpan> h_spans;
   PinnedBuffer<unsigned long long> h_errors;
   // Host plan, kept between calls: the batches, their layout and sub-batches (kernels/gpu/pair_plan.hpp),
   // and each sub-batch's launch order.
@@ -361,7 +361,7 @@ struct GpuPairAligner::Impl {
   // The pipeline (kernels/gpu/pair_pipeline.cu): one batch, members[0..count) of the pairs, laid out by
   // the plan; its spans into `out`.
   void align_batch(const std::vector<PairTask>& pairs, const std::size_t* members, std::size_t count,
-                   AlignmentMode mode, const detail::LayoutTotals& layout, std::vector<PairSpan>& out);
+                   AlignmentMode mode, const detail::LayoutTotals& layout, std::vector<Span>& out);
   // Its steps, sub-batch by sub-batch.
   void reserve_batch(std::size_t count, std::uint64_t residues, std::size_t sub_batches, std::size_t edge_words);
   PairKernelParams pass_params(AlignmentMode mode) const;
@@ -373,7 +373,7 @@ struct GpuPairAligner::Impl {
                        std::size_t& launches);
   void enqueue_reverse(const detail::StagedSubBatch& sub, std::size_t part, PairKernelParams p, std::size_t edge_words,
                        std::size_t& launches);
-  void collect_sub_batch(const std::size_t* members, std::size_t part, AlignmentMode mode, std::vector<PairSpan>& out);
+  void collect_sub_batch(const std::size_t* members, std::size_t part, AlignmentMode mode, std::vector<Span>& out);
 };
 
 }  // namespace warpsearch::gpu

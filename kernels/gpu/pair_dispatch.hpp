@@ -177,28 +177,38 @@ constexpr std::uint32_t pair_pack_limit(int max_score, int max_profile, int exte
 
 // ---- Pass-to-pass bookkeeping (the device runs these between the passes; CPU tests check them).
 
+// A pair's span on the device (the host hands out core/span.hpp's Span): a 32-bit score, which the
+// accepted lengths keep far from overflow (GpuPairAligner::kMaxSequenceLength), in 20 bytes.
+struct DeviceSpan {
+  std::int32_t score = 0;
+  std::uint32_t query_begin = 0;
+  std::uint32_t query_end = 0;
+  std::uint32_t subject_begin = 0;
+  std::uint32_t subject_end = 0;
+};
+
 // The span known from the forward pass of a pair (kernels/reference/reference.hpp's conventions): local rows =
 // target, columns = query, score 0 -> all zero; semi-global and global rows = query, columns = target,
 // the span covers the whole query (semi-global: the target part ends at the end's column; global: the
 // whole pair). Starts not yet known stay at the ends (set by apply_reverse_end).
-WARPSEARCH_HOST_DEVICE inline PairSpan forward_span(AlignmentMode mode, const PairJob& forward, const PairEnd& end) {
-  PairSpan span{};
+WARPSEARCH_HOST_DEVICE inline DeviceSpan forward_span(AlignmentMode mode, const PairJob& forward, const PairEnd& end) {
+  DeviceSpan span{};
   if (mode == AlignmentMode::local) {
     if (end.score <= 0) return span;
     span.score = end.score;
     span.query_end = end.col_end;
-    span.target_end = end.row_end;
+    span.subject_end = end.row_end;
     span.query_begin = span.query_end;
-    span.target_begin = span.target_end;
+    span.subject_begin = span.subject_end;
   } else if (mode == AlignmentMode::semiglobal) {
     span.score = end.score;
     span.query_end = forward.rows;
-    span.target_end = end.col_end;
-    span.target_begin = span.target_end;
+    span.subject_end = end.col_end;
+    span.subject_begin = span.subject_end;
   } else {
     span.score = end.score;
     span.query_end = forward.rows;
-    span.target_end = forward.cols;
+    span.subject_end = forward.cols;
   }
   return span;
 }
@@ -222,12 +232,12 @@ WARPSEARCH_HOST_DEVICE inline bool reverse_job_of(AlignmentMode mode, const Pair
 }
 
 // The start from the reverse pass's end (its end cell counted from the forward end, backwards).
-WARPSEARCH_HOST_DEVICE inline void apply_reverse_end(AlignmentMode mode, const PairEnd& reverse, PairSpan& span) {
+WARPSEARCH_HOST_DEVICE inline void apply_reverse_end(AlignmentMode mode, const PairEnd& reverse, DeviceSpan& span) {
   if (mode == AlignmentMode::local) {
-    span.target_begin = span.target_end - reverse.row_end;
+    span.subject_begin = span.subject_end - reverse.row_end;
     span.query_begin = span.query_end - reverse.col_end;
   } else {
-    span.target_begin = span.target_end - reverse.col_end;
+    span.subject_begin = span.subject_end - reverse.col_end;
   }
 }
 

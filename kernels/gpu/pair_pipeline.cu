@@ -65,7 +65,8 @@ __global__ void count_reverse_jobs_kernel(const PairJob* jobs, const PairEnd* en
 __global__ void build_reverse_jobs_kernel(const PairJob* jobs, const PairEnd* ends, std::uint32_t count,
                                           AlignmentMode mode, PairShapeWidths widths, std::uint32_t pack_limit,
                                           std::uint32_t* counters, std::uint32_t* ranges, PairJob* reverse_jobs,
-                                          std::uint32_t* source, std::int32_t* reverse_scores, PairSpan* spans) {
+                                          std::uint32_t* source, std::int32_t* reverse_scores,
+                                          detail::DeviceSpan* spans) {
   std::uint32_t first[kPairShapeCount];
   std::uint32_t total = 0;
   for (int s = 0; s < kPairShapeCount; ++s) {
@@ -94,14 +95,14 @@ __global__ void build_reverse_jobs_kernel(const PairJob* jobs, const PairEnd* en
 // Step 3, after the reverse pass: the starts. A reverse score other than the forward score (an
 // internal error) records the smallest such job, with the reverse score, in *error.
 __global__ void apply_reverse_ends_kernel(const std::uint32_t* counters, const PairEnd* reverse_ends,
-                                          const std::uint32_t* source, AlignmentMode mode, PairSpan* spans,
+                                          const std::uint32_t* source, AlignmentMode mode, detail::DeviceSpan* spans,
                                           unsigned long long* error) {
   std::uint32_t total = 0;
   for (int s = 0; s < kPairShapeCount; ++s) total += counters[s];
   for (std::uint32_t r = blockIdx.x * blockDim.x + threadIdx.x; r < total; r += gridDim.x * blockDim.x) {
     const std::uint32_t k = source[r];
     const PairEnd end = reverse_ends[r];
-    PairSpan span = spans[k];
+    detail::DeviceSpan span = spans[k];
     if (end.score != span.score)
       atomicMin(error, (static_cast<unsigned long long>(k) << 32) | static_cast<std::uint32_t>(end.score));
     detail::apply_reverse_end(mode, end, span);
@@ -129,7 +130,7 @@ unsigned char copy_codes(std::uint8_t* to, std::string_view codes) {
 // class one sub-batch at a time, here), and writes their spans into `out`.
 void GpuPairAligner::Impl::align_batch(const std::vector<PairTask>& pairs, const std::size_t* members,
                                        std::size_t count, AlignmentMode mode, const detail::LayoutTotals& layout,
-                                       std::vector<PairSpan>& out) {
+                                       std::vector<Span>& out) {
   auto clock = std::chrono::steady_clock::now();
   const bool local = mode == AlignmentMode::local;
   timings.forward_cells += layout.cells;
@@ -388,7 +389,7 @@ void GpuPairAligner::Impl::enqueue_reverse(const detail::StagedSubBatch& sub, st
     });
   }
   traced("download", part, kForwardStreams, join, -1, n, [&] {
-    WARPSEARCH_CUDA_CHECK(cudaMemcpyAsync(h_spans.get() + first, d_spans.get() + first, n * sizeof(PairSpan),
+    WARPSEARCH_CUDA_CHECK(cudaMemcpyAsync(h_spans.get() + first, d_spans.get() + first, n * sizeof(detail::DeviceSpan),
                                           cudaMemcpyDeviceToHost, join));
     WARPSEARCH_CUDA_CHECK(cudaMemcpyAsync(h_errors.get() + part, d_errors.get() + part, sizeof(unsigned long long),
                                           cudaMemcpyDeviceToHost, join));
@@ -400,7 +401,7 @@ void GpuPairAligner::Impl::enqueue_reverse(const detail::StagedSubBatch& sub, st
 // (members by size), a cache miss each; the last sub-batch, the one with the most pairs, is the call's
 // host tail.
 void GpuPairAligner::Impl::collect_sub_batch(const std::size_t* members, std::size_t part, AlignmentMode mode,
-                                             std::vector<PairSpan>& out) {
+                                             std::vector<Span>& out) {
   const bool local = mode == AlignmentMode::local;
   SubBatchEvents& ev = *events[part];
   auto clock = std::chrono::steady_clock::now();
@@ -411,7 +412,7 @@ void GpuPairAligner::Impl::collect_sub_batch(const std::size_t* members, std::si
   const std::size_t first = plan.bounds[part];
   const std::size_t n = plan.bounds[part + 1] - first;
   const std::uint32_t* part_order = order.data() + first;
-  const PairSpan* spans = h_spans.get() + first;
+  const detail::DeviceSpan* spans = h_spans.get() + first;
   if (h_errors.get()[part] != kNoError) {
     synchronize_all();
     const std::size_t j = static_cast<std::size_t>(h_errors.get()[part] >> 32);
@@ -424,13 +425,14 @@ void GpuPairAligner::Impl::collect_sub_batch(const std::size_t* members, std::si
   threads.run(n, 2048, n * 64, [&](std::size_t begin, std::size_t end) {
     std::uint64_t cells = 0, cells_to_start = 0;
     for (std::size_t j = begin; j < end; ++j) {
-      const PairSpan& span = spans[j];
-      out[members[first + part_order[j]]] = span;
-      if (local ? span.score > 0 : mode == AlignmentMode::semiglobal && span.target_end > 0)
+      const detail::DeviceSpan& span = spans[j];
+      out[members[first + part_order[j]]] =
+          Span{span.score, span.query_begin, span.query_end, span.subject_begin, span.subject_end};
+      if (local ? span.score > 0 : mode == AlignmentMode::semiglobal && span.subject_end > 0)
         cells +=
-            local ? std::uint64_t{span.target_end} * span.query_end : std::uint64_t{span.query_end} * span.target_end;
+            local ? std::uint64_t{span.subject_end} * span.query_end : std::uint64_t{span.query_end} * span.subject_end;
       if (local && span.score > 0)
-        cells_to_start += std::uint64_t{span.target_end - span.target_begin} * span.query_end;
+        cells_to_start += std::uint64_t{span.subject_end - span.subject_begin} * span.query_end;
     }
     reverse_cells.fetch_add(cells, std::memory_order_relaxed);
     reverse_cells_to_start.fetch_add(cells_to_start, std::memory_order_relaxed);

@@ -6,7 +6,7 @@
 namespace warpsearch::gpu::detail {
 
 PairCounts PairPlan::count_pairs(const std::vector<PairTask>& pairs, AlignmentMode mode, int gap_open, int gap_extend,
-                                 std::vector<PairSpan>& out, HostThreads& threads) {
+                                 std::vector<Span>& out, HostThreads& threads) {
   const bool largest_first = limits.largest_first;
   const bool local = mode == AlignmentMode::local;
   const std::size_t chunks = std::max<std::size_t>(1, std::min<std::size_t>(64, pairs.size() / 2048));
@@ -49,13 +49,13 @@ PairCounts PairPlan::count_pairs(const std::vector<PairTask>& pairs, AlignmentMo
                         count.stride = std::max<std::uint64_t>(count.stride, rows);
                       continue;
                     }
-                    PairSpan& span = out[k];
-                    span = PairSpan{};
+                    Span& span = out[k];
+                    span = Span{};
                     if (local || (mode == AlignmentMode::semiglobal && m == 0)) continue;
                     const auto gap = static_cast<std::uint32_t>(m + n);  // one of them is 0
                     span.score = gap == 0 ? 0 : -(gap_open + static_cast<int>(gap) * gap_extend);
                     span.query_end = static_cast<std::uint32_t>(m);
-                    span.target_end = mode == AlignmentMode::global ? static_cast<std::uint32_t>(n) : 0;
+                    span.subject_end = mode == AlignmentMode::global ? static_cast<std::uint32_t>(n) : 0;
                   }
                   for (std::size_t size_class = count.smallest_class; size_class <= count.largest_class; ++size_class)
                     class_tallies_[size_class * chunks + c] = tally[size_class];

@@ -84,7 +84,7 @@ struct PairPlan {
   // kernels/reference/reference.hpp: local 0; semi-global with an empty query 0, with an empty target the
   // query against one gap; global one gap of the other's length).
   PairCounts count_pairs(const std::vector<PairTask>& pairs, AlignmentMode mode, int gap_open, int gap_extend,
-                         std::vector<PairSpan>& out, HostThreads& threads);
+                         std::vector<Span>& out, HostThreads& threads);
   // After count_pairs: `work` in input order.
   void list_in_input_order();
   // After count_pairs (with limits.largest_first): the counting sort, its size-class runs and the

@@ -246,9 +246,9 @@ void align_batch(const std::vector<XdropTask>& tasks, std::size_t first, std::si
     span.right = extensions[2 * local + 1];
     span.score = span.seed_score + span.left.score + span.right.score;
     span.query_begin = seed.query_begin - span.left.query_length;
-    span.target_begin = seed.target_begin - span.left.target_length;
+    span.subject_begin = seed.target_begin - span.left.target_length;
     span.query_end = seed.query_begin + seed.length + span.right.query_length;
-    span.target_end = seed.target_begin + seed.length + span.right.target_length;
+    span.subject_end = seed.target_begin + seed.length + span.right.target_length;
   }
 }
 

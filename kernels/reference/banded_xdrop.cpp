@@ -271,9 +271,9 @@ XdropAlignment XdropAligner::align(std::string_view query, std::string_view targ
                       with_operations ? &right_operations : nullptr);
   span.score = span.seed_score + span.left.score + span.right.score;
   span.query_begin = seed.query_begin - span.left.query_length;
-  span.target_begin = seed.target_begin - span.left.target_length;
+  span.subject_begin = seed.target_begin - span.left.target_length;
   span.query_end = seed.query_begin + seed.length + span.right.query_length;
-  span.target_end = seed.target_begin + seed.length + span.right.target_length;
+  span.subject_end = seed.target_begin + seed.length + span.right.target_length;
   if (with_operations) {
     // The left extension ran over the reversed prefixes: its operations, origin first, read right to left.
     alignment.operations.assign(left_operations.rbegin(), left_operations.rend());

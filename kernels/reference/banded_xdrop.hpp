@@ -30,7 +30,7 @@ namespace warpsearch {
 
 struct XdropAlignment {
   XdropSpan span;
-  // With operations asked for: one char per column from span.query_begin/target_begin to the ends,
+  // With operations asked for: one char per column from span.query_begin/subject_begin to the ends,
   // 'M' aligned pair, 'I' query residue against a gap, 'D' target residue against a gap.
   std::string operations;
 };

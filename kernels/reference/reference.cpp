@@ -18,7 +18,7 @@ std::int64_t substitution(const ScoringScheme& scoring, char query_code, char su
 
 }  // namespace
 
-LocalSpan local_end(std::string_view query, std::string_view subject, const ScoringScheme& scoring) {
+Span local_end(std::string_view query, std::string_view subject, const ScoringScheme& scoring) {
   const std::int64_t open_extend = scoring.gap_open() + scoring.gap_extend();
   const std::int64_t extend = scoring.gap_extend();
   const std::size_t m = query.size();
@@ -30,7 +30,7 @@ LocalSpan local_end(std::string_view query, std::string_view subject, const Scor
   std::vector<std::int64_t> h_left(m + 1, 0), e_left(m + 1, kMinusInfinity);
   std::vector<std::int64_t> h(m + 1, 0), e(m + 1, kMinusInfinity);
 
-  LocalSpan best;
+  Span best;
   for (std::size_t j = 1; j <= subject.size(); ++j) {
     h[0] = 0;
     e[0] = kMinusInfinity;
@@ -58,8 +58,8 @@ std::int64_t local_score(std::string_view query, std::string_view subject, const
   return local_end(query, subject, scoring).score;
 }
 
-LocalSpan local_span(std::string_view query, std::string_view subject, const ScoringScheme& scoring) {
-  LocalSpan span = local_end(query, subject, scoring);
+Span local_span(std::string_view query, std::string_view subject, const ScoringScheme& scoring) {
+  Span span = local_end(query, subject, scoring);
   if (span.score == 0) return span;
   const std::int64_t open = scoring.gap_open();
   const std::int64_t extend = scoring.gap_extend();
@@ -183,6 +183,7 @@ std::uint32_t semiglobal_start(std::string_view query, std::string_view subject,
 }  // namespace
 
 Span span(std::string_view query, std::string_view subject, const ScoringScheme& scoring, AlignmentMode mode) {
+  require_table_mode(mode, "reference::span");
   if (mode == AlignmentMode::local) return local_span(query, subject, scoring);
   const bool semiglobal = mode == AlignmentMode::semiglobal;
   Span result;

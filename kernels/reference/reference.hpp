@@ -35,30 +35,20 @@
 #include <vector>
 
 #include "core/alignment_mode.hpp"
+#include "core/span.hpp"
 #include "profile/scoring.hpp"
 
 namespace warpsearch::reference {
-
-struct Span {
-  std::int64_t score = 0;
-  // 0-based, end exclusive: the alignment covers query [query_begin, query_end) and subject
-  // [subject_begin, subject_end). Local: all zero when the score is zero.
-  std::uint32_t query_begin = 0;
-  std::uint32_t query_end = 0;
-  std::uint32_t subject_begin = 0;
-  std::uint32_t subject_end = 0;
-};
-using LocalSpan = Span;
 
 // The Smith-Waterman score.
 std::int64_t local_score(std::string_view query, std::string_view subject, const ScoringScheme& scoring);
 
 // Score and end cell by the tie-break rule; the begin fields are left 0.
-LocalSpan local_end(std::string_view query, std::string_view subject, const ScoringScheme& scoring);
+Span local_end(std::string_view query, std::string_view subject, const ScoringScheme& scoring);
 
 // Score, end and start by the tie-break rule. The start is found by a method of its own (a backward
 // dynamic programme anchored at the end pair), not by re-running the forward recurrence.
-LocalSpan local_span(std::string_view query, std::string_view subject, const ScoringScheme& scoring);
+Span local_span(std::string_view query, std::string_view subject, const ScoringScheme& scoring);
 
 // Every HSP (high-scoring local alignment) of the query in the subject, by region partition: the best
 // local alignment of the subject region [0, n) (local_span on that region), if it scores at least
@@ -70,7 +60,8 @@ std::vector<Span> local_hsps(std::string_view query, std::string_view subject, c
                              std::int64_t cutoff);
 
 // Score, end and start in the given mode (local: local_span). For semiglobal the start is found, as
-// for local, by a backward dynamic programme anchored at the end, not by the forward recurrence.
+// for local, by a backward dynamic programme anchored at the end, not by the forward recurrence. xdrop
+// throws std::invalid_argument (its reference is reference_xdrop.hpp's).
 Span span(std::string_view query, std::string_view subject, const ScoringScheme& scoring, AlignmentMode mode);
 
 }  // namespace warpsearch::reference

@@ -34,6 +34,7 @@
 #include <cstdint>
 #include <string_view>
 
+#include "core/span.hpp"
 #include "profile/scoring.hpp"
 
 namespace warpsearch {
@@ -63,12 +64,11 @@ struct Extension {
   std::uint32_t target_length = 0;
 };
 
-// A seeded X-drop alignment: the total score and the extended span, 0-based, end exclusive.
-struct XdropSpan {
-  std::int64_t score = 0;
+// A seeded X-drop alignment: the total score and the extended span (core/span.hpp; the subject is the
+// target), with the seed's score and the two extensions that make it up.
+struct XdropSpan : Span {
   std::int64_t seed_score = 0;
   Extension left, right;
-  std::uint32_t query_begin = 0, query_end = 0, target_begin = 0, target_end = 0;
 };
 
 // The seed's score: the substitution scores of its diagonal. Throws std::out_of_range when the seed does
