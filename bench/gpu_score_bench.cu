@@ -123,95 +123,197 @@ int scale_over_gpus(const warpsearch::SubjectBatch& all, const std::vector<Recor
   return 0;
 }
 
-}  // namespace
+// The command line (see the top of this file).
+struct BenchOptions {
+  std::string db_path, query_path, tsv_path, label = "warpsearch";
+  std::string matrix_name = "BLOSUM62";
+  int open = 10, extend = 1, repeat = 3, only_query = -1, gpus = 1;
+  int table_copies = warpsearch::gpu::GpuScorer::kDefaultTableCopies;
+  double copies_min_waves = warpsearch::gpu::GpuScorer::kDefaultCopiesMinWaves;
+};
 
-int main(int argc, char** argv) {
-  try {
-    std::string db_path, query_path, tsv_path, label = "warpsearch";
-    std::string matrix_name = "BLOSUM62";
-    int open = 10, extend = 1, repeat = 3, only_query = -1, gpus = 1;
-    int table_copies = warpsearch::gpu::GpuScorer::kDefaultTableCopies;
-    double copies_min_waves = warpsearch::gpu::GpuScorer::kDefaultCopiesMinWaves;
-    for (warpsearch::bench::Arguments args(argc, argv); args.next();) {
-      const std::string& arg = args.option();
-      auto value = [&] { return args.value(); };
-      if (arg == "--db")
-        db_path = value();
-      else if (arg == "--queries")
-        query_path = value();
-      else if (arg == "--matrix")
-        matrix_name = value();
-      else if (arg == "--open")
-        open = std::stoi(value());
-      else if (arg == "--extend")
-        extend = std::stoi(value());
-      else if (arg == "--repeat")
-        repeat = std::max(1, std::stoi(value()));
-      else if (arg == "--tsv")
-        tsv_path = value();
-      else if (arg == "--label")
-        label = value();
-      else if (arg == "--only-query")
-        only_query = std::stoi(value());
-      else if (arg == "--gpus")
-        gpus = std::max(1, std::stoi(value()));
-      else if (arg == "--table-copies")
-        table_copies = std::stoi(value());
-      else if (arg == "--copies-min-waves")
-        copies_min_waves = std::stod(value());
-      else
-        throw std::invalid_argument("unknown option " + arg);
-    }
-    if (db_path.empty() || query_path.empty()) throw std::invalid_argument("--db and --queries are required");
-    if (warpsearch::gpu::usable_device_count() == 0) {
-      std::cerr << "gpu_score_bench: no usable GPU\n";
-      return 2;
-    }
-    const warpsearch::ScoringScheme scoring(warpsearch::SubstitutionMatrix::builtin(matrix_name),
-                                            warpsearch::GapOpen{open}, warpsearch::GapExtend{extend});
-    const auto& alphabet = scoring.matrix().alphabet();
+BenchOptions parse_options(int argc, char** argv) {
+  BenchOptions o;
+  for (warpsearch::bench::Arguments args(argc, argv); args.next();) {
+    const std::string& arg = args.option();
+    auto value = [&] { return args.value(); };
+    if (arg == "--db")
+      o.db_path = value();
+    else if (arg == "--queries")
+      o.query_path = value();
+    else if (arg == "--matrix")
+      o.matrix_name = value();
+    else if (arg == "--open")
+      o.open = std::stoi(value());
+    else if (arg == "--extend")
+      o.extend = std::stoi(value());
+    else if (arg == "--repeat")
+      o.repeat = std::max(1, std::stoi(value()));
+    else if (arg == "--tsv")
+      o.tsv_path = value();
+    else if (arg == "--label")
+      o.label = value();
+    else if (arg == "--only-query")
+      o.only_query = std::stoi(value());
+    else if (arg == "--gpus")
+      o.gpus = std::max(1, std::stoi(value()));
+    else if (arg == "--table-copies")
+      o.table_copies = std::stoi(value());
+    else if (arg == "--copies-min-waves")
+      o.copies_min_waves = std::stod(value());
+    else
+      throw std::invalid_argument("unknown option " + arg);
+  }
+  if (o.db_path.empty() || o.query_path.empty()) throw std::invalid_argument("--db and --queries are required");
+  return o;
+}
 
-    const auto t0 = std::chrono::steady_clock::now();
-    std::vector<Record> subjects = read_fasta(db_path, alphabet);
-    std::vector<Record> queries = read_fasta(query_path, alphabet);
-    if (only_query >= 0) {
-      if (static_cast<std::size_t>(only_query) >= queries.size())
-        throw std::invalid_argument("--only-query out of range");
-      queries = {queries[static_cast<std::size_t>(only_query)]};
-    }
-    if (queries.empty()) throw std::invalid_argument(query_path + ": no queries");
-    std::stable_sort(subjects.begin(), subjects.end(),
-                     [](const Record& a, const Record& b) { return a.codes.size() < b.codes.size(); });
-    std::vector<std::uint32_t> words;
-    std::vector<std::uint64_t> offsets;
-    std::vector<std::uint32_t> lengths;
-    std::uint64_t residues = 0;
-    for (const auto& s : subjects) {
-      offsets.push_back(words.size());
-      lengths.push_back(static_cast<std::uint32_t>(s.codes.size()));
-      residues += s.codes.size();
-      for (std::size_t w = 0; w < (s.codes.size() + 3) / 4; ++w) {
-        std::uint32_t word = 0;
-        for (std::size_t k = 0; k < 4; ++k) {
-          const std::size_t i = 4 * w + k;
-          const auto code = i < s.codes.size() ? static_cast<std::uint8_t>(s.codes[i]) : alphabet.pad_code();
-          word |= static_cast<std::uint32_t>(code) << (8 * k);
-        }
-        words.push_back(word);
-      }
-    }
+// The subjects sorted by length and packed as a database chunk: four residues a word, each subject
+// from a word boundary, padded with the alphabet's padding code.
+struct PackedSubjects {
+  std::vector<std::uint32_t> words;
+  std::vector<std::uint64_t> offsets;
+  std::vector<std::uint32_t> lengths;
+  std::uint64_t residues = 0;
+
+  warpsearch::SubjectBatch batch() const {
     warpsearch::SubjectBatch batch;
     batch.words = words.data();
     batch.num_words = words.size();
     batch.word_offsets = offsets.data();
     batch.lengths = lengths.data();
     batch.count = lengths.size();
+    return batch;
+  }
+};
+
+PackedSubjects pack_subjects(std::vector<Record>& subjects, const warpsearch::Alphabet& alphabet) {
+  std::stable_sort(subjects.begin(), subjects.end(),
+                   [](const Record& a, const Record& b) { return a.codes.size() < b.codes.size(); });
+  PackedSubjects packed;
+  for (const auto& s : subjects) {
+    packed.offsets.push_back(packed.words.size());
+    packed.lengths.push_back(static_cast<std::uint32_t>(s.codes.size()));
+    packed.residues += s.codes.size();
+    for (std::size_t w = 0; w < (s.codes.size() + 3) / 4; ++w) {
+      std::uint32_t word = 0;
+      for (std::size_t k = 0; k < 4; ++k) {
+        const std::size_t i = 4 * w + k;
+        const auto code = i < s.codes.size() ? static_cast<std::uint8_t>(s.codes[i]) : alphabet.pad_code();
+        word |= static_cast<std::uint32_t>(code) << (8 * k);
+      }
+      packed.words.push_back(word);
+    }
+  }
+  return packed;
+}
+
+// Times the synchronous score() call with CUDA events around it.
+class CallTimer {
+ public:
+  explicit CallTimer(warpsearch::gpu::GpuScorer& scorer) : scorer_(scorer) {
+    BENCH_CUDA(cudaEventCreate(&start_));
+    BENCH_CUDA(cudaEventCreate(&stop_));
+  }
+  CallTimer(const CallTimer&) = delete;
+  CallTimer& operator=(const CallTimer&) = delete;
+  ~CallTimer() {
+    cudaEventDestroy(start_);
+    cudaEventDestroy(stop_);
+  }
+
+  // Seconds of scorer.score(queries, out).
+  double time(const std::vector<std::string>& queries, std::int32_t* out) {
+    BENCH_CUDA(cudaEventRecord(start_));
+    scorer_.score(queries, out);
+    BENCH_CUDA(cudaEventRecord(stop_));
+    BENCH_CUDA(cudaEventSynchronize(stop_));
+    float ms = 0;
+    BENCH_CUDA(cudaEventElapsedTime(&ms, start_, stop_));
+    return static_cast<double>(ms) / 1e3;
+  }
+
+ private:
+  warpsearch::gpu::GpuScorer& scorer_;
+  cudaEvent_t start_ = nullptr, stop_ = nullptr;
+};
+
+// Each query timed alone (the median of --repeat calls), printed and written to --tsv, then all
+// queries in one call.
+void time_queries(const BenchOptions& o, const std::vector<Record>& queries, const PackedSubjects& packed,
+                  CallTimer& timer) {
+  const std::size_t subjects = packed.lengths.size();
+  std::vector<std::int32_t> scores(subjects);
+  timer.time({queries.front().codes}, scores.data());  // warm-up
+
+  FILE* tsv = o.tsv_path.empty() ? nullptr : std::fopen(o.tsv_path.c_str(), "w");
+  if (!o.tsv_path.empty() && tsv == nullptr) throw std::runtime_error(o.tsv_path + ": cannot write");
+  if (tsv) std::fprintf(tsv, "label\tquery\tlength\tdb_residues\tdb_subjects\tseconds\tgcups\ttop_score\n");
+  std::printf("%-12s %-24s %6s %10s %9s %8s\n", "label", "query", "length", "ms(median)", "GCUPS", "top");
+  const auto residues = static_cast<unsigned long long>(packed.residues);
+  double total_cells = 0, total_seconds = 0;
+  for (const auto& q : queries) {
+    std::vector<double> times;
+    for (int r = 0; r < o.repeat; ++r) times.push_back(timer.time({q.codes}, scores.data()));
+    const double seconds = warpsearch::bench::median(times);
+    const double cells = static_cast<double>(q.codes.size()) * static_cast<double>(packed.residues);
+    total_cells += cells;
+    total_seconds += seconds;
+    const int top = *std::max_element(scores.begin(), scores.end());
+    std::printf("%-12s %-24s %6zu %10.3f %9.1f %8d\n", o.label.c_str(), q.name.substr(0, 24).c_str(), q.codes.size(),
+                seconds * 1e3, cells / seconds / 1e9, top);
+    if (tsv)
+      std::fprintf(tsv, "%s\t%s\t%zu\t%llu\t%zu\t%.6f\t%.1f\t%d\n", o.label.c_str(), q.name.c_str(), q.codes.size(),
+                   residues, subjects, seconds, cells / seconds / 1e9, top);
+  }
+  // All queries in one call.
+  std::vector<std::string> all;
+  for (const auto& q : queries) all.push_back(q.codes);
+  std::vector<std::int32_t> all_scores(all.size() * subjects);
+  const double batch_seconds = timer.time(all, all_scores.data());
+  std::printf(
+      "%-12s overall: %.1f GCUPS (sum of per-query medians, %.3f s); one call for all queries: %.1f GCUPS (%.3f s)\n",
+      o.label.c_str(), total_cells / total_seconds / 1e9, total_seconds, total_cells / batch_seconds / 1e9,
+      batch_seconds);
+  if (tsv) {
+    std::fprintf(tsv, "%s\tALL_per_query\t0\t%llu\t%zu\t%.6f\t%.1f\t0\n", o.label.c_str(), residues, subjects,
+                 total_seconds, total_cells / total_seconds / 1e9);
+    std::fprintf(tsv, "%s\tALL_one_call\t0\t%llu\t%zu\t%.6f\t%.1f\t0\n", o.label.c_str(), residues, subjects,
+                 batch_seconds, total_cells / batch_seconds / 1e9);
+    std::fclose(tsv);
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    const BenchOptions o = parse_options(argc, argv);
+    if (warpsearch::gpu::usable_device_count() == 0) {
+      std::cerr << "gpu_score_bench: no usable GPU\n";
+      return 2;
+    }
+    const warpsearch::ScoringScheme scoring(warpsearch::SubstitutionMatrix::builtin(o.matrix_name),
+                                            warpsearch::GapOpen{o.open}, warpsearch::GapExtend{o.extend});
+    const auto& alphabet = scoring.matrix().alphabet();
+
+    const auto t0 = std::chrono::steady_clock::now();
+    std::vector<Record> subjects = read_fasta(o.db_path, alphabet);
+    std::vector<Record> queries = read_fasta(o.query_path, alphabet);
+    if (o.only_query >= 0) {
+      if (static_cast<std::size_t>(o.only_query) >= queries.size())
+        throw std::invalid_argument("--only-query out of range");
+      queries = {queries[static_cast<std::size_t>(o.only_query)]};
+    }
+    if (queries.empty()) throw std::invalid_argument(o.query_path + ": no queries");
+    const PackedSubjects packed = pack_subjects(subjects, alphabet);
+    const warpsearch::SubjectBatch batch = packed.batch();
     const auto t1 = std::chrono::steady_clock::now();
 
-    if (gpus > 1) return scale_over_gpus(batch, queries, scoring, gpus, residues);
+    if (o.gpus > 1) return scale_over_gpus(batch, queries, scoring, o.gpus, packed.residues);
 
-    warpsearch::gpu::GpuScorer scorer(0, scoring, table_copies);
-    scorer.set_table_copies_min_waves(copies_min_waves);
+    warpsearch::gpu::GpuScorer scorer(0, scoring, o.table_copies);
+    scorer.set_table_copies_min_waves(o.copies_min_waves);
     const auto t_device = std::chrono::steady_clock::now();
     scorer.set_subjects(batch);
     const auto t2 = std::chrono::steady_clock::now();
@@ -222,64 +324,12 @@ int main(int argc, char** argv) {
                  setup.plan_seconds);
     std::fprintf(stderr,
                  "%s: %zu subjects, %llu residues (longest %u); %zu queries; read+pack %.2f s, upload %.2f s; %s\n",
-                 db_path.c_str(), subjects.size(), static_cast<unsigned long long>(residues),
-                 lengths.empty() ? 0u : lengths.back(), queries.size(), std::chrono::duration<double>(t1 - t0).count(),
-                 std::chrono::duration<double>(t2 - t1).count(), scorer.device_name().c_str());
-
-    std::vector<std::int32_t> scores(subjects.size());
-    cudaEvent_t start, stop;
-    BENCH_CUDA(cudaEventCreate(&start));
-    BENCH_CUDA(cudaEventCreate(&stop));
-    auto time_call = [&](const std::vector<std::string>& q, std::int32_t* out) {
-      BENCH_CUDA(cudaEventRecord(start));
-      scorer.score(q, out);
-      BENCH_CUDA(cudaEventRecord(stop));
-      BENCH_CUDA(cudaEventSynchronize(stop));
-      float ms = 0;
-      BENCH_CUDA(cudaEventElapsedTime(&ms, start, stop));
-      return static_cast<double>(ms) / 1e3;
-    };
-    time_call({queries.front().codes}, scores.data());  // warm-up
-
-    FILE* tsv = tsv_path.empty() ? nullptr : std::fopen(tsv_path.c_str(), "w");
-    if (!tsv_path.empty() && tsv == nullptr) throw std::runtime_error(tsv_path + ": cannot write");
-    if (tsv) std::fprintf(tsv, "label\tquery\tlength\tdb_residues\tdb_subjects\tseconds\tgcups\ttop_score\n");
-    std::printf("%-12s %-24s %6s %10s %9s %8s\n", "label", "query", "length", "ms(median)", "GCUPS", "top");
-    double total_cells = 0, total_seconds = 0;
-    for (const auto& q : queries) {
-      std::vector<double> times;
-      for (int r = 0; r < repeat; ++r) times.push_back(time_call({q.codes}, scores.data()));
-      const double seconds = warpsearch::bench::median(times);
-      const double cells = static_cast<double>(q.codes.size()) * static_cast<double>(residues);
-      total_cells += cells;
-      total_seconds += seconds;
-      const int top = *std::max_element(scores.begin(), scores.end());
-      std::printf("%-12s %-24s %6zu %10.3f %9.1f %8d\n", label.c_str(), q.name.substr(0, 24).c_str(), q.codes.size(),
-                  seconds * 1e3, cells / seconds / 1e9, top);
-      if (tsv)
-        std::fprintf(tsv, "%s\t%s\t%zu\t%llu\t%zu\t%.6f\t%.1f\t%d\n", label.c_str(), q.name.c_str(), q.codes.size(),
-                     static_cast<unsigned long long>(residues), subjects.size(), seconds, cells / seconds / 1e9, top);
-    }
-    // All queries in one call.
-    std::vector<std::string> all;
-    for (const auto& q : queries) all.push_back(q.codes);
-    std::vector<std::int32_t> all_scores(all.size() * subjects.size());
-    const double batch_seconds = time_call(all, all_scores.data());
-    std::printf(
-        "%-12s overall: %.1f GCUPS (sum of per-query medians, %.3f s); one call for all queries: %.1f GCUPS (%.3f s)\n",
-        label.c_str(), total_cells / total_seconds / 1e9, total_seconds, total_cells / batch_seconds / 1e9,
-        batch_seconds);
-    if (tsv) {
-      std::fprintf(tsv, "%s\tALL_per_query\t0\t%llu\t%zu\t%.6f\t%.1f\t0\n", label.c_str(),
-                   static_cast<unsigned long long>(residues), subjects.size(), total_seconds,
-                   total_cells / total_seconds / 1e9);
-      std::fprintf(tsv, "%s\tALL_one_call\t0\t%llu\t%zu\t%.6f\t%.1f\t0\n", label.c_str(),
-                   static_cast<unsigned long long>(residues), subjects.size(), batch_seconds,
-                   total_cells / batch_seconds / 1e9);
-      std::fclose(tsv);
-    }
-    cudaEventDestroy(start);
-    cudaEventDestroy(stop);
+                 o.db_path.c_str(), subjects.size(), static_cast<unsigned long long>(packed.residues),
+                 packed.lengths.empty() ? 0u : packed.lengths.back(), queries.size(),
+                 std::chrono::duration<double>(t1 - t0).count(), std::chrono::duration<double>(t2 - t1).count(),
+                 scorer.device_name().c_str());
+    CallTimer timer(scorer);
+    time_queries(o, queries, packed, timer);
     return 0;
   } catch (const std::exception& e) {
     std::cerr << "gpu_score_bench: " << e.what() << "\n";

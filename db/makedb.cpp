@@ -211,6 +211,74 @@ ChunkInfo write_chunk(const std::string& directory, std::size_t chunk_number, co
   return info;
 }
 
+// Pass 1: headers to their files, residues checked and counted (and written to the spool when
+// spool_path is not empty), in FASTA order. Returns the subjects, by length and index with where their
+// residues are; fills the manifest's counts and the header and taxid files' entries.
+std::vector<Subject> write_headers_pass(const MakeDbOptions& options, FastaReader& reader, const std::string& temporary,
+                                        const std::string& spool_path, detail::Manifest& manifest) {
+  DatabaseInfo& info = manifest.info;
+  std::vector<Subject> subjects;
+  FileWriter headers(temporary + "/" + detail::kHeadersName, true);
+  FileWriter header_offsets(temporary + "/" + detail::kHeaderOffsetsName, true);
+  headers.bypass_page_cache();
+  header_offsets.bypass_page_cache();
+  std::optional<FileWriter> taxids;
+  if (options.taxid_of) {
+    taxids.emplace(temporary + "/" + detail::kTaxidsName, true);
+    taxids->bypass_page_cache();
+  }
+  std::optional<FileWriter> spool;
+  if (!spool_path.empty()) spool.emplace(spool_path, true, FileWriter::Checksum::off);
+  const std::uint64_t zero = 0;
+  header_offsets.write(&zero, sizeof zero);
+  info.min_length = std::numeric_limits<std::uint32_t>::max();
+  SequenceRecord record;
+  while (reader.next(record)) {
+    const std::uint64_t length = record.length;
+    if (length > std::numeric_limits<std::uint32_t>::max())
+      throw std::runtime_error(options.input + ": record " + std::to_string(record.index + 1) + " (" +
+                               quoted_excerpt(record.id) + ") has " + std::to_string(length) +
+                               " residues; a database subject may have at most 4294967295");
+    if (record.index > 0xFFFFFFFFu)
+      throw std::runtime_error(options.input + ": more than 4294967296 sequences; split the input");
+    headers.write(record.id);
+    if (!record.description.empty()) {
+      headers.write(" ");
+      headers.write(record.description);
+    }
+    headers.write("\n");
+    const std::uint64_t header_end = headers.size();
+    header_offsets.write(&header_end, sizeof header_end);
+    if (taxids) {
+      const std::uint32_t taxid = options.taxid_of(record.id);
+      taxids->write(&taxid, sizeof taxid);
+    }
+
+    const auto length32 = static_cast<std::uint32_t>(length);
+    subjects.push_back({std::uint64_t{length32} << 32 | record.index, spool ? spool->size() : record.sequence_offset});
+    if (spool) spool->write(record.codes.data(), record.codes.size());
+
+    info.residues += length;
+    info.max_length = std::max(info.max_length, length32);
+    info.min_length = std::min(info.min_length, length32);
+    const unsigned bin = floor_log2(length);
+    if (info.length_histogram.size() <= bin) info.length_histogram.resize(bin + 1);
+    ++info.length_histogram[bin];
+  }
+  info.subjects = subjects.size();
+  info.skipped = reader.skipped();
+  headers.close(true);
+  header_offsets.close(true);
+  if (spool) spool->close(false);
+  if (taxids) {
+    taxids->close(true);
+    manifest.files.push_back({detail::kTaxidsName, taxids->size(), taxids->crc32()});
+  }
+  manifest.files.push_back({detail::kHeadersName, headers.size(), headers.crc32()});
+  manifest.files.push_back({detail::kHeaderOffsetsName, header_offsets.size(), header_offsets.crc32()});
+  return subjects;
+}
+
 }  // namespace
 
 MakeDbReport make_database(const MakeDbOptions& options) {
@@ -232,68 +300,7 @@ MakeDbReport make_database(const MakeDbOptions& options) {
   detail::Manifest manifest;
   DatabaseInfo& info = manifest.info;
   info.type = reader.type();
-  std::vector<Subject> subjects;
-  {
-    FileWriter headers(temporary + "/" + detail::kHeadersName, true);
-    FileWriter header_offsets(temporary + "/" + detail::kHeaderOffsetsName, true);
-    headers.bypass_page_cache();
-    header_offsets.bypass_page_cache();
-    std::optional<FileWriter> taxids;
-    if (options.taxid_of) {
-      taxids.emplace(temporary + "/" + detail::kTaxidsName, true);
-      taxids->bypass_page_cache();
-    }
-    std::optional<FileWriter> spool;
-    if (!spool_path.empty()) spool.emplace(spool_path, true, FileWriter::Checksum::off);
-    const std::uint64_t zero = 0;
-    header_offsets.write(&zero, sizeof zero);
-    info.min_length = std::numeric_limits<std::uint32_t>::max();
-    SequenceRecord record;
-    while (reader.next(record)) {
-      const std::uint64_t length = record.length;
-      if (length > std::numeric_limits<std::uint32_t>::max())
-        throw std::runtime_error(options.input + ": record " + std::to_string(record.index + 1) + " (" +
-                                 quoted_excerpt(record.id) + ") has " + std::to_string(length) +
-                                 " residues; a database subject may have at most 4294967295");
-      if (record.index > 0xFFFFFFFFu)
-        throw std::runtime_error(options.input + ": more than 4294967296 sequences; split the input");
-      headers.write(record.id);
-      if (!record.description.empty()) {
-        headers.write(" ");
-        headers.write(record.description);
-      }
-      headers.write("\n");
-      const std::uint64_t header_end = headers.size();
-      header_offsets.write(&header_end, sizeof header_end);
-      if (taxids) {
-        const std::uint32_t taxid = options.taxid_of(record.id);
-        taxids->write(&taxid, sizeof taxid);
-      }
-
-      const auto length32 = static_cast<std::uint32_t>(length);
-      subjects.push_back(
-          {std::uint64_t{length32} << 32 | record.index, spool ? spool->size() : record.sequence_offset});
-      if (spool) spool->write(record.codes.data(), record.codes.size());
-
-      info.residues += length;
-      info.max_length = std::max(info.max_length, length32);
-      info.min_length = std::min(info.min_length, length32);
-      const unsigned bin = floor_log2(length);
-      if (info.length_histogram.size() <= bin) info.length_histogram.resize(bin + 1);
-      ++info.length_histogram[bin];
-    }
-    info.subjects = subjects.size();
-    info.skipped = reader.skipped();
-    headers.close(true);
-    header_offsets.close(true);
-    if (spool) spool->close(false);
-    if (taxids) {
-      taxids->close(true);
-      manifest.files.push_back({detail::kTaxidsName, taxids->size(), taxids->crc32()});
-    }
-    manifest.files.push_back({detail::kHeadersName, headers.size(), headers.crc32()});
-    manifest.files.push_back({detail::kHeaderOffsetsName, header_offsets.size(), header_offsets.crc32()});
-  }
+  std::vector<Subject> subjects = write_headers_pass(options, reader, temporary, spool_path, manifest);
 
   if (options.between_passes) options.between_passes();
 

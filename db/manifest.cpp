@@ -202,24 +202,10 @@ std::string format_manifest(const Manifest& manifest) {
   return text;
 }
 
-Manifest parse_manifest(std::string_view text, const std::string& path) {
-  if (text.substr(0, std::strlen(kManifestMagic) + 1) != std::string(kManifestMagic) + "\n")
-    throw std::runtime_error(quoted_excerpt(path) + " is not a warpsearch database manifest (its first line is not '" +
-                             kManifestMagic + "')");
-  Parser parser(text, path);
+namespace {
 
-  // The version comes before anything else, so that a newer layout is refused with a clear message
-  // rather than as a damaged file.
-  Manifest manifest;
-  DatabaseInfo& info = manifest.info;
-  const std::uint64_t version = parser.number_of("format_version");
-  if (version != kDatabaseFormatVersion)
-    throw std::runtime_error("database manifest " + quoted_excerpt(path) + " has format version " +
-                             std::to_string(version) + "; this build of warpsearch reads format version " +
-                             std::to_string(kDatabaseFormatVersion) +
-                             " (rebuild the database with this version's makedb)");
-  info.format_version = static_cast<std::uint32_t>(version);
-
+// The manifest's last line holds the CRC-32 of everything before it.
+void check_manifest_checksum(const Parser& parser, std::string_view text, const std::string& path) {
   const std::string checksum_prefix = std::string("\n") + kChecksumKey + " ";
   const std::size_t checksum_at = text.rfind(checksum_prefix);
   if (checksum_at == std::string_view::npos) parser.fail("no '" + std::string(kChecksumKey) + "' line");
@@ -230,7 +216,10 @@ Manifest parse_manifest(std::string_view text, const std::string& path) {
   if (stored != expected)
     throw std::runtime_error("database manifest " + quoted_excerpt(path) + " fails its checksum (stored " +
                              std::string(stored) + ", computed " + expected + "): the file was modified or damaged");
+}
 
+// The database's own lines: its origin, alphabet, counts, length range and length histogram.
+void read_database_lines(const Parser& parser, DatabaseInfo& info) {
   info.created_by = parser.only("created_by").rest;
   info.created_at = parser.only("created_at").rest;
   info.source = parser.only("source").rest;
@@ -251,45 +240,48 @@ Manifest parse_manifest(std::string_view text, const std::string& path) {
   info.max_length = static_cast<std::uint32_t>(parser.number(max_line, max_line.rest, u32_max));
   const Line& histogram = parser.only("length_histogram");
   for (const std::string& word : histogram.words) info.length_histogram.push_back(parser.number(histogram, word));
+}
 
-  const std::uint64_t chunk_count = parser.number_of("chunks");
-  std::map<std::string, std::size_t> file_index;
-  for (const Line& line : parser.lines()) {
-    if (line.key == "chunk") {
-      const auto& w = line.words;
-      if (w.size() != 13 || w[1] != "first_subject" || w[3] != "subjects" || w[5] != "residues" || w[7] != "words" ||
-          w[9] != "min_length" || w[11] != "max_length")
-        parser.fail(line,
-                    "expected 'chunk N first_subject N subjects N residues N words N "
-                    "min_length N max_length N'");
-      if (parser.number(line, w[0]) != info.chunks.size()) parser.fail(line, "chunks out of order");
-      ChunkInfo chunk;
-      chunk.first_subject = parser.number(line, w[2]);
-      chunk.subjects = parser.number(line, w[4]);
-      chunk.residues = parser.number(line, w[6]);
-      chunk.words = parser.number(line, w[8], std::numeric_limits<std::uint64_t>::max() / 4);
-      chunk.min_length = static_cast<std::uint32_t>(parser.number(line, w[10], u32_max));
-      chunk.max_length = static_cast<std::uint32_t>(parser.number(line, w[12], u32_max));
-      info.chunks.push_back(chunk);
-    } else if (line.key == "file") {
-      if (line.words.size() != 3 || line.words[2].size() != 8) parser.fail(line, "expected 'file NAME SIZE CRC32'");
-      FileEntry file;
-      file.name = line.words[0];
-      if (file.name.find('/') != std::string::npos || file.name.front() == '.')
-        parser.fail(line, "a file name must not contain '/' or start with '.'");
-      file.size = parser.number(line, line.words[1]);
-      char* end = nullptr;
-      file.crc32 = static_cast<std::uint32_t>(std::strtoul(line.words[2].c_str(), &end, 16));
-      if (*end != '\0') parser.fail(line, quoted_excerpt(line.words[2]) + " is not a hexadecimal CRC-32");
-      if (!file_index.emplace(file.name, manifest.files.size()).second) parser.fail(line, "file listed twice");
-      manifest.files.push_back(file);
-    }
-  }
+// One 'chunk N first_subject N subjects N residues N words N min_length N max_length N' line, the next
+// chunk in order.
+ChunkInfo read_chunk_line(const Parser& parser, const Line& line, std::size_t expected_number) {
+  const auto u32_max = std::numeric_limits<std::uint32_t>::max();
+  const auto& w = line.words;
+  if (w.size() != 13 || w[1] != "first_subject" || w[3] != "subjects" || w[5] != "residues" || w[7] != "words" ||
+      w[9] != "min_length" || w[11] != "max_length")
+    parser.fail(line,
+                "expected 'chunk N first_subject N subjects N residues N words N "
+                "min_length N max_length N'");
+  if (parser.number(line, w[0]) != expected_number) parser.fail(line, "chunks out of order");
+  ChunkInfo chunk;
+  chunk.first_subject = parser.number(line, w[2]);
+  chunk.subjects = parser.number(line, w[4]);
+  chunk.residues = parser.number(line, w[6]);
+  chunk.words = parser.number(line, w[8], std::numeric_limits<std::uint64_t>::max() / 4);
+  chunk.min_length = static_cast<std::uint32_t>(parser.number(line, w[10], u32_max));
+  chunk.max_length = static_cast<std::uint32_t>(parser.number(line, w[12], u32_max));
+  return chunk;
+}
 
-  // The counts must agree with each other, so that readers may trust them as array bounds.
-  if (info.chunks.size() != chunk_count)
-    parser.fail("'chunks " + std::to_string(chunk_count) + "' but " + std::to_string(info.chunks.size()) +
-                " chunk lines");
+// One 'file NAME SIZE CRC32' line.
+FileEntry read_file_line(const Parser& parser, const Line& line) {
+  if (line.words.size() != 3 || line.words[2].size() != 8) parser.fail(line, "expected 'file NAME SIZE CRC32'");
+  FileEntry file;
+  file.name = line.words[0];
+  if (file.name.find('/') != std::string::npos || file.name.front() == '.')
+    parser.fail(line, "a file name must not contain '/' or start with '.'");
+  file.size = parser.number(line, line.words[1]);
+  char* end = nullptr;
+  file.crc32 = static_cast<std::uint32_t>(std::strtoul(line.words[2].c_str(), &end, 16));
+  if (*end != '\0') parser.fail(line, quoted_excerpt(line.words[2]) + " is not a hexadecimal CRC-32");
+  return file;
+}
+
+// The chunks agree with each other and with their files' sizes (file_index: a file's entry by name),
+// and their totals with the database's counts.
+void check_chunks(const Parser& parser, const Manifest& manifest,
+                  const std::map<std::string, std::size_t>& file_index) {
+  const DatabaseInfo& info = manifest.info;
   std::uint64_t subjects = 0, residues = 0;
   for (std::size_t i = 0; i < info.chunks.size(); ++i) {
     const ChunkInfo& chunk = info.chunks[i];
@@ -317,8 +309,11 @@ Manifest parse_manifest(std::string_view text, const std::string& path) {
     parser.fail("the chunks hold " + std::to_string(subjects) + " subjects and " + std::to_string(residues) +
                 " residues, not the " + std::to_string(info.subjects) + " and " + std::to_string(info.residues) +
                 " stated");
-  // The database's own figures agree with its chunks': the length range, and the histogram (one bin
-  // per power of two of a 32-bit length) counts every subject.
+}
+
+// The database's own figures agree with its chunks': the length range, and the histogram (one bin per
+// power of two of a 32-bit length) counts every subject.
+void check_length_figures(const Parser& parser, const DatabaseInfo& info) {
   if (!info.chunks.empty() &&
       (info.min_length != info.chunks.front().min_length || info.max_length != info.chunks.back().max_length))
     parser.fail("min_length " + std::to_string(info.min_length) + " and max_length " + std::to_string(info.max_length) +
@@ -332,6 +327,12 @@ Manifest parse_manifest(std::string_view text, const std::string& path) {
     parser.fail("the length histogram counts " + std::to_string(histogram_count) + " subjects in " +
                 std::to_string(info.length_histogram.size()) + " bins, not the " + std::to_string(info.subjects) +
                 " stated");
+}
+
+// The header files are listed, and they and the taxid file have one entry per subject.
+void check_per_subject_files(const Parser& parser, const Manifest& manifest,
+                             const std::map<std::string, std::size_t>& file_index) {
+  const DatabaseInfo& info = manifest.info;
   const auto offsets = file_index.find(kHeaderOffsetsName);
   if (file_index.count(kHeadersName) == 0 || offsets == file_index.end()) parser.fail("no file lines for the headers");
   if (manifest.files[offsets->second].size != (info.subjects + 1) * 8)
@@ -339,6 +340,49 @@ Manifest parse_manifest(std::string_view text, const std::string& path) {
   const auto taxids = file_index.find(kTaxidsName);
   if (taxids != file_index.end() && manifest.files[taxids->second].size != info.subjects * 4)
     parser.fail(std::string(kTaxidsName) + " has the wrong size");
+}
+
+}  // namespace
+
+Manifest parse_manifest(std::string_view text, const std::string& path) {
+  if (text.substr(0, std::strlen(kManifestMagic) + 1) != std::string(kManifestMagic) + "\n")
+    throw std::runtime_error(quoted_excerpt(path) + " is not a warpsearch database manifest (its first line is not '" +
+                             kManifestMagic + "')");
+  Parser parser(text, path);
+
+  // The version comes before anything else, so that a newer layout is refused with a clear message
+  // rather than as a damaged file.
+  Manifest manifest;
+  DatabaseInfo& info = manifest.info;
+  const std::uint64_t version = parser.number_of("format_version");
+  if (version != kDatabaseFormatVersion)
+    throw std::runtime_error("database manifest " + quoted_excerpt(path) + " has format version " +
+                             std::to_string(version) + "; this build of warpsearch reads format version " +
+                             std::to_string(kDatabaseFormatVersion) +
+                             " (rebuild the database with this version's makedb)");
+  info.format_version = static_cast<std::uint32_t>(version);
+  check_manifest_checksum(parser, text, path);
+  read_database_lines(parser, info);
+
+  const std::uint64_t chunk_count = parser.number_of("chunks");
+  std::map<std::string, std::size_t> file_index;
+  for (const Line& line : parser.lines()) {
+    if (line.key == "chunk") {
+      info.chunks.push_back(read_chunk_line(parser, line, info.chunks.size()));
+    } else if (line.key == "file") {
+      FileEntry file = read_file_line(parser, line);
+      if (!file_index.emplace(file.name, manifest.files.size()).second) parser.fail(line, "file listed twice");
+      manifest.files.push_back(std::move(file));
+    }
+  }
+
+  // The counts must agree with each other, so that readers may trust them as array bounds.
+  if (info.chunks.size() != chunk_count)
+    parser.fail("'chunks " + std::to_string(chunk_count) + "' but " + std::to_string(info.chunks.size()) +
+                " chunk lines");
+  check_chunks(parser, manifest, file_index);
+  check_length_figures(parser, info);
+  check_per_subject_files(parser, manifest, file_index);
   return manifest;
 }
 

@@ -490,6 +490,8 @@ struct SearchEngine::Impl {
     return count;
   }
 
+  // Searches queries first to last - 1, their results to the sink in order (engine.cpp, through BatchSearch).
+  class BatchSearch;
   void search_batch(const std::vector<Query>& queries, std::size_t first, std::size_t last, const ResultSink& sink,
                     ProgressFeed& feed);
 };

@@ -4,6 +4,7 @@
 #include <charconv>
 #include <chrono>
 #include <cstdio>
+#include <deque>
 #include <fstream>
 #include <future>
 #include <optional>
@@ -124,9 +125,95 @@ std::string command_line(int argc, char** argv) {
   return line;
 }
 
-}  // namespace
+// The align command's options, as given, and the settings they make.
+struct AlignCommand {
+  // The command's options, bound to the members.
+  po::options_description describe() {
+    po::options_description options("options");
+    options.add_options()("help,h", "show this help")("query,q", po::value(&query_path)->value_name("FILE"),
+                                                      "query FASTA (plain, gzip, bzip2, xz or zstd; '-' for stdin)")(
+        "target,t", po::value(&target_path)->value_name("FILE"),
+        "target FASTA (plain, gzip, bzip2, xz or zstd; '-' for stdin)")(
+        "pairs,p", po::value(&pairs_path)->value_name("FILE"),
+        "pairs to align: 'query_id target_id [query_seed target_seed [seed_length]]' per line (default: record i "
+        "with record i)")("out,o", po::value(&output_path)->value_name("FILE"),
+                          "output file, written atomically (default: stdout)")(
+        "mode", po::value(&mode_name)->value_name("MODE"), "local, global, semiglobal or xdrop (default local)")(
+        "xdrop", po::value(&xdrop)->value_name("X"),
+        "xdrop mode: stop extending when the score falls more than X below the best (default 50)")(
+        "seed-length", po::value(&seed_length)->value_name("N"),
+        "xdrop mode: seed length for pairs rows with positions but no length (default 1)")(
+        "dbtype", po::value(&dbtype)->value_name("TYPE"),
+        "auto (guessed from the query file), protein or nucleotide (default auto)");
+    scoring_options.add_to(options);
+    options.add_options()("cigar", "TSV: add a CIGAR column")(
+        "aligned", "TSV: add the aligned query and target, with '-' for gaps")(
+        "outfmt", po::value(&outfmt)->value_name("tsv|sam"), "tsv (default) or sam (nucleotides)");
+    compute_options.add_to(options, "align");
+    options.add_options()("batch", po::value(&batch_pairs)->value_name("N"),
+                          "pairs aligned per batch (default 100000)")("quiet", "no summary on stderr");
+    return options;
+  }
 
-int run_align(int argc, char** argv) {
+  // Reads the command line (false: --help was shown) and checks what needs no file.
+  bool parse(int argc, char** argv) {
+    po::options_description options = describe();
+    if (!parse_command_line(argc, argv, options, kAlignUsage, vm)) return false;
+    if (query_path.empty()) throw UsageError{"the query file is missing (--query FILE)"};
+    if (target_path.empty()) throw UsageError{"the target file is missing (--target FILE)"};
+    if (query_path == "-" && target_path == "-")
+      throw UsageError{"the query and the target cannot both be standard input"};
+    if (batch_pairs == 0 || batch_pairs > (std::size_t{1} << 30))
+      throw UsageError{"--batch takes a number of pairs from 1 to 1073741824"};
+    limits.pairs = batch_pairs;
+    scoring_options.check(vm);
+    quiet = vm.count("quiet") > 0;
+    return true;
+  }
+
+  // The engine's options: the mode, its X-drop, the threads and the device.
+  AlignOptions align_options() const {
+    AlignOptions align_options;
+    try {
+      align_options.mode = parse_alignment_mode(mode_name);
+    } catch (const std::invalid_argument& e) {
+      throw UsageError{std::string("--mode: ") + e.what()};
+    }
+    if (vm.count("xdrop") && align_options.mode != AlignmentMode::xdrop)
+      throw UsageError{"--xdrop is for --mode xdrop"};
+    if (xdrop < 0) throw UsageError{"--xdrop must be at least 0"};
+    align_options.xdrop = XDrop{xdrop};
+    if (compute_options.threads() > 4096) throw UsageError{"--threads takes a number from 0 (every core) to 4096"};
+    align_options.threads = compute_options.threads();
+    align_options.device = compute_options.device();
+    return align_options;
+  }
+
+  // The output's format and columns.
+  AlignOutputOptions output_options() const {
+    AlignOutputOptions output_options;
+    if (outfmt == "tsv")
+      output_options.format = AlignFormat::tsv;
+    else if (outfmt == "sam")
+      output_options.format = AlignFormat::sam;
+    else
+      throw UsageError{"--outfmt takes tsv or sam, not " + quoted_excerpt(outfmt)};
+    output_options.cigar = vm.count("cigar") > 0;
+    output_options.aligned = vm.count("aligned") > 0;
+    if (output_options.format == AlignFormat::sam && (output_options.cigar || output_options.aligned))
+      throw UsageError{"--cigar and --aligned are TSV columns; SAM always has the CIGAR"};
+    return output_options;
+  }
+
+  // The sequence type --dbtype names (none: guessed from the query file).
+  std::optional<SequenceType> sequence_type() const {
+    if (dbtype == "protein") return SequenceType::protein;
+    if (dbtype == "nucleotide") return SequenceType::nucleotide;
+    if (dbtype != "auto") throw UsageError{"--dbtype takes auto, protein or nucleotide, not " + quoted_excerpt(dbtype)};
+    return std::nullopt;
+  }
+
+  // The options, as given.
   std::string query_path, target_path, pairs_path, output_path = "-", outfmt = "tsv", mode_name = "local",
                                                    dbtype = "auto";
   Number<int> xdrop = kDefaultXdrop;
@@ -135,196 +222,197 @@ int run_align(int argc, char** argv) {
   BatchLimits limits;
   ScoringOptions scoring_options;
   ComputeOptions compute_options;
-  po::options_description options("options");
-  options.add_options()("help,h", "show this help")("query,q", po::value(&query_path)->value_name("FILE"),
-                                                    "query FASTA (plain, gzip, bzip2, xz or zstd; '-' for stdin)")(
-      "target,t", po::value(&target_path)->value_name("FILE"),
-      "target FASTA (plain, gzip, bzip2, xz or zstd; '-' for stdin)")(
-      "pairs,p", po::value(&pairs_path)->value_name("FILE"),
-      "pairs to align: 'query_id target_id [query_seed target_seed [seed_length]]' per line (default: record i with "
-      "record i)")("out,o", po::value(&output_path)->value_name("FILE"),
-                   "output file, written atomically (default: stdout)")(
-      "mode", po::value(&mode_name)->value_name("MODE"), "local, global, semiglobal or xdrop (default local)")(
-      "xdrop", po::value(&xdrop)->value_name("X"),
-      "xdrop mode: stop extending when the score falls more than X below the best (default 50)")(
-      "seed-length", po::value(&seed_length)->value_name("N"),
-      "xdrop mode: seed length for pairs rows with positions but no length (default 1)")(
-      "dbtype", po::value(&dbtype)->value_name("TYPE"),
-      "auto (guessed from the query file), protein or nucleotide (default auto)");
-  scoring_options.add_to(options);
-  options.add_options()("cigar", "TSV: add a CIGAR column")("aligned",
-                                                            "TSV: add the aligned query and target, with '-' for gaps")(
-      "outfmt", po::value(&outfmt)->value_name("tsv|sam"), "tsv (default) or sam (nucleotides)");
-  compute_options.add_to(options, "align");
-  options.add_options()("batch", po::value(&batch_pairs)->value_name("N"), "pairs aligned per batch (default 100000)")(
-      "quiet", "no summary on stderr");
   po::variables_map vm;
-  if (!parse_command_line(argc, argv, options, kAlignUsage, vm)) return 0;  // --help
-  if (query_path.empty()) throw UsageError{"the query file is missing (--query FILE)"};
-  if (target_path.empty()) throw UsageError{"the target file is missing (--target FILE)"};
-  if (query_path == "-" && target_path == "-")
-    throw UsageError{"the query and the target cannot both be standard input"};
-  if (batch_pairs == 0 || batch_pairs > (std::size_t{1} << 30))
-    throw UsageError{"--batch takes a number of pairs from 1 to 1073741824"};
-  limits.pairs = batch_pairs;
-  scoring_options.check(vm);
-  const bool quiet = vm.count("quiet") > 0;
+  bool quiet = false;
+};
 
-  AlignOptions align_options;
-  try {
-    align_options.mode = parse_alignment_mode(mode_name);
-  } catch (const std::invalid_argument& e) {
-    throw UsageError{std::string("--mode: ") + e.what()};
+constexpr Seed kDefaultSeed{0, 0, 0};  // xdrop without seeds: extend from the start of both sequences
+
+// The targets for a SAM header, read in a first pass over the target file (whose IDs must be unique).
+std::vector<SamReference> sam_references(const std::string& target_path, SequenceType sequence_type) {
+  if (target_path == "-")
+    throw UsageError{
+        "SAM output lists every target in its header before the first record: --target cannot be standard input"};
+  std::vector<SamReference> references;
+  FastaReader scan(target_path, sequence_type);
+  scan.advise_skip_invalid(false);
+  std::unordered_map<std::string, std::uint64_t> seen;  // SAM's @SQ names must be unique
+  for (SequenceRecord record; scan.next(record);) {
+    const auto [where, inserted] = seen.emplace(record.id, record.index);
+    if (!inserted)
+      throw std::runtime_error(display(target_path) + ": records " + std::to_string(where->second + 1) + " and " +
+                               std::to_string(record.index + 1) + " have the same ID " + quoted_excerpt(record.id) +
+                               "; SAM names each target once in its header, so IDs must be unique");
+    references.push_back({record.id, record.codes.size()});
   }
-  if (vm.count("xdrop") && align_options.mode != AlignmentMode::xdrop) throw UsageError{"--xdrop is for --mode xdrop"};
-  if (xdrop < 0) throw UsageError{"--xdrop must be at least 0"};
-  align_options.xdrop = XDrop{xdrop};
-  if (compute_options.threads() > 4096) throw UsageError{"--threads takes a number from 0 (every core) to 4096"};
-  align_options.threads = compute_options.threads();
-  align_options.device = compute_options.device();
+  return references;
+}
 
-  AlignOutputOptions output_options;
-  if (outfmt == "tsv")
-    output_options.format = AlignFormat::tsv;
-  else if (outfmt == "sam")
-    output_options.format = AlignFormat::sam;
-  else
-    throw UsageError{"--outfmt takes tsv or sam, not " + quoted_excerpt(outfmt)};
-  output_options.cigar = vm.count("cigar") > 0;
-  output_options.aligned = vm.count("aligned") > 0;
-  if (output_options.format == AlignFormat::sam && (output_options.cigar || output_options.aligned))
-    throw UsageError{"--cigar and --aligned are TSV columns; SAM always has the CIGAR"};
-  align_options.operations = AlignWriter::needs_operations(output_options);
+// Throws the error for query and target files of different lengths: the shorter one has `records`
+// records; the longer one had `extra` more read, and the rest of it is counted.
+[[noreturn]] void throw_record_counts_differ(const AlignCommand& command, FastaReader& query_reader,
+                                             FastaReader& target_reader, bool query_is_longer, std::uint64_t records,
+                                             std::uint64_t extra) {
+  std::uint64_t longer = records + extra;
+  for (SequenceRecord rest; query_is_longer ? query_reader.next(rest) : target_reader.next(rest);) ++longer;
+  const std::uint64_t query_count = query_is_longer ? longer : records,
+                      target_count = query_is_longer ? records : longer;
+  throw std::runtime_error("--query " + display(command.query_path) + " has " + std::to_string(query_count) +
+                           " records but --target " + display(command.target_path) + " has " +
+                           std::to_string(target_count) +
+                           ": without --pairs, record i of one is aligned with record i of the other");
+}
 
-  std::optional<SequenceType> type;
-  if (dbtype == "protein")
-    type = SequenceType::protein;
-  else if (dbtype == "nucleotide")
-    type = SequenceType::nucleotide;
-  else if (dbtype != "auto")
-    throw UsageError{"--dbtype takes auto, protein or nucleotide, not " + quoted_excerpt(dbtype)};
-  check_output_path(output_path, {query_path, target_path, pairs_path});
-  install_interrupt_handlers();
-  const auto started = std::chrono::steady_clock::now();
+// The record of `fasta` with ID `id`, for a pairs line (where: its file and line).
+const SequenceRecord& find_listed(const IndexedFasta& fasta, std::string_view id, const std::string& where,
+                                  const char* role, const std::string& path) {
+  const auto found = fasta.by_id.find(id);
+  if (found == fasta.by_id.end())
+    throw std::runtime_error(where + ": the " + role + " ID " + quoted_excerpt(id) + " is not in " + display(path));
+  return fasta.records[found->second];
+}
 
-  // The query reader fixes the alphabet (guessed from its first residues unless --dbtype says).
-  std::optional<FastaReader> query_reader;
-  query_reader.emplace(query_path, type);
-  query_reader->advise_skip_invalid(false);  // align has no --skip-invalid
-  const SequenceType sequence_type = query_reader->type();
-  const bool nucleotide = sequence_type == SequenceType::nucleotide;
+// The seed a pairs line gives in its optional columns (2 columns: the default seed).
+Seed listed_seed(const std::vector<std::string_view>& fields, const std::string& where, unsigned seed_length) {
+  Seed seed = kDefaultSeed;
+  if (fields.size() >= 4) {
+    seed.query_begin = static_cast<std::uint32_t>(parse_count(fields[2], where, "the query seed", 1) - 1);
+    seed.target_begin = static_cast<std::uint32_t>(parse_count(fields[3], where, "the target seed", 1) - 1);
+    seed.length = fields.size() == 5 ? static_cast<std::uint32_t>(parse_count(fields[4], where, "the seed length", 0))
+                                     : seed_length;
+  }
+  return seed;
+}
 
-  ScoringScheme scoring = scoring_options.scheme(nucleotide, vm, "sequences");
-  const Alphabet& alphabet = Alphabet::of(sequence_type);
+// The engine, made on a thread of its own while the first batch is read: with a GPU its making (the
+// CUDA context, about 0.2 s on an H100) overlaps the reading instead of adding to it.
+class EngineInTheBackground {
+ public:
+  EngineInTheBackground(ScoringScheme scoring, const AlignOptions& options, bool quiet)
+      : options_(options),
+        quiet_(quiet),
+        making_(std::async(std::launch::async,
+                           [scheme = std::move(scoring), options] { return AlignEngine(scheme, options); })) {}
 
-  AtomicFile output(output_path);
-  AlignWriter writer(output.stream(), alphabet, output_options);
-  // The engine (with a GPU: its CUDA context, about 0.2 s) is made on a thread of its own while the first
-  // batch is read; the first alignment waits for it.
-  std::future<AlignEngine> making = std::async(
-      std::launch::async, [&scoring, &align_options] { return AlignEngine(std::move(scoring), align_options); });
-  std::optional<AlignEngine> made;
-  const auto engine = [&]() -> AlignEngine& {
-    if (!made) {
-      made.emplace(making.get());
-      notice_cpu_fallback("align", align_options.device, made->backend_description(), quiet);
+  // The engine; the first call waits for it (and rethrows what its making threw).
+  AlignEngine& get() {
+    if (!engine_) {
+      engine_.emplace(making_.get());
+      notice_cpu_fallback("align", options_.device, engine_->backend_description(), quiet_);
     }
-    return *made;
-  };
-  std::uint64_t pairs_done = 0;
-  Batch batch;
-  const Seed default_seed{0, 0, 0};  // xdrop without seeds: extend from the start of both sequences
+    return *engine_;
+  }
 
-  const auto flush = [&](auto&& query_codes_of, auto&& target_codes_of) {
-    if (batch.pairs.empty()) return;
-    throw_if_interrupted();
-    const std::vector<PairAlignment> results = engine().align(batch.pairs);
-    for (std::size_t p = 0; p < results.size(); ++p)
-      writer.write(batch.query_ids[p], batch.target_ids[p], query_codes_of(p), target_codes_of(p), results[p]);
-    pairs_done += batch.pairs.size();
-    batch.clear();
-  };
+ private:
+  AlignOptions options_;
+  bool quiet_;
+  std::future<AlignEngine> making_;
+  std::optional<AlignEngine> engine_;
+};
 
-  if (pairs_path.empty()) {
-    // Record i with record i, streamed: the records of one batch at a time.
-    std::vector<SamReference> references;
-    if (output_options.format == AlignFormat::sam) {
-      if (target_path == "-")
-        throw UsageError{
-            "SAM output lists every target in its header before the first record: --target cannot be standard input"};
-      FastaReader scan(target_path, sequence_type);
-      scan.advise_skip_invalid(false);
-      std::unordered_map<std::string, std::uint64_t> seen;  // SAM's @SQ names must be unique
-      for (SequenceRecord record; scan.next(record);) {
-        const auto [where, inserted] = seen.emplace(record.id, record.index);
-        if (!inserted)
-          throw std::runtime_error(display(target_path) + ": records " + std::to_string(where->second + 1) + " and " +
-                                   std::to_string(record.index + 1) + " have the same ID " + quoted_excerpt(record.id) +
-                                   "; SAM names each target once in its header, so IDs must be unique");
-        references.push_back({record.id, record.codes.size()});
+// The next records of one of the two files of a run without --pairs, read ahead for a batch: the
+// query file's and the target file's are read at once, on two threads.
+class RecordsAhead {
+ public:
+  explicit RecordsAhead(FastaReader& reader) : reader_(reader) {}
+
+  // Reads until `count` records or `residues` residues are held, or the file ends.
+  void fill(std::size_t count, std::uint64_t residues) {
+    while (!ended_ && held_.size() < count && held_residues_ < residues) {
+      SequenceRecord record;
+      if (!reader_.next(record)) {
+        ended_ = true;
+        break;
       }
+      held_residues_ += record.codes.size();
+      held_.push_back(std::move(record));
     }
-    writer.header(references, command_line(argc, argv));
-    FastaReader target_reader(target_path, sequence_type);
+  }
+
+  // Moves the first `count` records held into `out` (cleared first).
+  void take(std::size_t count, std::vector<SequenceRecord>& out) {
+    out.clear();
+    for (std::size_t k = 0; k < count; ++k) {
+      held_residues_ -= held_.front().codes.size();
+      out.push_back(std::move(held_.front()));
+      held_.pop_front();
+    }
+  }
+
+  std::size_t held() const { return held_.size(); }
+  bool ended() const { return ended_; }
+  FastaReader& reader() { return reader_; }
+
+ private:
+  FastaReader& reader_;
+  std::deque<SequenceRecord> held_;
+  std::uint64_t held_residues_ = 0;
+  bool ended_ = false;
+};
+
+// One run's pairs, gathered into batches, each aligned by the engine and written in order.
+class PairRun {
+ public:
+  PairRun(const AlignCommand& command, SequenceType sequence_type, EngineInTheBackground& engine, AlignWriter& writer)
+      : command_(command), sequence_type_(sequence_type), engine_(engine), writer_(writer) {}
+
+  // Record i of the query file with record i of the target file, streamed: the records of one batch at
+  // a time. command_text goes into SAM's header.
+  void align_records_in_order(FastaReader& query_reader, AlignFormat format, const std::string& command_text) {
+    std::vector<SamReference> references;
+    if (format == AlignFormat::sam) references = sam_references(command_.target_path, sequence_type_);
+    writer_.header(references, command_text);
+    FastaReader target_reader(command_.target_path, sequence_type_);
     target_reader.advise_skip_invalid(false);
+    RecordsAhead query_ahead(query_reader), target_ahead(target_reader);
     std::vector<SequenceRecord> queries, targets;
     std::uint64_t records = 0;
-    for (bool more = true; more;) {
-      queries.clear();
-      targets.clear();
-      std::uint64_t residues = 0;
-      while (queries.size() < limits.pairs && residues < limits.residues) {
-        SequenceRecord query, target;
-        const bool has_query = query_reader->next(query);
-        const bool has_target = target_reader.next(target);
-        if (has_query != has_target) {
-          // Count the rest of the longer file, to name both counts.
-          std::uint64_t longer = records + 1;
-          for (SequenceRecord rest; has_query ? query_reader->next(rest) : target_reader.next(rest);) ++longer;
-          const std::uint64_t query_count = has_query ? longer : records, target_count = has_query ? records : longer;
-          throw std::runtime_error("--query " + display(query_path) + " has " + std::to_string(query_count) +
-                                   " records but --target " + display(target_path) + " has " +
-                                   std::to_string(target_count) +
-                                   ": without --pairs, record i of one is aligned with record i of the other");
-        }
-        if (!has_query) {
-          more = false;
-          break;
-        }
-        ++records;
-        residues += query.codes.size() + target.codes.size();
-        queries.push_back(std::move(query));
-        targets.push_back(std::move(target));
+    const std::size_t count = command_.limits.pairs;
+    const std::uint64_t residues = command_.limits.residues / 2;  // per file
+    for (;;) {
+      {
+        std::future<void> reading_queries = std::async(std::launch::async, [&] { query_ahead.fill(count, residues); });
+        target_ahead.fill(count, residues);
+        reading_queries.get();
       }
-      for (std::size_t p = 0; p < queries.size(); ++p) {
-        batch.pairs.push_back({queries[p].codes, targets[p].codes, default_seed});
-        batch.query_ids.push_back(queries[p].id);
-        batch.target_ids.push_back(targets[p].id);
+      const std::size_t pairs = std::min(query_ahead.held(), target_ahead.held());
+      if (query_ahead.ended() && query_ahead.held() < target_ahead.held())
+        throw_record_counts_differ(command_, query_reader, target_reader, false, records + pairs,
+                                   target_ahead.held() - pairs);
+      if (target_ahead.ended() && target_ahead.held() < query_ahead.held())
+        throw_record_counts_differ(command_, query_reader, target_reader, true, records + pairs,
+                                   query_ahead.held() - pairs);
+      if (pairs == 0) break;
+      records += pairs;
+      query_ahead.take(pairs, queries);
+      target_ahead.take(pairs, targets);
+      for (std::size_t p = 0; p < pairs; ++p) {
+        batch_.pairs.push_back({queries[p].codes, targets[p].codes, kDefaultSeed});
+        batch_.query_ids.push_back(queries[p].id);
+        batch_.target_ids.push_back(targets[p].id);
       }
       flush([&](std::size_t p) -> std::string_view { return queries[p].codes; },
             [&](std::size_t p) -> std::string_view { return targets[p].codes; });
     }
-  } else {
-    // Listed pairs: both FASTA files in memory, the pairs file streamed.
+  }
+
+  // The pairs the pairs file lists: both FASTA files in memory (the query reader is read whole and
+  // closed), the pairs file streamed. command_text goes into SAM's header.
+  void align_listed_pairs(std::optional<FastaReader>& query_reader, AlignmentMode mode,
+                          const std::string& command_text) {
     const IndexedFasta queries = read_indexed(*query_reader);
     query_reader.reset();
-    FastaReader target_reader(target_path, sequence_type);
+    FastaReader target_reader(command_.target_path, sequence_type_);
     target_reader.advise_skip_invalid(false);
     const IndexedFasta targets = read_indexed(target_reader);
     std::vector<SamReference> references;
     for (const auto& record : targets.records) references.push_back({record.id, record.codes.size()});
-    writer.header(references, command_line(argc, argv));
+    writer_.header(references, command_text);
 
+    const std::string& pairs_path = command_.pairs_path;
     std::ifstream pairs_file(pairs_path, std::ios::binary);
     if (!pairs_file) throw std::runtime_error("cannot open the pairs file " + quoted_excerpt(pairs_path));
     std::string line;
-    const auto find = [&](const IndexedFasta& fasta, std::string_view id, const std::string& where, const char* role,
-                          const std::string& path) -> const SequenceRecord& {
-      const auto found = fasta.by_id.find(id);
-      if (found == fasta.by_id.end())
-        throw std::runtime_error(where + ": the " + role + " ID " + quoted_excerpt(id) + " is not in " + display(path));
-      return fasta.records[found->second];
-    };
     for (std::uint64_t line_number = 1; read_pairs_line(pairs_file, line, pairs_path, line_number); ++line_number) {
       throw_if_interrupted();
       const std::string where = printable_excerpt(pairs_path) + ":" + std::to_string(line_number);
@@ -335,42 +423,96 @@ int run_align(int argc, char** argv) {
                                  ": expected 2, 4 or 5 columns (query_id target_id [query_seed target_seed "
                                  "[seed_length]]), found " +
                                  std::to_string(fields.size()));
-      const SequenceRecord& query = find(queries, fields[0], where, "query", query_path);
-      const SequenceRecord& target = find(targets, fields[1], where, "target", target_path);
-      Seed seed = default_seed;
-      if (fields.size() >= 4) {
-        seed.query_begin = static_cast<std::uint32_t>(parse_count(fields[2], where, "the query seed", 1) - 1);
-        seed.target_begin = static_cast<std::uint32_t>(parse_count(fields[3], where, "the target seed", 1) - 1);
-        seed.length = fields.size() == 5
-                          ? static_cast<std::uint32_t>(parse_count(fields[4], where, "the seed length", 0))
-                          : seed_length.value;
-      }
-      if (align_options.mode == AlignmentMode::xdrop) {
+      const SequenceRecord& query = find_listed(queries, fields[0], where, "query", command_.query_path);
+      const SequenceRecord& target = find_listed(targets, fields[1], where, "target", command_.target_path);
+      const Seed seed = listed_seed(fields, where, command_.seed_length);
+      if (mode == AlignmentMode::xdrop) {
         try {
-          (void)seed_score(query.codes, target.codes, seed, engine().scoring());
+          (void)seed_score(query.codes, target.codes, seed, engine_.get().scoring());
         } catch (const std::exception& e) {
           throw std::runtime_error(where + ": " + e.what());
         }
       }
-      batch.pairs.push_back({query.codes, target.codes, seed});
-      batch.query_ids.push_back(query.id);
-      batch.target_ids.push_back(target.id);
-      batch.residues += query.codes.size() + target.codes.size();
-      if (batch.pairs.size() >= limits.pairs || batch.residues >= limits.residues)
-        flush([&](std::size_t p) { return batch.pairs[p].query; },
-              [&](std::size_t p) { return batch.pairs[p].target; });
+      batch_.pairs.push_back({query.codes, target.codes, seed});
+      batch_.query_ids.push_back(query.id);
+      batch_.target_ids.push_back(target.id);
+      batch_.residues += query.codes.size() + target.codes.size();
+      if (batch_.pairs.size() >= command_.limits.pairs || batch_.residues >= command_.limits.residues) flush_listed();
     }
     if (pairs_file.bad()) throw std::runtime_error("cannot read the pairs file " + quoted_excerpt(pairs_path));
-    flush([&](std::size_t p) { return batch.pairs[p].query; }, [&](std::size_t p) { return batch.pairs[p].target; });
+    flush_listed();
   }
+
+  // The pairs aligned and written so far.
+  std::uint64_t pairs_done() const { return pairs_done_; }
+
+ private:
+  // Aligns and writes the batch, then empties it; query_codes_of(p) and target_codes_of(p) give the
+  // residues of pair p for the output.
+  template <class QueryCodes, class TargetCodes>
+  void flush(QueryCodes&& query_codes_of, TargetCodes&& target_codes_of) {
+    if (batch_.pairs.empty()) return;
+    throw_if_interrupted();
+    const std::vector<PairAlignment> results = engine_.get().align(batch_.pairs);
+    for (std::size_t p = 0; p < results.size(); ++p)
+      writer_.write(batch_.query_ids[p], batch_.target_ids[p], query_codes_of(p), target_codes_of(p), results[p]);
+    pairs_done_ += batch_.pairs.size();
+    batch_.clear();
+  }
+
+  // Aligns and writes a batch of listed pairs, whose sequences outlive it.
+  void flush_listed() {
+    flush([&](std::size_t p) { return batch_.pairs[p].query; }, [&](std::size_t p) { return batch_.pairs[p].target; });
+  }
+
+  const AlignCommand& command_;
+  const SequenceType sequence_type_;
+  EngineInTheBackground& engine_;
+  AlignWriter& writer_;
+  Batch batch_;
+  std::uint64_t pairs_done_ = 0;
+};
+
+}  // namespace
+
+int run_align(int argc, char** argv) {
+  AlignCommand command;
+  if (!command.parse(argc, argv)) return 0;  // --help
+  AlignOptions align_options = command.align_options();
+  const AlignOutputOptions output_options = command.output_options();
+  align_options.operations = AlignWriter::needs_operations(output_options);
+  const std::optional<SequenceType> type = command.sequence_type();
+  check_output_path(command.output_path, {command.query_path, command.target_path, command.pairs_path});
+  install_interrupt_handlers();
+  const auto started = std::chrono::steady_clock::now();
+
+  // The query reader fixes the alphabet (guessed from its first residues unless --dbtype says).
+  std::optional<FastaReader> query_reader;
+  query_reader.emplace(command.query_path, type);
+  query_reader->advise_skip_invalid(false);  // align has no --skip-invalid
+  const SequenceType sequence_type = query_reader->type();
+  const bool nucleotide = sequence_type == SequenceType::nucleotide;
+
+  ScoringScheme scoring = command.scoring_options.scheme(nucleotide, command.vm, "sequences");
+  const Alphabet& alphabet = Alphabet::of(sequence_type);
+
+  AtomicFile output(command.output_path);
+  AlignWriter writer(output.stream(), alphabet, output_options);
+  EngineInTheBackground engine(std::move(scoring), align_options, command.quiet);
+  PairRun run(command, sequence_type, engine, writer);
+  if (command.pairs_path.empty())
+    run.align_records_in_order(*query_reader, output_options.format, command_line(argc, argv));
+  else
+    run.align_listed_pairs(query_reader, align_options.mode, command_line(argc, argv));
   output.commit();
 
-  if (!quiet) {
+  if (!command.quiet) {
+    const std::uint64_t pairs_done = run.pairs_done();
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     std::fprintf(stderr, "warpsearch align: %llu pairs (%s), %.2f s, %.1f pairs/s, %.2f GCUPS on %s\n",
                  static_cast<unsigned long long>(pairs_done), alignment_mode_name(align_options.mode), seconds,
-                 static_cast<double>(pairs_done) / seconds, engine().cells() / seconds / 1e9,
-                 engine().backend_description().c_str());
+                 static_cast<double>(pairs_done) / seconds, engine.get().cells() / seconds / 1e9,
+                 engine.get().backend_description().c_str());
   }
   return 0;
 }

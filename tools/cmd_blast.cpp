@@ -213,156 +213,202 @@ std::string with_blast_names(std::string message) {
   return message;
 }
 
-}  // namespace
+// A BLAST+ command line turned into the `warpsearch search` command line that runs it.
+class BlastCommand {
+ public:
+  explicit BlastCommand(std::string program)
+      : program_(std::move(program)),
+        // The program's query and database alphabets (blastx: DNA queries against proteins; tblastn:
+        // proteins against DNA; tblastx: DNA against DNA, both translated).
+        nucleotide_queries_(program_ == "blastn" || program_ == "blastx" || program_ == "tblastx"),
+        nucleotide_database_(program_ == "blastn" || program_ == "tblastn" || program_ == "tblastx"),
+        args_{"search", "--program", program_},
+        soft_masking_(program_ == "blastn") {}  // blastn's default; blastp masks hard
 
-int run_blast(int argc, char** argv) {
-  const std::string program = argv[0];
-  // The program's query and database alphabets (blastx: DNA queries against proteins; tblastn: proteins
-  // against DNA; tblastx: DNA against DNA, both translated).
-  const bool nucleotide_queries = program == "blastn" || program == "blastx" || program == "tblastx";
-  const bool nucleotide_database = program == "blastn" || program == "tblastn" || program == "tblastx";
-  std::vector<std::string> args = {"search", "--program", program};
-  bool quiet = true;
-  bool soft_masking = program == "blastn";  // blastn's default; blastp masks hard
-  std::string database_path, subject_path;
-  for (int i = 1; i < argc; ++i) {
-    std::string word = argv[i];
-    if (word == "-h" || word == "-help" || word == "--help") {
-      std::fputs(usage(program).c_str(), stdout);
-      return 0;
+  // Reads the BLAST+ options; false when -help or -version was answered instead.
+  bool read(int argc, char** argv) {
+    for (int i = 1; i < argc; ++i) {
+      std::string word = argv[i];
+      if (word == "-h" || word == "-help" || word == "--help") {
+        std::fputs(usage(program_).c_str(), stdout);
+        return false;
+      }
+      if (word == "-version") {
+        std::printf("%s: warpsearch %s (BLAST+ 2.12.0+ command line)\n", program_.c_str(), WARPSEARCH_VERSION);
+        return false;
+      }
+      if (word.size() < 2 || word[0] != '-')
+        throw UsageError{"unexpected argument '" + word + "' (" + program_ +
+                         " options start with one dash, e.g. -query)"};
+      const std::string name = word.substr(word[1] == '-' ? 2 : 1);
+      auto value = [&]() -> std::string {
+        if (i + 1 >= argc) throw UsageError{"-" + name + " needs a value"};
+        return argv[++i];
+      };
+      if (name == "device") {
+        args_.push_back("--device");
+        args_.push_back(value());
+        continue;
+      }
+      if (name == "quiet") continue;
+      if (name == "verbose") {
+        quiet_ = false;
+        continue;
+      }
+      const BlastOption* option = find_option(name);
+      if (option == nullptr) throw UsageError{"unknown option -" + name + " (see 'warpsearch " + program_ + " -help')"};
+      translate(*option, name, value);
     }
-    if (word == "-version") {
-      std::printf("%s: warpsearch %s (BLAST+ 2.12.0+ command line)\n", program.c_str(), WARPSEARCH_VERSION);
-      return 0;
+    return true;
+  }
+
+  // Checks that the queries and a database or subjects are named; the queries default to standard
+  // input, as in BLAST; the database has no default.
+  void check_inputs() {
+    if (std::find(args_.begin(), args_.end(), "-q") == args_.end()) args_.insert(args_.end(), {"-q", "-"});
+    if (!subject_path_.empty() && !database_path_.empty()) throw UsageError{"-subject and -db exclude each other"};
+    if (subject_path_.empty() && database_path_.empty())
+      throw UsageError{"-db is missing: " + program_ +
+                       " searches a database made by 'warpsearch makedb' (or -subject FASTA)"};
+  }
+
+  // -subject: the sequences are packed into a database of their own, in a temporary directory removed
+  // when the search ends (or fails); `directory` holds it.
+  void pack_subjects(std::optional<TemporaryDirectory>& directory) {
+    if (subject_path_.empty()) return;
+    directory.emplace();
+    MakeDbOptions make;
+    make.input = subject_path_;
+    make.output = directory->path() + "/subject";
+    make.type = nucleotide_database_ ? SequenceType::nucleotide : SequenceType::protein;
+    make_database(make);
+    database_path_ = make.output;
+    args_.insert(args_.end(), {"-d", database_path_});
+  }
+
+  // blastp and blastx search protein databases, the others nucleotide ones; say so before the search
+  // options' messages about matrices would.
+  void check_database_type() const {
+    const auto type = Database::open(database_path_).info().type;
+    const std::string instead = nucleotide_queries_ ? (nucleotide_database_ ? "blastx" : "blastn")
+                                                    : (nucleotide_database_ ? "blastp" : "tblastn");
+    if (nucleotide_database_ && type != SequenceType::nucleotide)
+      throw UsageError{"-db " + database_path_ + " is a protein database: " + program_ +
+                       " searches nucleotide ones (use 'warpsearch " + instead + "')"};
+    if (!nucleotide_database_ && type != SequenceType::protein)
+      throw UsageError{"-db " + database_path_ + " is a nucleotide database: " + program_ +
+                       " searches protein ones (use 'warpsearch " + instead + "')"};
+  }
+
+  // BLAST's defaults where the search's differ, and what soft masking leaves out.
+  void add_blast_defaults() {
+    // SEG as soft masking only removes seeds: nothing for an exact search to mask.
+    const auto seg = std::find(args_.begin(), args_.end(), "--seg");
+    if (soft_masking_ && seg != args_.end()) {
+      std::fprintf(stderr, "warpsearch %s: note: -seg with -soft_masking true only removes seeds: not applied\n",
+                   program_.c_str());
+      args_.erase(seg, seg + 2);
     }
-    if (word.size() < 2 || word[0] != '-')
-      throw UsageError{"unexpected argument '" + word + "' (" + program + " options start with one dash, e.g. -query)"};
-    const std::string name = word.substr(word[1] == '-' ? 2 : 1);
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) throw UsageError{"-" + name + " needs a value"};
-      return argv[++i];
-    };
-    if (name == "device") {
-      args.push_back("--device");
-      args.push_back(value());
-      continue;
+    // DUST (blastn's default, 20 64 1) scores the dusted bases as N with -soft_masking false; soft masking only
+    // removes seeds.
+    if (program_ == "blastn") {
+      const auto dust = std::find(args_.begin(), args_.end(), "--dust");
+      if (soft_masking_ && dust != args_.end()) {
+        if (dust[1] != "yes" && dust[1] != "no")
+          std::fprintf(stderr,
+                       "warpsearch blastn: note: -dust with -soft_masking true only removes seeds: not applied\n");
+        args_.erase(dust, dust + 2);
+      } else if (!soft_masking_ && dust == args_.end()) {
+        args_.insert(args_.end(), {"--dust", "yes"});
+      }
     }
-    if (name == "quiet") continue;
-    if (name == "verbose") {
-      quiet = false;
-      continue;
+    // blastp's default composition-based statistics: conditional matrix adjustment (mode 2).
+    if (program_ == "blastp" && std::find(args_.begin(), args_.end(), "--comp-based-stats") == args_.end())
+      args_.insert(args_.end(), {"--comp-based-stats", "2"});
+    // BLAST's default report is the pairwise one.
+    if (std::find(args_.begin(), args_.end(), "--outfmt") == args_.end()) args_.insert(args_.end(), {"--outfmt", "0"});
+    if (quiet_) args_.push_back("--quiet");
+  }
+
+  // Runs the search command line; its usage errors speak of BLAST's option names.
+  int run_search_command() {
+    std::vector<char*> pointers;
+    for (auto& arg : args_) pointers.push_back(arg.data());
+    pointers.push_back(nullptr);
+    try {
+      return run_search(static_cast<int>(args_.size()), pointers.data());
+    } catch (const UsageError& e) {
+      throw UsageError{with_blast_names(e.what())};
     }
-    const BlastOption* option = find_option(name);
-    if (option == nullptr) throw UsageError{"unknown option -" + name + " (see 'warpsearch " + program + " -help')"};
-    switch (option->action) {
+  }
+
+ private:
+  // One option of the table; value() reads its value, for those that take one.
+  template <class Value>
+  void translate(const BlastOption& option, const std::string& name, Value&& value) {
+    switch (option.action) {
       case Action::option: {
         std::string given = value();
-        if (name == "db") database_path = given;
+        if (name == "db") database_path_ = given;
         if (name == "comp_based_stats") given = composition_mode_number(given);
-        if (name == "seg" && program == "blastn") throw UsageError{"-seg is a protein option (blastn has -dust)"};
-        if (name == "dust" && program != "blastn")
-          throw UsageError{"-dust is a blastn option (" + program + " has -seg)"};
-        if (name == "seg" && program != "blastp") {
+        if (name == "seg" && program_ == "blastn") throw UsageError{"-seg is a protein option (blastn has -dust)"};
+        if (name == "dust" && program_ != "blastn")
+          throw UsageError{"-dust is a blastn option (" + program_ + " has -seg)"};
+        if (name == "seg" && program_ != "blastp") {
           if (given != "no")
             std::fprintf(stderr, "warpsearch %s: note: -seg is applied to blastp's queries only: not applied\n",
-                         program.c_str());
+                         program_.c_str());
           break;
         }
-        args.push_back(option->target);
-        args.push_back(given);
+        args_.push_back(option.target);
+        args_.push_back(given);
         break;
       }
       case Action::heuristic: value(); [[fallthrough]];
       case Action::heuristic_flag:
         std::fprintf(stderr, "warpsearch %s: note: -%s steers BLAST's heuristics and does not change an exact search\n",
-                     program.c_str(), name.c_str());
+                     program_.c_str(), name.c_str());
         break;
       case Action::ignored: {
         const std::string given = value();
         // Values that ask for what an exact search does anyway need no note.
-        if (name == "soft_masking") soft_masking = given == "true" || given == "T" || given == "t" || given == "1";
+        if (name == "soft_masking") soft_masking_ = given == "true" || given == "T" || given == "t" || given == "1";
         // blastn's defaults (DUST as soft masking) and masking off change nothing an exact search reports.
-        const bool matches = (name == "soft_masking" && (program == "blastn" || given == "false")) ||
-                             (name == "task" && given == program);
+        const bool matches = (name == "soft_masking" && (program_ == "blastn" || given == "false")) ||
+                             (name == "task" && given == program_);
         if (!matches)
-          std::fprintf(stderr, "warpsearch %s: note: -%s %s: %s\n", program.c_str(), name.c_str(), given.c_str(),
-                       option->target);
+          std::fprintf(stderr, "warpsearch %s: note: -%s %s: %s\n", program_.c_str(), name.c_str(), given.c_str(),
+                       option.target);
         break;
       }
       case Action::exact_flag: break;
       case Action::ignored_flag:
-        std::fprintf(stderr, "warpsearch %s: note: -%s: %s\n", program.c_str(), name.c_str(), option->target);
+        std::fprintf(stderr, "warpsearch %s: note: -%s: %s\n", program_.c_str(), name.c_str(), option.target);
         break;
-      case Action::refused: throw UsageError{std::string(option->target)};
-      case Action::subject: subject_path = value(); break;
+      case Action::refused: throw UsageError{std::string(option.target)};
+      case Action::subject: subject_path_ = value(); break;
     }
   }
-  // As in BLAST, the queries default to standard input; the database has no default.
-  if (std::find(args.begin(), args.end(), "-q") == args.end()) args.insert(args.end(), {"-q", "-"});
-  if (!subject_path.empty() && !database_path.empty()) throw UsageError{"-subject and -db exclude each other"};
-  if (subject_path.empty() && database_path.empty())
-    throw UsageError{"-db is missing: " + program +
-                     " searches a database made by 'warpsearch makedb' (or -subject FASTA)"};
-  // -subject: the sequences are packed into a database of their own, in a temporary directory removed
-  // when the search ends (or fails).
-  std::optional<TemporaryDirectory> subject_directory;
-  if (!subject_path.empty()) {
-    subject_directory.emplace();
-    MakeDbOptions make;
-    make.input = subject_path;
-    make.output = subject_directory->path() + "/subject";
-    make.type = nucleotide_database ? SequenceType::nucleotide : SequenceType::protein;
-    make_database(make);
-    database_path = make.output;
-    args.insert(args.end(), {"-d", database_path});
-  }
-  {
-    // blastp and blastx search protein databases, the others nucleotide ones; say so before the search
-    // options' messages about matrices would.
-    const auto type = Database::open(database_path).info().type;
-    const std::string instead =
-        nucleotide_queries ? (nucleotide_database ? "blastx" : "blastn") : (nucleotide_database ? "blastp" : "tblastn");
-    if (nucleotide_database && type != SequenceType::nucleotide)
-      throw UsageError{"-db " + database_path + " is a protein database: " + program +
-                       " searches nucleotide ones (use 'warpsearch " + instead + "')"};
-    if (!nucleotide_database && type != SequenceType::protein)
-      throw UsageError{"-db " + database_path + " is a nucleotide database: " + program +
-                       " searches protein ones (use 'warpsearch " + instead + "')"};
-  }
-  // SEG as soft masking only removes seeds: nothing for an exact search to mask.
-  const auto seg = std::find(args.begin(), args.end(), "--seg");
-  if (soft_masking && seg != args.end()) {
-    std::fprintf(stderr, "warpsearch %s: note: -seg with -soft_masking true only removes seeds: not applied\n",
-                 program.c_str());
-    args.erase(seg, seg + 2);
-  }
-  // DUST (blastn's default, 20 64 1) scores the dusted bases as N with -soft_masking false; soft masking only
-  // removes seeds.
-  if (program == "blastn") {
-    const auto dust = std::find(args.begin(), args.end(), "--dust");
-    if (soft_masking && dust != args.end()) {
-      if (dust[1] != "yes" && dust[1] != "no")
-        std::fprintf(stderr,
-                     "warpsearch blastn: note: -dust with -soft_masking true only removes seeds: not applied\n");
-      args.erase(dust, dust + 2);
-    } else if (!soft_masking && dust == args.end()) {
-      args.insert(args.end(), {"--dust", "yes"});
-    }
-  }
-  // blastp's default composition-based statistics: conditional matrix adjustment (mode 2).
-  if (program == "blastp" && std::find(args.begin(), args.end(), "--comp-based-stats") == args.end())
-    args.insert(args.end(), {"--comp-based-stats", "2"});
-  // BLAST's default report is the pairwise one.
-  if (std::find(args.begin(), args.end(), "--outfmt") == args.end()) args.insert(args.end(), {"--outfmt", "0"});
-  if (quiet) args.push_back("--quiet");
-  std::vector<char*> pointers;
-  for (auto& arg : args) pointers.push_back(arg.data());
-  pointers.push_back(nullptr);
-  try {
-    return run_search(static_cast<int>(args.size()), pointers.data());
-  } catch (const UsageError& e) {
-    throw UsageError{with_blast_names(e.what())};
-  }
+
+  const std::string program_;
+  const bool nucleotide_queries_, nucleotide_database_;
+  std::vector<std::string> args_;  // the search command line
+  bool quiet_ = true;
+  bool soft_masking_;
+  std::string database_path_, subject_path_;
+};
+
+}  // namespace
+
+int run_blast(int argc, char** argv) {
+  BlastCommand command(argv[0]);
+  if (!command.read(argc, argv)) return 0;  // -help or -version
+  command.check_inputs();
+  std::optional<TemporaryDirectory> subject_directory;  // -subject's database, removed after the search
+  command.pack_subjects(subject_directory);
+  command.check_database_type();
+  command.add_blast_defaults();
+  return command.run_search_command();
 }
 
 }  // namespace warpsearch::tools

@@ -155,7 +155,7 @@ __attribute__((noinline)) typename T::V carry_into_lanes(typename T::V f_out, co
   return scan_lanes<T, 1>(T::template shift_up<1>(f_out, minus_infinity), costs, minus_infinity);
 }
 
-// One function of about 180 lines, kept whole: its vectors live in registers across the column loop; the
+// The pass stays one function (about 180 lines): its vectors live in registers across the column loop; the
 // one step kept out of line is carry_into_lanes, for the reason given above it.
 template <class T, AlignmentMode Mode>
 StripedOutcome striped_pass(const StripedPass& pass) {

@@ -62,6 +62,17 @@ __global__ void plan_table_copies(const PlanTask* tasks, std::size_t count, cons
   }
 }
 
+// Buffers large enough are kept: freeing device memory waits for the whole device, which would stall
+// other work on it (another scorer's queries while this one loads). One too small is released before the
+// larger one is allocated (both at once may not fit).
+template <class Buffer>
+void fit(Buffer& buffer, std::size_t needed, int device) {
+  needed = std::max<std::size_t>(1, needed);
+  if (buffer.size() >= needed) return;
+  buffer = Buffer();
+  buffer = Buffer(needed, device);
+}
+
 }  // namespace
 
 GpuScorer::GpuScorer(int device, const ScoringScheme& scoring, int table_copies) {
@@ -189,6 +200,86 @@ std::uint64_t GpuScorer::resident_residues() const { return impl_->residues; }
 std::size_t GpuScorer::resident_subjects() const { return impl_->count; }
 std::string GpuScorer::device_name() const { return impl_->name; }
 
+std::vector<std::int32_t> GpuScorer::Impl::pair_jobs(const std::uint32_t* lengths, std::size_t count) {
+  // Subjects sorted by length (a database chunk already is), paired with their neighbour. The tiled bins
+  // run longest first, so that their grid-stride loops end with short jobs.
+  std::vector<std::int32_t> order(count);
+  std::iota(order.begin(), order.end(), 0);
+  if (!std::is_sorted(lengths, lengths + count))
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::int32_t a, std::int32_t b) { return lengths[a] < lengths[b]; });
+  std::array<std::vector<std::int32_t>, kBinCount> members;
+  for (std::int32_t i : order) members[static_cast<std::size_t>(detail::bin_of_length(lengths[i]))].push_back(i);
+  for (int bin = kFirstTiledBin; bin <= kHugeBin; ++bin)
+    std::reverse(members[static_cast<std::size_t>(bin)].begin(), members[static_cast<std::size_t>(bin)].end());
+  std::vector<std::int32_t> jobs;
+  for (int bin = 0; bin < kBinCount; ++bin) {
+    auto& list = members[static_cast<std::size_t>(bin)];
+    if (list.size() % 2 != 0) list.push_back(-1);
+    job_begin[bin] = static_cast<int>(jobs.size() / 2);
+    job_count[bin] = static_cast<int>(list.size() / 2);
+    jobs.insert(jobs.end(), list.begin(), list.end());
+  }
+  return jobs;
+}
+
+void GpuScorer::Impl::choose_shapes() {
+  // The table with copies where a bin's jobs fill the device with it copies_min_waves times over.
+  for (int bin = 0; bin < kBinCount; ++bin) {
+    const LaunchShape& copies = copies_shapes[bin];
+    const long long device_groups =
+        static_cast<long long>(copies.blocks_per_sm) * sm_count * (copies.threads / kLengthBins[bin].group);
+    shapes[bin] = copies.copies && copies.blocks_per_sm > 0 && job_count[bin] > 0 &&
+                          static_cast<double>(job_count[bin]) >= copies_min_waves * static_cast<double>(device_groups)
+                      ? copies
+                      : compact_shapes[bin];
+  }
+}
+
+void GpuScorer::Impl::plan_copies(const std::vector<std::int32_t>& jobs, const std::uint32_t* lengths,
+                                  std::vector<PlanTask>& tasks, std::vector<std::uint32_t>& plan_blocks) const {
+  // A plan block per block of 32 lanes and tile of the bins with copies, in job order; each job's first.
+  plan_blocks.resize(jobs.size() / 2);
+  for (int bin = 0; bin < kBinCount; ++bin) {
+    if (!shapes[bin].copies) continue;
+    const int group = kLengthBins[bin].group;
+    const int per_block = 32 / group;  // jobs whose groups share a warp
+    const std::uint64_t width = static_cast<std::uint64_t>(group) * kLengthBins[bin].regs;
+    for (int first = 0; first < job_count[bin]; first += per_block) {
+      const int job = job_begin[bin] + first;
+      const int in_block = std::min(per_block, job_count[bin] - first);
+      std::uint64_t longest = 0;
+      for (int k = 0; k < in_block; ++k)
+        for (int side = 0; side < 2; ++side) {
+          const std::int32_t subject = jobs[2 * static_cast<std::size_t>(job + k) + side];
+          if (subject >= 0) longest = std::max<std::uint64_t>(longest, lengths[subject]);
+        }
+      const std::uint64_t tiles = kLengthBins[bin].mode == detail::TileMode::single ? 1 : (longest + width - 1) / width;
+      for (int k = 0; k < in_block; ++k) plan_blocks[job + k] = static_cast<std::uint32_t>(tasks.size());
+      for (std::uint64_t tile = 0; tile < tiles; ++tile)
+        tasks.push_back(PlanTask{job, static_cast<std::uint16_t>(tile), static_cast<std::uint8_t>(group),
+                                 static_cast<std::uint8_t>(kLengthBins[bin].regs),
+                                 static_cast<std::uint8_t>(in_block)});
+    }
+  }
+}
+
+void GpuScorer::Impl::upload_plan(const std::vector<PlanTask>& tasks, const std::vector<std::uint32_t>& plan_blocks) {
+  cudaStream_t setup = setup_stream.get();
+  fit(d_plan_blocks, plan_blocks.size(), device);
+  fit(d_plan, tasks.size() * 32, device);
+  fit(d_plan_tasks, tasks.size(), device);
+  WARPSEARCH_CUDA_CHECK(cudaMemcpyAsync(d_plan_blocks.get(), plan_blocks.data(),
+                                        plan_blocks.size() * sizeof(std::uint32_t), cudaMemcpyHostToDevice, setup));
+  WARPSEARCH_CUDA_CHECK(cudaMemcpyAsync(d_plan_tasks.get(), tasks.data(), tasks.size() * sizeof(PlanTask),
+                                        cudaMemcpyHostToDevice, setup));
+  const int threads = 128;
+  const int grid = std::max(1, std::min(ceil_div(static_cast<long long>(tasks.size()), threads), 64 * sm_count));
+  plan_table_copies<<<grid, threads, 0, setup>>>(d_plan_tasks.get(), tasks.size(), d_jobs.get(), d_residues.get(),
+                                                 d_offsets.get(), d_lengths.get(), n, table_copies, d_plan.get());
+  WARPSEARCH_CUDA_CHECK_LAUNCH();
+}
+
 void GpuScorer::set_subjects(const SubjectBatch& subjects) {
   Impl& s = *impl_;
   ScopedDevice scoped(s.device);
@@ -219,87 +310,20 @@ void GpuScorer::set_subjects(const SubjectBatch& subjects) {
   }
   const std::size_t residue_bytes = static_cast<std::size_t>(4 * (end_word - first_word));
 
-  // Jobs per bin: subjects sorted by length (a database chunk already is), paired with their neighbour.
-  // The tiled bins run longest first, so that their grid-stride loops end with short jobs.
-  std::vector<std::int32_t> order(count);
-  std::iota(order.begin(), order.end(), 0);
-  if (!std::is_sorted(lengths, lengths + count))
-    std::stable_sort(order.begin(), order.end(),
-                     [&](std::int32_t a, std::int32_t b) { return lengths[a] < lengths[b]; });
-  std::array<std::vector<std::int32_t>, kBinCount> members;
-  for (std::int32_t i : order) members[static_cast<std::size_t>(detail::bin_of_length(lengths[i]))].push_back(i);
-  for (int bin = kFirstTiledBin; bin <= kHugeBin; ++bin)
-    std::reverse(members[static_cast<std::size_t>(bin)].begin(), members[static_cast<std::size_t>(bin)].end());
-  std::vector<std::int32_t> jobs;
-  for (int bin = 0; bin < kBinCount; ++bin) {
-    auto& list = members[static_cast<std::size_t>(bin)];
-    if (list.size() % 2 != 0) list.push_back(-1);
-    s.job_begin[bin] = static_cast<int>(jobs.size() / 2);
-    s.job_count[bin] = static_cast<int>(list.size() / 2);
-    jobs.insert(jobs.end(), list.begin(), list.end());
-  }
-
-  // The launch shape of each bin: the table with copies where its jobs fill the device with it
-  // copies_min_waves times over.
-  for (int bin = 0; bin < kBinCount; ++bin) {
-    const Impl::LaunchShape& copies = s.copies_shapes[bin];
-    const long long device_groups =
-        static_cast<long long>(copies.blocks_per_sm) * s.sm_count * (copies.threads / kLengthBins[bin].group);
-    s.shapes[bin] =
-        copies.copies && copies.blocks_per_sm > 0 && s.job_count[bin] > 0 &&
-                static_cast<double>(s.job_count[bin]) >= s.copies_min_waves * static_cast<double>(device_groups)
-            ? copies
-            : s.compact_shapes[bin];
-  }
-
-  // A plan block per block of 32 lanes and tile of the bins with copies, in job order; each job's first.
+  const std::vector<std::int32_t> jobs = s.pair_jobs(lengths, count);
+  s.choose_shapes();
   std::vector<PlanTask> tasks;
   std::vector<std::uint32_t> plan_blocks;
-  if (s.table_copies > 1) {
-    plan_blocks.resize(jobs.size() / 2);
-    for (int bin = 0; bin < kBinCount; ++bin) {
-      if (!s.shapes[bin].copies) continue;
-      const int group = kLengthBins[bin].group;
-      const int per_block = 32 / group;  // jobs whose groups share a warp
-      const std::uint64_t width = static_cast<std::uint64_t>(group) * kLengthBins[bin].regs;
-      for (int first = 0; first < s.job_count[bin]; first += per_block) {
-        const int job = s.job_begin[bin] + first;
-        const int in_block = std::min(per_block, s.job_count[bin] - first);
-        std::uint64_t longest = 0;
-        for (int k = 0; k < in_block; ++k)
-          for (int side = 0; side < 2; ++side) {
-            const std::int32_t subject = jobs[2 * static_cast<std::size_t>(job + k) + side];
-            if (subject >= 0) longest = std::max<std::uint64_t>(longest, lengths[subject]);
-          }
-        const std::uint64_t tiles =
-            kLengthBins[bin].mode == detail::TileMode::single ? 1 : (longest + width - 1) / width;
-        for (int k = 0; k < in_block; ++k) plan_blocks[job + k] = static_cast<std::uint32_t>(tasks.size());
-        for (std::uint64_t tile = 0; tile < tiles; ++tile)
-          tasks.push_back(PlanTask{job, static_cast<std::uint16_t>(tile), static_cast<std::uint8_t>(group),
-                                   static_cast<std::uint8_t>(kLengthBins[bin].regs),
-                                   static_cast<std::uint8_t>(in_block)});
-      }
-    }
-  }
+  if (s.table_copies > 1) s.plan_copies(jobs, lengths, tasks, plan_blocks);
 
   s.setup.pack_seconds = seconds_since(started);
   const auto upload_started = Clock::now();
   s.count = count;
   s.residues = total;
-  // Buffers large enough are kept: freeing device memory waits for the whole device, which would stall
-  // other work on it (another scorer's queries while this one loads). One too small is released before
-  // the larger one is allocated (both at once may not fit).
-  const auto fit = [&](auto& buffer, std::size_t needed) {
-    using Buffer = std::remove_reference_t<decltype(buffer)>;
-    needed = std::max<std::size_t>(1, needed);
-    if (buffer.size() >= needed) return;
-    buffer = Buffer();
-    buffer = Buffer(needed, s.device);
-  };
-  fit(s.d_residues, residue_bytes);
-  fit(s.d_offsets, count);
-  fit(s.d_lengths, count);
-  fit(s.d_jobs, jobs.size());
+  fit(s.d_residues, residue_bytes, s.device);
+  fit(s.d_offsets, count, s.device);
+  fit(s.d_lengths, count, s.device);
+  fit(s.d_jobs, jobs.size(), s.device);
   cudaStream_t setup = s.setup_stream.get();
   if (residue_bytes > 0) {
     s.upload_staged(s.d_residues.get(), subjects.words + first_word, residue_bytes);
@@ -323,21 +347,7 @@ void GpuScorer::set_subjects(const SubjectBatch& subjects) {
                                           cudaMemcpyHostToDevice, setup));
   s.setup.upload_seconds = seconds_since(upload_started);
   const auto plan_started = Clock::now();
-  if (!tasks.empty()) {
-    fit(s.d_plan_blocks, plan_blocks.size());
-    fit(s.d_plan, tasks.size() * 32);
-    fit(s.d_plan_tasks, tasks.size());
-    WARPSEARCH_CUDA_CHECK(cudaMemcpyAsync(s.d_plan_blocks.get(), plan_blocks.data(),
-                                          plan_blocks.size() * sizeof(std::uint32_t), cudaMemcpyHostToDevice, setup));
-    WARPSEARCH_CUDA_CHECK(cudaMemcpyAsync(s.d_plan_tasks.get(), tasks.data(), tasks.size() * sizeof(PlanTask),
-                                          cudaMemcpyHostToDevice, setup));
-    const int threads = 128;
-    const int grid = std::max(1, std::min(ceil_div(static_cast<long long>(tasks.size()), threads), 64 * s.sm_count));
-    plan_table_copies<<<grid, threads, 0, setup>>>(s.d_plan_tasks.get(), tasks.size(), s.d_jobs.get(),
-                                                   s.d_residues.get(), s.d_offsets.get(), s.d_lengths.get(), s.n,
-                                                   s.table_copies, s.d_plan.get());
-    WARPSEARCH_CUDA_CHECK_LAUNCH();
-  }
+  if (!tasks.empty()) s.upload_plan(tasks, plan_blocks);
   // The query slots' streams do not wait for the setup stream: the batch is ready when this returns.
   WARPSEARCH_CUDA_CHECK(cudaStreamSynchronize(setup));
   s.setup.plan_seconds = seconds_since(plan_started);

@@ -215,6 +215,17 @@ struct GpuScorer::Impl {
     if (slot.edges.size() < words) slot.edges = DeviceBuffer<std::uint64_t>(words, device);
   }
 
+  // set_subjects' steps (kernels/gpu/gpu_scorer.cu).
+  // Jobs per bin, two subject indices each (-1: none), bin after bin; sets job_begin and job_count.
+  std::vector<std::int32_t> pair_jobs(const std::uint32_t* lengths, std::size_t count);
+  // The launch shape of each bin for its jobs; sets shapes.
+  void choose_shapes();
+  // With table copies: the plan's tasks (a block of 32 lanes and tile each) and each job's first task.
+  void plan_copies(const std::vector<std::int32_t>& jobs, const std::uint32_t* lengths, std::vector<PlanTask>& tasks,
+                   std::vector<std::uint32_t>& plan_blocks) const;
+  // Uploads the plan's tasks and blocks and computes the plan on the setup stream.
+  void upload_plan(const std::vector<PlanTask>& tasks, const std::vector<std::uint32_t>& plan_blocks);
+
   // Where a query's scores go: all of them into `staged` (pinned host memory), or, with `staged` null,
   // those at or above `threshold` into the slot's hit list, tagged with `query`, and their count into
   // the slot's hit_count_back.
@@ -228,6 +239,17 @@ struct GpuScorer::Impl {
   // pinned memory) into a slot; the scores reach their destination once the slot's main stream is done.
   // (kernels/gpu/gpu_scorer_queries.cu)
   void enqueue_query(QuerySlot& slot, const std::uint32_t* query, int m, const Destination& to);
+
+  // enqueue_query's steps (kernels/gpu/gpu_scorer_queries.cu).
+  // Grids of the bins with tile edges, and whether they run at once (each on its own range of the edge
+  // buffer) or one after the other on the long stream.
+  struct EdgeGrids {
+    std::array<int, kBinCount> grid{};
+    bool concurrent = false;
+  };
+  EdgeGrids edge_grids(const QuerySlot& slot) const;
+  // The scores of the query that ran in the slot, to their destination (on the slot's main stream).
+  void deliver_scores(QuerySlot& slot, const Destination& to);
 };
 
 }  // namespace warpsearch::gpu

@@ -63,27 +63,9 @@ void GpuScorer::Impl::enqueue_query(QuerySlot& slot, const std::uint32_t* query,
     detail::bin_entry(bin).launch(p, grid, shapes[bin].threads, t.shared_bytes(), stream);
   };
 
-  // The bins with tile edges (cooperative and tiled) run at once, each on its own range of the edge
-  // buffer's group slots: one after the other, each bin's last wave (its longest pairs) made the long
-  // stream the critical path of short queries. The cooperative bin, whose longest pairs are the
-  // critical path of the whole query, goes on the long stream with its full grid (one slot per block);
-  // the tiled ones go on the worker streams before the one-pass bins, their grids scaled down to share
-  // the other slots. If a bin would get no block, they all run one after the other on the long stream.
-  std::array<int, kBinCount> edge_grid{};
-  long long wanted_slots = 0;
-  for (int bin = kFirstTiledBin; bin <= kHugeBin; ++bin)
-    if (job_count[bin] > 0) edge_grid[bin] = grid_for(bin, job_count[bin]);
-  for (int bin = kFirstTiledBin; bin < kHugeBin; ++bin)
-    wanted_slots += static_cast<long long>(edge_grid[bin]) * edge_slots_per_block(bin);
-  const long long tiled_slots =
-      slot.edge_slots - static_cast<long long>(edge_grid[kHugeBin]) * edge_slots_per_block(kHugeBin);
-  bool concurrent = tiled_slots > 0;
-  if (concurrent && wanted_slots > tiled_slots)
-    for (int bin = kFirstTiledBin; bin < kHugeBin; ++bin)
-      if (job_count[bin] > 0) {
-        edge_grid[bin] = static_cast<int>(static_cast<long long>(edge_grid[bin]) * tiled_slots / wanted_slots);
-        concurrent = concurrent && edge_grid[bin] > 0;
-      }
+  const EdgeGrids edges = edge_grids(slot);
+  const std::array<int, kBinCount>& edge_grid = edges.grid;
+  const bool concurrent = edges.concurrent;
 
   cudaStream_t lng = slot.long_stream.get();
   WARPSEARCH_CUDA_CHECK(cudaStreamWaitEvent(lng, slot.forked.get(), 0));
@@ -127,6 +109,38 @@ void GpuScorer::Impl::enqueue_query(QuerySlot& slot, const std::uint32_t* query,
   p.num_jobs = 0;
   p.device_job_count = slot.overflow_count.get();
   launch(kRescoreBin, std::min(grid_for(kRescoreBin, static_cast<long long>(count)), edge_grid_cap(kRescoreBin)), main);
+  deliver_scores(slot, to);
+}
+
+GpuScorer::Impl::EdgeGrids GpuScorer::Impl::edge_grids(const QuerySlot& slot) const {
+  // The bins with tile edges (cooperative and tiled) run at once, each on its own range of the edge
+  // buffer's group slots: one after the other, each bin's last wave (its longest pairs) made the long
+  // stream the critical path of short queries. The cooperative bin, whose longest pairs are the
+  // critical path of the whole query, goes on the long stream with its full grid (one slot per block);
+  // the tiled ones go on the worker streams before the one-pass bins, their grids scaled down to share
+  // the other slots. If a bin would get no block, they all run one after the other on the long stream.
+  EdgeGrids edges;
+  std::array<int, kBinCount>& edge_grid = edges.grid;
+  long long wanted_slots = 0;
+  for (int bin = kFirstTiledBin; bin <= kHugeBin; ++bin)
+    if (job_count[bin] > 0) edge_grid[bin] = grid_for(bin, job_count[bin]);
+  for (int bin = kFirstTiledBin; bin < kHugeBin; ++bin)
+    wanted_slots += static_cast<long long>(edge_grid[bin]) * edge_slots_per_block(bin);
+  const long long tiled_slots =
+      slot.edge_slots - static_cast<long long>(edge_grid[kHugeBin]) * edge_slots_per_block(kHugeBin);
+  bool concurrent = tiled_slots > 0;
+  if (concurrent && wanted_slots > tiled_slots)
+    for (int bin = kFirstTiledBin; bin < kHugeBin; ++bin)
+      if (job_count[bin] > 0) {
+        edge_grid[bin] = static_cast<int>(static_cast<long long>(edge_grid[bin]) * tiled_slots / wanted_slots);
+        concurrent = concurrent && edge_grid[bin] > 0;
+      }
+  edges.concurrent = concurrent;
+  return edges;
+}
+
+void GpuScorer::Impl::deliver_scores(QuerySlot& slot, const Destination& to) {
+  cudaStream_t main = slot.main.get();
   if (to.staged != nullptr) {
     WARPSEARCH_CUDA_CHECK(
         cudaMemcpyAsync(to.staged, slot.scores.get(), count * sizeof(std::int32_t), cudaMemcpyDeviceToHost, main));

@@ -91,7 +91,7 @@ namespace warpsearch::gpu::detail {
 template <int G, int R, typename Element, bool Packed>
 inline constexpr int kPairMinBlocks = (Packed && R <= 4) || (!Packed && G * R <= 128) ? 4 : 2;
 
-// One function of about 370 lines, on purpose: the kernel's steps share some forty registers of state
+// The kernel stays one function (about 370 lines) on purpose: its steps share some forty registers of state
 // across the row loop, and cutting it into __device__ functions (tried: prologue, column step, epilogue)
 // changed the code ptxas emits for the tiled shapes (16 more instructions in the loop); the steps are
 // marked by comments instead.

@@ -116,24 +116,28 @@ std::size_t stage_and_check(const std::vector<XdropTask>& tasks, std::size_t fir
   return *std::min_element(bad.begin(), bad.end());
 }
 
-// One batch: tasks[first, last), whose residues (`residues` bytes) are staged together.
-void align_batch(const std::vector<XdropTask>& tasks, std::size_t first, std::size_t last, std::uint64_t residues,
-                 const std::vector<std::int64_t>& seed_scores, const ScoringScheme& scoring, XdropJobRunner& runner,
-                 XdropAligner& host, std::vector<XdropSpan>& out, XdropRunStats& stats) {
-  const std::size_t count = last - first;
-  // Extensions by slot: 2 * (task - first) left, + 1 right.
-  std::vector<Extension> extensions(2 * count);
-  std::vector<XdropJob> jobs;
+// A batch's extensions, sorted by where they run: device jobs, and host slots (2 * (task - first) left,
+// + 1 right); query_offsets: where each task's residues start in the staged residues.
+struct BatchJobs {
+  std::vector<XdropJob> device;
   std::vector<std::uint32_t> host_slots;
-  jobs.reserve(2 * count);
+  std::vector<std::uint64_t> query_offsets;
+};
+
+// The two extensions of each task of tasks[first, first + count), left and right of its seed; an empty
+// one (the origin alone) is counted and needs no job.
+BatchJobs plan_batch_jobs(const std::vector<XdropTask>& tasks, std::size_t first, std::size_t count,
+                          const ScoringScheme& scoring, XdropRunStats& stats) {
+  BatchJobs jobs;
+  jobs.device.reserve(2 * count);
+  jobs.query_offsets.resize(count);
   std::uint64_t at = 0;
-  std::vector<std::uint64_t> query_offsets(count);
   for (std::size_t local = 0; local < count; ++local) {
     const XdropTask& task = tasks[first + local];
     const Seed& seed = task.seed;
     const std::uint64_t query = at;
     const std::uint64_t target = at + task.query.size();
-    query_offsets[local] = query;
+    jobs.query_offsets[local] = query;
     at += task.query.size() + task.target.size();
     XdropJob left;
     left.query_length = seed.query_begin;
@@ -153,73 +157,68 @@ void align_batch(const std::vector<XdropTask>& tasks, std::size_t first, std::si
       if (job.query_length == 0 && job.target_length == 0) {
         stats.cells += 1;  // the origin alone
       } else if (!xdrop_fits_int32(job.query_length, job.target_length, scoring)) {
-        host_slots.push_back(job.slot);
+        jobs.host_slots.push_back(job.slot);
       } else {
-        jobs.push_back(job);
+        jobs.device.push_back(job);
       }
     }
   }
+  return jobs;
+}
 
-  // The residues staged for the device (checked on the way; without device jobs only checked: the CPU
-  // engine indexes its table with them too), on several threads for a large batch: copying 100 MB into
-  // pinned memory takes about as long as the kernels.
-  std::uint8_t* staged = jobs.empty() ? nullptr : runner.stage_residues(residues);
-  const std::size_t bad = stage_and_check(tasks, first, count, query_offsets, staged, residues);
-  if (bad < count) {
-    const XdropTask& task = tasks[first + bad];
-    if (largest_code(nullptr, task.query) >= kMaxCodes) throw_bad_code(first + bad, "query", task.query);
-    throw_bad_code(first + bad, "target", task.target);
-  }
-
-  if (!jobs.empty()) {
-    order_xdrop_jobs(jobs);
-    // Rings in shared memory, tier by tier: every job with the first, those whose band outgrew a tier
-    // with the next.
-    std::vector<XdropJobResult> results;
-    std::vector<XdropJob> pending = std::move(jobs), rerun;
-    stats.device_jobs += pending.size();
-    const auto file = [&](const std::vector<XdropJob>& ran, std::vector<XdropJob>& overflowed) {
-      overflowed.clear();
-      for (std::size_t k = 0; k < ran.size(); ++k) {
-        const XdropJobResult& result = results[k];
-        if (result.status == kXdropDone) {
-          extensions[ran[k].slot] = Extension{result.score, result.query_length, result.target_length};
-          stats.cells += result.cells;
-        } else {
-          overflowed.push_back(ran[k]);
-          stats.wasted_cells += result.cells;
-        }
-      }
-    };
-    const std::vector<std::uint32_t> tiers = runner.shared_tiers();
-    for (std::size_t tier = 0; tier < tiers.size() && !pending.empty(); ++tier) {
-      if (tier > 0) stats.rerun_jobs += pending.size();
-      runner.run(pending, true, tiers[tier], results);
-      file(pending, rerun);
-      std::swap(pending, rerun);
-    }
-    // Bands that outgrew them: rings in global memory, by size (the jobs are in launch order, so their
-    // sizes do not increase), each size in one run; when the device cannot hold one warp's rings, the CPU.
-    stats.rerun_jobs += pending.size();
-    const std::uint32_t at_least = 2 * tiers.back();
-    for (std::size_t begin = 0; begin < pending.size();) {
-      const std::uint32_t rows = xdrop_global_rows(pending[begin], at_least);
-      std::size_t end = begin + 1;
-      while (end < pending.size() && xdrop_global_rows(pending[end], at_least) == rows) ++end;
-      const std::vector<XdropJob> group(pending.begin() + static_cast<std::ptrdiff_t>(begin),
-                                        pending.begin() + static_cast<std::ptrdiff_t>(end));
-      if (runner.run(group, false, rows, results)) {
-        file(group, rerun);
-        // Cannot happen (the rings hold any band of the job), but never a wrong result: the CPU.
-        for (const XdropJob& job : rerun) host_slots.push_back(job.slot);
+// The device jobs, their extensions filed by slot; those the device cannot hold go to host_slots.
+void run_device_jobs(std::vector<XdropJob> jobs, XdropJobRunner& runner, std::vector<Extension>& extensions,
+                     std::vector<std::uint32_t>& host_slots, XdropRunStats& stats) {
+  order_xdrop_jobs(jobs);
+  // Rings in shared memory, tier by tier: every job with the first, those whose band outgrew a tier
+  // with the next.
+  std::vector<XdropJobResult> results;
+  std::vector<XdropJob> pending = std::move(jobs), rerun;
+  stats.device_jobs += pending.size();
+  const auto file = [&](const std::vector<XdropJob>& ran, std::vector<XdropJob>& overflowed) {
+    overflowed.clear();
+    for (std::size_t k = 0; k < ran.size(); ++k) {
+      const XdropJobResult& result = results[k];
+      if (result.status == kXdropDone) {
+        extensions[ran[k].slot] = Extension{result.score, result.query_length, result.target_length};
+        stats.cells += result.cells;
       } else {
-        for (const XdropJob& job : group) host_slots.push_back(job.slot);
+        overflowed.push_back(ran[k]);
+        stats.wasted_cells += result.cells;
       }
-      begin = end;
     }
+  };
+  const std::vector<std::uint32_t> tiers = runner.shared_tiers();
+  for (std::size_t tier = 0; tier < tiers.size() && !pending.empty(); ++tier) {
+    if (tier > 0) stats.rerun_jobs += pending.size();
+    runner.run(pending, true, tiers[tier], results);
+    file(pending, rerun);
+    std::swap(pending, rerun);
   }
+  // Bands that outgrew them: rings in global memory, by size (the jobs are in launch order, so their
+  // sizes do not increase), each size in one run; when the device cannot hold one warp's rings, the CPU.
+  stats.rerun_jobs += pending.size();
+  const std::uint32_t at_least = 2 * tiers.back();
+  for (std::size_t begin = 0; begin < pending.size();) {
+    const std::uint32_t rows = xdrop_global_rows(pending[begin], at_least);
+    std::size_t end = begin + 1;
+    while (end < pending.size() && xdrop_global_rows(pending[end], at_least) == rows) ++end;
+    const std::vector<XdropJob> group(pending.begin() + static_cast<std::ptrdiff_t>(begin),
+                                      pending.begin() + static_cast<std::ptrdiff_t>(end));
+    if (runner.run(group, false, rows, results)) {
+      file(group, rerun);
+      // Cannot happen (the rings hold any band of the job), but never a wrong result: the CPU.
+      for (const XdropJob& job : rerun) host_slots.push_back(job.slot);
+    } else {
+      for (const XdropJob& job : group) host_slots.push_back(job.slot);
+    }
+    begin = end;
+  }
+}
 
-  // On the CPU: extensions too long for 32-bit scores, or whose band has no room on the device.
+// On the CPU: extensions too long for 32-bit scores, or whose band has no room on the device.
+void run_host_jobs(const std::vector<XdropTask>& tasks, std::size_t first, const std::vector<std::uint32_t>& host_slots,
+                   XdropAligner& host, std::vector<Extension>& extensions, XdropRunStats& stats) {
   stats.host_jobs += host_slots.size();
   std::string left_query, left_target;
   for (const std::uint32_t slot : host_slots) {
@@ -236,6 +235,30 @@ void align_batch(const std::vector<XdropTask>& tasks, std::size_t first, std::si
     }
     stats.cells += host.cells() - before;
   }
+}
+
+// One batch: tasks[first, last), whose residues (`residues` bytes) are staged together.
+void align_batch(const std::vector<XdropTask>& tasks, std::size_t first, std::size_t last, std::uint64_t residues,
+                 const std::vector<std::int64_t>& seed_scores, const ScoringScheme& scoring, XdropJobRunner& runner,
+                 XdropAligner& host, std::vector<XdropSpan>& out, XdropRunStats& stats) {
+  const std::size_t count = last - first;
+  // Extensions by slot: 2 * (task - first) left, + 1 right.
+  std::vector<Extension> extensions(2 * count);
+  BatchJobs jobs = plan_batch_jobs(tasks, first, count, scoring, stats);
+
+  // The residues staged for the device (checked on the way; without device jobs only checked: the CPU
+  // engine indexes its table with them too), on several threads for a large batch: copying 100 MB into
+  // pinned memory takes about as long as the kernels.
+  std::uint8_t* staged = jobs.device.empty() ? nullptr : runner.stage_residues(residues);
+  const std::size_t bad = stage_and_check(tasks, first, count, jobs.query_offsets, staged, residues);
+  if (bad < count) {
+    const XdropTask& task = tasks[first + bad];
+    if (largest_code(nullptr, task.query) >= kMaxCodes) throw_bad_code(first + bad, "query", task.query);
+    throw_bad_code(first + bad, "target", task.target);
+  }
+
+  if (!jobs.device.empty()) run_device_jobs(std::move(jobs.device), runner, extensions, jobs.host_slots, stats);
+  run_host_jobs(tasks, first, jobs.host_slots, host, extensions, stats);
 
   // The spans, as reference::xdrop_reference assembles them.
   for (std::size_t local = 0; local < count; ++local) {

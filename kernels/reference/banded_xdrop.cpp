@@ -44,6 +44,126 @@ void band_recurrence(std::size_t count, const Score* __restrict__ e_left, const 
   }
 }
 
+constexpr std::size_t kNone = std::numeric_limits<std::size_t>::max();
+
+// Rows of one anti-diagonal, first to last (none: low == kNone).
+struct Rows {
+  std::size_t low = kNone, high = 0;
+  bool empty() const { return low == kNone || low > high; }
+};
+
+// One anti-diagonal's arrays of H, E and F (row i at index i + 1).
+template <typename Score>
+struct Slot {
+  Score *h, *e, *f;
+};
+
+// What one anti-diagonal's band yields: its best cell (the first maximum, the smallest row) and its live
+// rows (none when every cell fell below the threshold).
+template <typename Score>
+struct BandOutcome {
+  Score best = std::numeric_limits<Score>::min() / 4;
+  std::size_t best_row = 0;
+  Rows live;
+};
+
+// The substitution scores of every pair of codes, row a * kMaxCodes + b.
+std::array<std::int8_t, kMaxCodes * kMaxCodes> substitution_table(const ScoringScheme& scoring) {
+  std::array<std::int8_t, kMaxCodes * kMaxCodes> substitution{};
+  for (int a = 0; a < kMaxCodes; ++a)
+    for (int b = 0; b < kMaxCodes; ++b)
+      substitution[static_cast<std::size_t>(a * kMaxCodes + b)] =
+          static_cast<std::int8_t>(scoring.score(static_cast<std::uint8_t>(a), static_cast<std::uint8_t>(b)));
+  return substitution;
+}
+
+// The band of anti-diagonal d > 0 of an m x n matrix: cells with a live neighbour on d - 1 (rows
+// live_1.low .. live_1.high + 1) or on d - 2 (rows live_2.low + 1 .. live_2.high + 1), inside the matrix.
+Rows band_of(std::size_t d, std::size_t m, std::size_t n, const Rows& live_1, const Rows& live_2) {
+  Rows band;
+  if (live_1.low != kNone) {
+    band.low = std::min(band.low, live_1.low);
+    band.high = std::max(band.high, live_1.high + 1);
+  }
+  if (live_2.low != kNone) {
+    band.low = std::min(band.low, live_2.low + 1);
+    band.high = std::max(band.high, live_2.high + 1);
+  }
+  if (band.low != kNone) {
+    band.low = std::max(band.low, d > n ? d - n : std::size_t{0});
+    band.high = std::min(band.high, std::min(m, d));
+  }
+  return band;
+}
+
+// The recurrence over the band of anti-diagonal `current` (its substitution scores gathered in scores;
+// tb: its traceback bytes, or null), then its best cell and live rows.
+template <typename Score>
+BandOutcome<Score> score_band(const Rows& band, const Slot<Score>& current, const Slot<Score>& previous,
+                              const Score* h2, const std::int32_t* scores, std::uint8_t* tb, Score extend,
+                              Score open_extend, Score threshold) {
+  constexpr Score kMinusInfinity = std::numeric_limits<Score>::min() / 4;
+  const std::size_t low = band.low, high = band.high, count = high - low + 1;
+  Score* h = current.h;
+  Score* e = current.e;
+  Score* f = current.f;
+  const Score* h1 = previous.h;
+  const Score* e1 = previous.e;
+  const Score* f1 = previous.f;
+  Score* h_band = h + low + 1;
+  h[low] = e[low] = f[low] = kMinusInfinity;  // the sentinels: rows low - 1 and high + 1
+  h[high + 2] = e[high + 2] = f[high + 2] = kMinusInfinity;
+  if (tb)
+    band_recurrence<Score, true>(count, e1 + low + 1, h1 + low + 1, f1 + low, h1 + low, h2 + low, scores, h_band,
+                                 e + low + 1, f + low + 1, tb, extend, open_extend, threshold);
+  else
+    band_recurrence<Score, false>(count, e1 + low + 1, h1 + low + 1, f1 + low, h1 + low, h2 + low, scores, h_band,
+                                  e + low + 1, f + low + 1, nullptr, extend, open_extend, threshold);
+  // The best cell (the first maximum, the smallest row) and the live rows.
+  BandOutcome<Score> outcome;
+  Score band_best = kMinusInfinity;
+  for (std::size_t k = 0; k < count; ++k) band_best = std::max(band_best, h_band[k]);
+  if (band_best > kMinusInfinity) {
+    outcome.best = band_best;
+    std::size_t first = 0, last = count - 1;
+    while (h_band[first] == kMinusInfinity) ++first;
+    while (h_band[last] == kMinusInfinity) --last;
+    std::size_t at = first;
+    while (h_band[at] != band_best) ++at;
+    outcome.best_row = low + at;
+    outcome.live = {low + first, low + last};
+  }
+  return outcome;
+}
+
+// The operations from the origin to cell (i, j), traced back through the traceback bytes of each
+// anti-diagonal (offsets: where each starts in traceback; lows: its first row), through live cells only.
+std::string trace_back(const std::vector<std::uint8_t>& traceback, const std::vector<std::uint64_t>& offsets,
+                       const std::vector<std::uint32_t>& lows, std::size_t i, std::size_t j) {
+  std::string reversed;
+  std::uint8_t state = kSourceMask;  // kSourceMask: in H
+  while (i + j > 0) {
+    const std::size_t diagonal = i + j;
+    const std::uint8_t byte = traceback[offsets[diagonal] + (i - lows[diagonal])];
+    if (state == kSourceMask) state = byte & kSourceMask;
+    if (state == kFromM) {
+      reversed += 'M';
+      --i;
+      --j;
+      state = kSourceMask;
+    } else if (state == kFromI) {
+      reversed += 'I';
+      --i;
+      if (!(byte & kIExtends)) state = kSourceMask;
+    } else {
+      reversed += 'D';
+      --j;
+      if (!(byte & kDExtends)) state = kSourceMask;
+    }
+  }
+  return std::string(reversed.rbegin(), reversed.rend());
+}
+
 }  // namespace
 
 // 32-bit scores are used when every live score and every threshold stays far from the 32-bit "minus
@@ -83,11 +203,7 @@ Extension XdropAligner::extend_with(std::string_view query, std::string_view tar
   query_padded_.append(query);
   target_padded_.assign(target.rbegin(), target.rend());
   target_padded_.push_back(static_cast<char>(pad));
-  std::array<std::int8_t, kMaxCodes * kMaxCodes> substitution{};
-  for (int a = 0; a < kMaxCodes; ++a)
-    for (int b = 0; b < kMaxCodes; ++b)
-      substitution[static_cast<std::size_t>(a * kMaxCodes + b)] =
-          static_cast<std::int8_t>(scoring_.score(static_cast<std::uint8_t>(a), static_cast<std::uint8_t>(b)));
+  const std::array<std::int8_t, kMaxCodes* kMaxCodes> substitution = substitution_table(scoring_);
 
   // Three anti-diagonals of H, E and F, rotated: row i at index i + 1, rows -1 .. m + 1.
   const std::size_t width = m + 3;
@@ -101,15 +217,12 @@ Extension XdropAligner::extend_with(std::string_view query, std::string_view tar
   // One anti-diagonal's arrays. Rows outside the band computed last in them hold stale values, but the
   // next two anti-diagonals read at most one row beyond that band on either side (their bands start no
   // lower and end at most one row higher), where a minus-infinity sentinel is written.
-  struct Slot {
-    Score *h, *e, *f;
-  };
-  Slot current{buffer.data(), buffer.data() + 3 * width, buffer.data() + 6 * width};
-  Slot previous{buffer.data() + width, buffer.data() + 4 * width, buffer.data() + 7 * width};             // d - 1
-  Slot before_previous{buffer.data() + 2 * width, buffer.data() + 5 * width, buffer.data() + 8 * width};  // d - 2
-  // The first and last live rows of d - 1 and d - 2.
-  constexpr std::size_t kNone = std::numeric_limits<std::size_t>::max();
-  std::size_t live_low_1 = kNone, live_high_1 = 0, live_low_2 = kNone, live_high_2 = 0;
+  Slot<Score> current{buffer.data(), buffer.data() + 3 * width, buffer.data() + 6 * width};
+  Slot<Score> previous{buffer.data() + width, buffer.data() + 4 * width, buffer.data() + 7 * width};  // d - 1
+  Slot<Score> before_previous{buffer.data() + 2 * width, buffer.data() + 5 * width,
+                              buffer.data() + 8 * width};  // d - 2
+  // The live rows of d - 1 and d - 2.
+  Rows live_1, live_2;
 
   const bool with_traceback = operations != nullptr;
   if (with_traceback) {
@@ -127,50 +240,23 @@ Extension XdropAligner::extend_with(std::string_view query, std::string_view tar
       std::swap(before_previous, current);  // the oldest arrays (d - 3) become d's
       std::swap(before_previous, previous);
     }
-    Score* h = current.h;
-    Score* e = current.e;
-    Score* f = current.f;
-    const Score* h1 = previous.h;
-    const Score* e1 = previous.e;
-    const Score* f1 = previous.f;
-    const Score* h2 = before_previous.h;
-    // The band: cells with a live neighbour on d - 1 (rows live_low_1 .. live_high_1 + 1) or on d - 2
-    // (rows live_low_2 + 1 .. live_high_2 + 1), inside the matrix.
-    std::size_t low = kNone, high = 0;
-    if (d == 0) {
-      low = high = 0;
-    } else {
-      if (live_low_1 != kNone) {
-        low = std::min(low, live_low_1);
-        high = std::max(high, live_high_1 + 1);
-      }
-      if (live_low_2 != kNone) {
-        low = std::min(low, live_low_2 + 1);
-        high = std::max(high, live_high_2 + 1);
-      }
-      if (low != kNone) {
-        low = std::max(low, d > n ? d - n : std::size_t{0});
-        high = std::min(high, std::min(m, d));
-      }
-    }
-    const bool empty = low == kNone || low > high;
+    const Rows band = d == 0 ? Rows{0, 0} : band_of(d, m, n, live_1, live_2);
+    const bool empty = band.empty();
     if (with_traceback) {
       traceback_offsets_.push_back(traceback_.size());
-      traceback_low_.push_back(static_cast<std::uint32_t>(empty ? 0 : low));
+      traceback_low_.push_back(static_cast<std::uint32_t>(empty ? 0 : band.low));
     }
 
     const Score threshold = static_cast<Score>(std::max<std::int64_t>(std::int64_t{best} - x_.value, kDeadBelow + 1));
-    std::size_t live_low = kNone, live_high = 0;
-    Score diagonal_best = kMinusInfinity;
-    std::size_t diagonal_best_i = 0;
+    BandOutcome<Score> outcome;
     if (d == 0) {
-      h[1] = 0;  // the origin
-      live_low = live_high = 0;
-      diagonal_best = 0;
+      current.h[1] = 0;  // the origin
+      outcome.live = {0, 0};
+      outcome.best = 0;
       cells_ += 1;
       if (with_traceback) traceback_.push_back(kFromM);
     } else if (!empty) {
-      const std::size_t count = high - low + 1;
+      const std::size_t count = band.high - band.low + 1;
       cells_ += count;
       std::uint8_t* tb = nullptr;
       if (with_traceback) {
@@ -181,77 +267,31 @@ Extension XdropAligner::extend_with(std::string_view query, std::string_view tar
       // branches that the compiler vectorises.
       substitution_scores_.resize(count);
       std::int32_t* scores = substitution_scores_.data();
-      const std::uint8_t* query_codes = reinterpret_cast<const std::uint8_t*>(query_padded_.data()) + low;
-      const std::uint8_t* target_codes = reinterpret_cast<const std::uint8_t*>(target_padded_.data()) + (n + low - d);
+      const std::uint8_t* query_codes = reinterpret_cast<const std::uint8_t*>(query_padded_.data()) + band.low;
+      const std::uint8_t* target_codes =
+          reinterpret_cast<const std::uint8_t*>(target_padded_.data()) + (n + band.low - d);
       for (std::size_t k = 0; k < count; ++k)
         scores[k] = substitution[static_cast<std::size_t>(query_codes[k]) * kMaxCodes + target_codes[k]];
-      Score* h_band = h + low + 1;
-      h[low] = e[low] = f[low] = kMinusInfinity;  // the sentinels: rows low - 1 and high + 1
-      h[high + 2] = e[high + 2] = f[high + 2] = kMinusInfinity;
-      if (tb)
-        band_recurrence<Score, true>(count, e1 + low + 1, h1 + low + 1, f1 + low, h1 + low, h2 + low, scores, h_band,
-                                     e + low + 1, f + low + 1, tb, extend, open_extend, threshold);
-      else
-        band_recurrence<Score, false>(count, e1 + low + 1, h1 + low + 1, f1 + low, h1 + low, h2 + low, scores, h_band,
-                                      e + low + 1, f + low + 1, nullptr, extend, open_extend, threshold);
-      // The best cell (the first maximum, the smallest row) and the live rows.
-      Score band_best = kMinusInfinity;
-      for (std::size_t k = 0; k < count; ++k) band_best = std::max(band_best, h_band[k]);
-      if (band_best > kMinusInfinity) {
-        diagonal_best = band_best;
-        std::size_t first = 0, last = count - 1;
-        while (h_band[first] == kMinusInfinity) ++first;
-        while (h_band[last] == kMinusInfinity) --last;
-        std::size_t at = first;
-        while (h_band[at] != band_best) ++at;
-        diagonal_best_i = low + at;
-        live_low = low + first;
-        live_high = low + last;
-      }
+      outcome = score_band(band, current, previous, before_previous.h, scores, tb, extend, open_extend, threshold);
     }
-    const bool all_dead = live_low == kNone;
+    const bool all_dead = outcome.live.low == kNone;
     if (!all_dead) {
-      if (diagonal_best > result.score) {
-        result.score = diagonal_best;
-        result.query_length = static_cast<std::uint32_t>(diagonal_best_i);
-        result.target_length = static_cast<std::uint32_t>(d - diagonal_best_i);
+      if (outcome.best > result.score) {
+        result.score = outcome.best;
+        result.query_length = static_cast<std::uint32_t>(outcome.best_row);
+        result.target_length = static_cast<std::uint32_t>(d - outcome.best_row);
       }
-      best = std::max(best, diagonal_best);
+      best = std::max(best, outcome.best);
     }
-    live_low_2 = live_low_1;
-    live_high_2 = live_high_1;
-    live_low_1 = live_low;
-    live_high_1 = live_high;
+    live_2 = live_1;
+    live_1 = outcome.live;
     if (all_dead && previous_all_dead) break;
     previous_all_dead = all_dead;
   }
 
-  if (with_traceback) {
-    // From the best cell back to the origin, through live cells only.
-    std::string reversed;
-    std::size_t i = result.query_length, j = result.target_length;
-    std::uint8_t state = kSourceMask;  // kSourceMask: in H
-    while (i + j > 0) {
-      const std::size_t diagonal = i + j;
-      const std::uint8_t byte = traceback_[traceback_offsets_[diagonal] + (i - traceback_low_[diagonal])];
-      if (state == kSourceMask) state = byte & kSourceMask;
-      if (state == kFromM) {
-        reversed += 'M';
-        --i;
-        --j;
-        state = kSourceMask;
-      } else if (state == kFromI) {
-        reversed += 'I';
-        --i;
-        if (!(byte & kIExtends)) state = kSourceMask;
-      } else {
-        reversed += 'D';
-        --j;
-        if (!(byte & kDExtends)) state = kSourceMask;
-      }
-    }
-    operations->assign(reversed.rbegin(), reversed.rend());
-  }
+  // From the best cell back to the origin, through live cells only.
+  if (with_traceback)
+    *operations = trace_back(traceback_, traceback_offsets_, traceback_low_, result.query_length, result.target_length);
   return result;
 }
 
