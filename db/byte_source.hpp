@@ -37,6 +37,9 @@ class ByteSource {
   // Up to capacity bytes at a file offset (rereadable sources); 0 at the end of the file.
   std::size_t read_at(std::uint64_t offset, char* out, std::size_t capacity) const;
 
+  // The size of a regular file when it was opened.
+  std::uint64_t size() const { return static_cast<std::uint64_t>(opened_.st_size); }
+
   // Whether the file still has the size and modification time it had when opened.
   bool unchanged() const;
 
