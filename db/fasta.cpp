@@ -487,6 +487,8 @@ bool FastaReader::rereadable() const { return impl_->source->rereadable(); }
 void FastaReader::read_residues_again(std::uint64_t* offset, char* out, std::size_t count) {
   impl_->read_residues_again(offset, out, count);
 }
+void FastaReader::decompress_ahead() { impl_->source->decompress_ahead(); }
+
 bool FastaReader::fastq() {
   if (impl_->records_started > 0) return impl_->fastq;
   return impl_->skip_empty_lines() && impl_->buffer[impl_->pos] == '@';

@@ -84,6 +84,9 @@ class FastaReader {
   // With false, next() checks every residue and sets record.length but leaves record.codes empty,
   // for a caller that reads the codes again later (read_residues_again). Default true.
   void keep_codes(bool keep);
+  // A compressed input file is decompressed on a thread of its own, ahead of next() (ByteSource::
+  // decompress_ahead); nothing changes for other inputs. The records are the same.
+  void decompress_ahead();
   // Whether the input can be read again at an offset: an uncompressed regular file named by its path.
   bool rereadable() const;
   // Reads the codes of the next count residues of a valid record into out, from input offset *offset

@@ -272,9 +272,12 @@ class FirstPass {
 
 // Pass 1 on one thread (a gzip file, a stream, FASTQ): the reader's records, and with a spool, the
 // codes of every record written to it.
-void read_serially(FastaReader& reader, const MakeDbOptions& options, const std::string& spool_path, FirstPass& pass) {
+void read_serially(FastaReader& reader, const MakeDbOptions& options, unsigned threads, const std::string& spool_path,
+                   FirstPass& pass) {
   std::optional<FileWriter> spool;
   if (!spool_path.empty()) spool.emplace(spool_path, true, FileWriter::Checksum::off);
+  // A compressed file: decompressed on a second thread while this one parses and spools.
+  if (threads > 1) reader.decompress_ahead();
   Records records;
   SequenceRecord record;
   for (bool more = true; more;) {
@@ -578,7 +581,7 @@ MakeDbReport make_database(const MakeDbOptions& options) {
     info.skipped = counts.skipped;
     input_bytes = reader.file_size();
   } else {
-    read_serially(reader, options, spool_path, pass);
+    read_serially(reader, options, threads, spool_path, pass);
     info.skipped = reader.skipped();
     input_bytes = reader.bytes_consumed();
   }

@@ -47,8 +47,11 @@ struct MakeDbReport {
 // Reads the input once, writing the headers and checking and counting the residues, then sorts
 // (length, FASTA index) keys and gathers each chunk's residues by reading them again from the input
 // (a gzip file or a stream: from a spool of their codes written by the first pass). db/FORMAT.md has
-// the details. Memory: about 16 bytes per sequence plus fixed buffers (and, for a gzip file or a
-// stream, the longest sequence), whatever the input size or chunk size. The input must not change
+// the details. Both passes run on options.threads threads (an uncompressed FASTA file; otherwise pass 1
+// runs on one); every file is the same, byte for byte, for any number, and so is every error message.
+// Memory: about 16 bytes per sequence plus about 14 MiB per thread (two blocks' headers and keys, two
+// windows of codes; and, for a gzip file or a stream, the longest sequence), whatever the input size
+// or chunk size. The input must not change
 // while makedb runs (a changed size or modification time is an error). The database appears complete
 // at options.output or not at all: on any error, or on Interrupted (base/interrupt.hpp), the temporary
 // directory is removed.

@@ -234,3 +234,28 @@ TEST_CASE("makedb --threads: the same database for any N; out of range is a usag
   CHECK(result.exit_code == 2);
   CHECK(result.err.find("--threads") != std::string::npos);
 }
+
+TEST_CASE("makedb: a truncated gzip file decompressed ahead on a thread of its own fails as on one thread",
+          "[makedb]") {
+  TempDir dir;
+  std::mt19937_64 rng(74);
+  const std::string text = many_records(rng, 3000, false);
+  const std::string whole = dir.file("whole.fa.gz"), cut = dir.file("cut.fa.gz");
+  write_gzip(whole, text);
+  const std::string compressed = ws::test::read_file(whole);
+  ws::test::write_file(cut, compressed.substr(0, compressed.size() * 2 / 3));
+  std::string expected;
+  for (const unsigned threads : {1u, 2u, 5u}) {
+    INFO(threads << " threads");
+    std::string message;
+    try {
+      make(cut, dir.file("db"), threads, 0, false);
+    } catch (const std::runtime_error& error) {
+      message = error.what();
+    }
+    CHECK(message.find("truncated gzip stream") != std::string::npos);
+    if (threads == 1) expected = message;
+    CHECK(message == expected);
+    CHECK(!ws::test::path_exists(dir.file("db")));
+  }
+}
