@@ -5,8 +5,13 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <condition_variable>
 #include <cstring>
+#include <deque>
+#include <exception>
+#include <mutex>
 #include <stdexcept>
+#include <thread>
 
 #include "base/interrupt.hpp"
 #include "base/text.hpp"
@@ -16,6 +21,19 @@ namespace warpsearch {
 std::string input_display_name(const std::string& path) {
   return path == "-" ? std::string("standard input") : printable_excerpt(path);
 }
+
+struct ByteSource::Ahead {
+  std::thread thread;
+  std::mutex mutex;
+  std::condition_variable changed;
+  std::deque<std::vector<char>> ready;   // decompressed blocks, in order
+  std::vector<std::vector<char>> spare;  // blocks read, for reuse
+  bool finished = false;                 // the thread reached the end of the input
+  bool stop = false;                     // the owner is being destroyed
+  std::exception_ptr error;              // what ended the thread, after the blocks in ready
+  std::vector<char> current;             // the block read() copies from
+  std::size_t current_pos = 0;
+};
 
 ByteSource::ByteSource(const std::string& path) : path_(path), raw_(kBlockSize) {
   if (path == "-") {
@@ -40,11 +58,85 @@ ByteSource::ByteSource(const std::string& path) : path_(path), raw_(kBlockSize) 
 }
 
 ByteSource::~ByteSource() {
+  if (ahead_) {
+    {
+      std::lock_guard<std::mutex> lock(ahead_->mutex);
+      ahead_->stop = true;
+    }
+    ahead_->changed.notify_all();
+    ahead_->thread.join();
+  }
   if (gzip_) inflateEnd(&stream_);
   if (owns_fd_) ::close(fd_);
 }
 
 std::size_t ByteSource::read(char* out, std::size_t capacity) {
+  return ahead_ ? read_ahead(out, capacity) : read_now(out, capacity);
+}
+
+void ByteSource::decompress_ahead() {
+  if (ahead_ || !regular_ || (!gzip_ && !decoder_)) return;
+  ahead_ = std::make_unique<Ahead>();
+  ahead_->thread = std::thread([this] { decompress_loop(); });
+}
+
+void ByteSource::decompress_loop() {
+  Ahead& ahead = *ahead_;
+  for (;;) {
+    std::vector<char> block;
+    {
+      std::unique_lock<std::mutex> lock(ahead.mutex);
+      ahead.changed.wait(lock, [&] { return ahead.stop || ahead.ready.size() < kAheadBlocks; });
+      if (ahead.stop) return;
+      if (!ahead.spare.empty()) {
+        block = std::move(ahead.spare.back());
+        ahead.spare.pop_back();
+      }
+    }
+    block.resize(kBlockSize);
+    std::size_t n = 0;
+    std::exception_ptr error;
+    try {
+      n = read_now(block.data(), block.size());
+    } catch (...) {
+      error = std::current_exception();
+    }
+    block.resize(n);
+    {
+      std::lock_guard<std::mutex> lock(ahead.mutex);
+      if (n > 0) ahead.ready.push_back(std::move(block));
+      ahead.error = error;
+      ahead.finished = n == 0 || error;
+    }
+    ahead.changed.notify_all();
+    if (n == 0 || error) return;
+  }
+}
+
+std::size_t ByteSource::read_ahead(char* out, std::size_t capacity) {
+  Ahead& ahead = *ahead_;
+  if (ahead.current_pos == ahead.current.size()) {
+    std::unique_lock<std::mutex> lock(ahead.mutex);
+    if (!ahead.current.empty()) ahead.spare.push_back(std::move(ahead.current));
+    ahead.current.clear();
+    ahead.current_pos = 0;
+    ahead.changed.wait(lock, [&] { return !ahead.ready.empty() || ahead.finished; });
+    if (ahead.ready.empty()) {
+      if (ahead.error) std::rethrow_exception(ahead.error);
+      return 0;
+    }
+    ahead.current = std::move(ahead.ready.front());
+    ahead.ready.pop_front();
+    lock.unlock();
+    ahead.changed.notify_all();
+  }
+  const std::size_t n = std::min(capacity, ahead.current.size() - ahead.current_pos);
+  std::memcpy(out, ahead.current.data() + ahead.current_pos, n);
+  ahead.current_pos += n;
+  return n;
+}
+
+std::size_t ByteSource::read_now(char* out, std::size_t capacity) {
   if (decoder_) return decode_some(reinterpret_cast<unsigned char*>(out), capacity);
   return gzip_ ? inflate_some(reinterpret_cast<unsigned char*>(out), capacity) : read_plain(out, capacity);
 }

@@ -32,15 +32,30 @@ class ByteSource {
   // Up to capacity bytes of (uncompressed) input; 0 at the end.
   std::size_t read(char* out, std::size_t capacity);
 
+  // From now on a thread of its own decompresses up to kAheadBlocks blocks ahead of read(), so that
+  // decompression (serial by nature) overlaps with the caller's work on what it read; an error of that
+  // thread is thrown by the read() that reaches it. Only for a compressed regular file: a read from a
+  // pipe or a terminal could block that thread, and its end, without bound; otherwise nothing changes.
+  // Call from the reading thread.
+  void decompress_ahead();
+  static constexpr std::size_t kAheadBlocks = 4;
+
   bool rereadable() const { return regular_ && !gzip_ && !decoder_; }
 
   // Up to capacity bytes at a file offset (rereadable sources); 0 at the end of the file.
   std::size_t read_at(std::uint64_t offset, char* out, std::size_t capacity) const;
 
+  // The size of a regular file when it was opened.
+  std::uint64_t size() const { return static_cast<std::uint64_t>(opened_.st_size); }
+
   // Whether the file still has the size and modification time it had when opened.
   bool unchanged() const;
 
  private:
+  struct Ahead;
+  std::size_t read_now(char* out, std::size_t capacity);
+  std::size_t read_ahead(char* out, std::size_t capacity);
+  void decompress_loop();
   std::size_t read_plain(char* out, std::size_t capacity);
   std::size_t read_fd(void* out, std::size_t capacity);
   void read_raw_more();
@@ -66,6 +81,7 @@ class ByteSource {
   bool in_member_ = false;
   bool member_ended_ = false;
   z_stream stream_{};
+  std::unique_ptr<Ahead> ahead_;  // with decompress_ahead(): the thread and its blocks
 };
 
 }  // namespace warpsearch

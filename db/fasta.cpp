@@ -72,7 +72,7 @@ std::uint8_t translate_run(const ByteTable& table, const unsigned char* in, std:
 
 struct FastaReader::Impl {
   Impl(const std::string& input_path, std::optional<SequenceType> fixed_type, bool skip)
-      : path(input_path), source(std::make_unique<ByteSource>(input_path)), skip_invalid(skip) {
+      : path(input_path), source(std::make_shared<ByteSource>(input_path)), skip_invalid(skip) {
     buffer.resize(kBlockSize);
     skip_byte_order_mark();
     type = fixed_type ? *fixed_type : detect_type();
@@ -85,6 +85,54 @@ struct FastaReader::Impl {
     table[static_cast<unsigned char>('\t')] = kBlankByte;
     table[static_cast<unsigned char>('\r')] = kBlankByte;
     stop_code = type == SequenceType::protein ? alphabet.encode('*') : Alphabet::kInvalid;
+  }
+
+  // A block reader (FastaReader::block_reader): the parent's file, alphabet and options.
+  Impl(const Impl& parent, std::uint64_t begin, std::uint64_t end_offset, const FastaCounts& counts_before)
+      : path(parent.path),
+        source(parent.source),
+        skip_invalid(parent.skip_invalid),
+        type(parent.type),
+        table(parent.table),
+        stop_code(parent.stop_code),
+        keep(false),
+        advise_skip(parent.advise_skip),
+        block(true),
+        block_end(end_offset),
+        before(counts_before) {
+    if (!source->rereadable()) throw std::logic_error(input_display_name(path) + " cannot be read in blocks");
+    buffer.resize(kBlockSize);
+    line = 1 + before.lines;
+    records_started = before.records;
+    delivered = before.delivered;
+    skipped = before.skipped;
+    if (begin >= block_end) {  // an empty block: a reader for read_residues_again
+      buffer_offset = begin;
+      input_done = true;
+    } else if (begin > 0) {
+      buffer_offset = block_start(begin);
+      input_done = buffer_offset >= block_end;  // no record starts in the block
+    } else if (refill() && end >= 3 && std::memcmp(buffer.data(), "\xEF\xBB\xBF", 3) == 0) {
+      pos = 3;
+    }
+  }
+
+  // The offset of the first '>' that starts a line in [begin, block_end), else block_end.
+  std::uint64_t block_start(std::uint64_t begin) {
+    std::uint64_t at = begin - 1;  // the line end before a header at begin
+    while (at + 1 < block_end) {
+      const std::size_t n = source->read_at(
+          at, buffer.data(), static_cast<std::size_t>(std::min<std::uint64_t>(buffer.size(), block_end - at)));
+      if (n < 2) break;
+      for (std::size_t i = 0; i + 1 < n;) {
+        const auto* newline = static_cast<const char*>(std::memchr(buffer.data() + i, '\n', n - 1 - i));
+        if (newline == nullptr) break;
+        i = static_cast<std::size_t>(newline - buffer.data()) + 1;
+        if (buffer[i] == '>') return at + i;
+      }
+      at += n - 1;  // the last byte again: it may be the line end before a header
+    }
+    return block_end;
   }
 
   // A UTF-8 byte-order mark (EF BB BF, which some editors put at the start of a text file) is not
@@ -143,7 +191,8 @@ struct FastaReader::Impl {
     buffer_offset += end;
     pos = end = 0;
     if (input_done) return false;
-    end = source->read(buffer.data(), buffer.size());
+    end = block ? source->read_at(buffer_offset, buffer.data(), buffer.size())
+                : source->read(buffer.data(), buffer.size());
     if (end == 0) input_done = true;
     return end > 0;
   }
@@ -279,12 +328,13 @@ struct FastaReader::Impl {
       throw_if_interrupted();
       current_id.clear();
       if (!skip_empty_lines()) {
-        if (delivered == 0)
+        if (delivered == 0 && !block)
           fail(skipped == 0 ? "no sequence records; expected FASTA ('>') or FASTQ ('@') records"
                             : "no valid sequence records (" + std::to_string(skipped) + " skipped as invalid)",
                line, offset(), false);
         return false;
       }
+      if (block && offset() >= block_end && buffer[pos] == '>') return false;  // the next block's first record
       const char first = buffer[pos];
       if (records_started == 0) fastq = first == '@';
       const char marker = fastq ? '@' : '>';
@@ -389,7 +439,7 @@ struct FastaReader::Impl {
   }
 
   std::string path;
-  std::unique_ptr<ByteSource> source;
+  std::shared_ptr<ByteSource> source;  // shared by block readers: only read_at() is used concurrently
   bool skip_invalid;
   SequenceType type = SequenceType::protein;
   ByteTable table{};  // byte in a sequence line (LF excluded) -> code or class
@@ -397,6 +447,10 @@ struct FastaReader::Impl {
   bool keep = true;                 // keep residue codes in the records
   bool advise_skip = true;          // name --skip-invalid in messages
   std::vector<char> reread_buffer;  // for read_residues_again
+
+  bool block = false;  // a block reader: reads [buffer_offset, ...) with read_at, stops at block_end
+  std::uint64_t block_end = 0;
+  FastaCounts before;  // of the input before the block
 
   std::vector<char> buffer;
   std::size_t pos = 0, end = 0;
@@ -416,6 +470,8 @@ struct FastaReader::Impl {
 
 FastaReader::FastaReader(const std::string& path, std::optional<SequenceType> type, bool skip_invalid)
     : impl_(std::make_unique<Impl>(path, type, skip_invalid)) {}
+FastaReader::FastaReader(const FastaReader& parent, std::uint64_t begin, std::uint64_t end, const FastaCounts& before)
+    : impl_(std::make_unique<Impl>(*parent.impl_, begin, end, before)) {}
 FastaReader::FastaReader(FastaReader&&) noexcept = default;
 FastaReader& FastaReader::operator=(FastaReader&&) noexcept = default;
 FastaReader::~FastaReader() = default;
@@ -431,6 +487,26 @@ bool FastaReader::rereadable() const { return impl_->source->rereadable(); }
 void FastaReader::read_residues_again(std::uint64_t* offset, char* out, std::size_t count) {
   impl_->read_residues_again(offset, out, count);
 }
+void FastaReader::decompress_ahead() { impl_->source->decompress_ahead(); }
+
+bool FastaReader::fastq() {
+  if (impl_->records_started > 0) return impl_->fastq;
+  return impl_->skip_empty_lines() && impl_->buffer[impl_->pos] == '@';
+}
+
+FastaReader FastaReader::block_reader(std::uint64_t begin, std::uint64_t end, const FastaCounts& before) const {
+  FastaReader reader(*this, begin, end, before);
+  return reader;
+}
+
+FastaCounts FastaReader::counts() const {
+  const Impl& impl = *impl_;
+  return {impl.line - 1 - impl.before.lines, impl.records_started - impl.before.records,
+          impl.delivered - impl.before.delivered, impl.skipped - impl.before.skipped};
+}
+
+std::uint64_t FastaReader::file_size() const { return impl_->source->size(); }
+
 void FastaReader::check_unchanged() const {
   if (impl_->source->rereadable() && !impl_->source->unchanged())
     throw std::runtime_error(input_display_name(impl_->path) +

@@ -32,6 +32,22 @@
 
 namespace warpsearch {
 
+// How far a reader has got: line ends consumed, records started (valid or not), records delivered,
+// records skipped as invalid.
+struct FastaCounts {
+  std::uint64_t lines = 0;
+  std::uint64_t records = 0;
+  std::uint64_t delivered = 0;
+  std::uint64_t skipped = 0;
+  FastaCounts& operator+=(const FastaCounts& other) {
+    lines += other.lines;
+    records += other.records;
+    delivered += other.delivered;
+    skipped += other.skipped;
+    return *this;
+  }
+};
+
 struct SequenceRecord {
   std::string id;
   std::string description;
@@ -68,6 +84,9 @@ class FastaReader {
   // With false, next() checks every residue and sets record.length but leaves record.codes empty,
   // for a caller that reads the codes again later (read_residues_again). Default true.
   void keep_codes(bool keep);
+  // A compressed input file is decompressed on a thread of its own, ahead of next() (ByteSource::
+  // decompress_ahead); nothing changes for other inputs. The records are the same.
+  void decompress_ahead();
   // Whether the input can be read again at an offset: an uncompressed regular file named by its path.
   bool rereadable() const;
   // Reads the codes of the next count residues of a valid record into out, from input offset *offset
@@ -79,7 +98,28 @@ class FastaReader {
   // had when it was opened (rereadable() inputs only).
   void check_unchanged() const;
 
+  // The size of a rereadable() input file when it was opened.
+  std::uint64_t file_size() const;
+  // Whether the input is FASTQ (its first record starts with '@'). May skip the empty lines before the
+  // first record, as next() does; call before next().
+  bool fastq();
+
+  // Parallel parsing of a rereadable() FASTA input (not FASTQ): a reader, on the same open file, of the
+  // records whose header line starts at an input offset in [begin, end), a *block*. A block of begin
+  // > 0 starts at the first '>' that starts a line at or after begin, so that blocks [0, b), [b, c),
+  // [c, ...) hold every record once, each record parsed exactly as next() parses it from the start.
+  // before: the counts of the input before the block (those of the previous blocks, summed), so that
+  // messages name the same line and record numbers as a reader of the whole input; record.index is
+  // before.delivered plus the records delivered by the block. next() returns false at the end of the
+  // block, also when it held no valid record. Residues are checked, not kept (keep_codes(false)).
+  // The block reader is independent of this one (one per thread); the file is shared. An empty block
+  // (begin >= end) reads nothing: a reader for read_residues_again on another thread.
+  FastaReader block_reader(std::uint64_t begin, std::uint64_t end, const FastaCounts& before) const;
+  // What this reader has consumed: for a block reader, the counts of its block (before excluded).
+  FastaCounts counts() const;
+
  private:
+  FastaReader(const FastaReader& parent, std::uint64_t begin, std::uint64_t end, const FastaCounts& before);
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

@@ -334,11 +334,11 @@ TEST_CASE("makedb sources agree byte for byte: FASTQ with bad records", "[makedb
   check_awkward_input(2029, ws::SequenceType::nucleotide, true, true);
 }
 
-// makedb gathers residues 16 MiB at a time (kWindowBytes in db/makedb.cpp, no option changes it); a
-// longer subject goes through that window in pieces, read again from the file at offsets that land
-// inside lines. Here it is 16 MiB + 4099 residues, wrapped at 61 with CRLF line ends, in lower and
+// makedb gathers residues 4 MiB at a time (MakeDbOptions::unit_bytes; the command has no option for
+// it); a longer subject goes through that window in pieces, read again from the file at offsets that
+// land inside lines. Here it is 16 MiB + 4099 residues, wrapped at 61 with CRLF line ends, in lower and
 // upper case, with blanks, ending in '*', among short records and a bad one.
-TEST_CASE("makedb sources agree byte for byte: a record longer than the 16 MiB read window", "[makedb]") {
+TEST_CASE("makedb sources agree byte for byte: a record longer than the read window", "[makedb]") {
   TempDir dir;
   std::mt19937_64 rng(16);
   const ws::Alphabet& protein = ws::Alphabet::protein();

@@ -56,6 +56,7 @@ std::uint64_t parse_size(const std::string& option, const std::string& what, con
 int run_makedb(int argc, char** argv) {
   std::string input, output, dbtype, chunk_size, taxid_map;
   Number<std::uint32_t> taxid = 0;
+  Number<unsigned> threads = 0;
   po::options_description options("options");
   options.add_options()("help,h", "show this help")("dbtype", po::value(&dbtype)->value_name("prot|nucl"),
                                                     "sequence type (default: detected from the residues)")(
@@ -66,6 +67,8 @@ int run_makedb(int argc, char** argv) {
       "lines 'SEQID TAXID': stores each record's NCBI taxonomy ID, as makeblastdb -taxid_map (SEQID an ID or "
       "accession, with or without version)")("taxid", po::value(&taxid)->value_name("N"),
                                              "one NCBI taxonomy ID for every record, as makeblastdb -taxid")(
+      "threads", po::value(&threads)->value_name("N"),
+      "threads that parse and pack (default: the CPUs this process may use); the database is the same for any N")(
       "quiet", "no summary on stderr");
   po::options_description hidden;
   hidden.add_options()("in", po::value(&input))("db", po::value(&output));
@@ -80,6 +83,8 @@ int run_makedb(int argc, char** argv) {
   make.input = input;
   make.output = output;
   make.skip_invalid = vm.count("skip-invalid") > 0;
+  if (threads.value > 4096) throw UsageError{"--threads takes a number from 0 (every core) to 4096"};
+  make.threads = threads.value;
   if (vm.count("dbtype")) {
     if (dbtype == "prot")
       make.type = SequenceType::protein;
