@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "profile/seg.hpp"
+#include "search/composition_xdrop.hpp"
 #include "search/warpsearch.hpp"
 #include "statistics/statistics.hpp"
 
@@ -358,8 +359,9 @@ TargetFrequencies adjusted_target_frequencies(const std::array<double, 20>& rows
 
 bool CompositionAdjustment::supports(const ScoringScheme& scoring) { return scoring.matrix().name() == "BLOSUM62"; }
 
-CompositionAdjustment::CompositionAdjustment(const ScoringScheme& scoring, CompositionMode mode)
-    : mode_(mode), gap_open_(scoring.gap_open()), gap_extend_(scoring.gap_extend()) {
+CompositionAdjustment::CompositionAdjustment(const ScoringScheme& scoring, CompositionMode mode,
+                                             CompositionRealignment realignment)
+    : mode_(mode), realignment_(realignment), gap_open_(scoring.gap_open()), gap_extend_(scoring.gap_extend()) {
   if (mode == CompositionMode::off) throw std::invalid_argument("composition-based statistics: mode 0 adjusts nothing");
   if (!supports(scoring))
     throw std::invalid_argument(
@@ -380,6 +382,9 @@ CompositionAdjustment::CompositionAdjustment(const ScoringScheme& scoring, Compo
   for (int i = 0; i < kLetters; ++i)
     for (int j = 0; j < kLetters; ++j)
       start_.scores[i][j] = static_cast<std::int32_t>(nearest(std::log(tables().ratio[i][j]) / scaled_lambda));
+  for (int i = 0; i < kMaxCodes; ++i)
+    for (int j = 0; j < kMaxCodes; ++j)
+      standard_.scores[i][j] = scoring.score(static_cast<std::uint8_t>(i), static_cast<std::uint8_t>(j));
 }
 
 AdjustmentRule CompositionAdjustment::rule_for(const Composition& query, std::uint32_t query_length,
@@ -545,6 +550,53 @@ ScaledAlignment align_scaled(std::string_view query, std::size_t query_begin, st
   return result;
 }
 
+namespace {
+
+// The adjusted values of a hit whose alignment scores `scaled_score` at the fine scale: the E-value of
+// the real score, the rounded raw score and its bit score.
+void set_adjusted_score(Hit& hit, std::int64_t scaled_score, std::size_t query_length,
+                        const EvalueCalculator& statistics, double evalue_divisor) {
+  const double real_score = static_cast<double>(scaled_score) / ScaledMatrix::kScale;
+  hit.score = static_cast<int>(nearest(real_score));
+  hit.evalue =
+      statistics.evalue_of_real_score(real_score, static_cast<std::uint32_t>(query_length), hit.subject_length) /
+      evalue_divisor;
+  hit.bitscore = statistics.bitscore(hit.score);
+}
+
+// The hit's alignment fields from a realigned alignment (identities against the searched subject).
+void set_alignment(Hit& hit, const ScaledAlignment& a, std::string_view query, std::string_view searched_subject) {
+  hit.query_begin = a.query_begin;
+  hit.query_end = a.query_end;
+  hit.subject_begin = a.subject_begin;
+  hit.subject_end = a.subject_end;
+  hit.operations = a.operations;
+  hit.identities = hit.mismatches = hit.gap_opens = hit.gaps = 0;
+  std::size_t qi = a.query_begin, sj = a.subject_begin;
+  char previous = 'M';
+  for (const char op : a.operations) {
+    if (op == 'M') {
+      if (query[qi] == searched_subject[sj])
+        ++hit.identities;
+      else
+        ++hit.mismatches;
+      ++qi;
+      ++sj;
+    } else {
+      ++hit.gaps;
+      if (op != previous) ++hit.gap_opens;
+      if (op == 'I')
+        ++qi;
+      else
+        ++sj;
+    }
+    previous = op;
+  }
+  hit.subject_aligned_codes = std::string(searched_subject.substr(a.subject_begin, a.subject_end - a.subject_begin));
+}
+
+}  // namespace
+
 void CompositionAdjustment::rescore(std::string_view query, const Composition& query_composition,
                                     std::string_view searched_subject, std::vector<Hit>& hits,
                                     const EvalueCalculator& statistics, double evalue_divisor) const {
@@ -565,6 +617,10 @@ void CompositionAdjustment::rescore(std::string_view query, const Composition& q
   const Composition subject_composition = composition_of(subject);
   const ScaledMatrix matrix = matrix_for(query_composition, static_cast<std::uint32_t>(query.size()),
                                          subject_composition, static_cast<std::uint32_t>(subject.size()));
+  if (realignment_ == CompositionRealignment::xdrop) {
+    realign_by_xdrop(query, subject, searched_subject, matrix, hits, statistics, evalue_divisor);
+    return;
+  }
   for (std::size_t k = 0; k < hits.size(); ++k) {
     Hit& hit = hits[k];
     std::size_t query_begin = 0, query_end = query.size(), begin = 0, end = subject.size();
@@ -577,41 +633,68 @@ void CompositionAdjustment::rescore(std::string_view query, const Composition& q
     if (static_cast<std::uint64_t>(query_end - query_begin + 1) * (end - begin + 1) > kMaxRealignedCells) continue;
     const ScaledAlignment a = align_scaled(query, query_begin, query_end, subject, begin, end, matrix,
                                            scaled_gap_open(), scaled_gap_extend());
-    const double real_score = static_cast<double>(a.score) / ScaledMatrix::kScale;
-    hit.score = static_cast<int>(nearest(real_score));
-    hit.evalue =
-        statistics.evalue_of_real_score(real_score, static_cast<std::uint32_t>(query.size()), hit.subject_length) /
-        evalue_divisor;
-    hit.bitscore = statistics.bitscore(hit.score);
-    if (a.operations.empty()) continue;
-    hit.query_begin = a.query_begin;
-    hit.query_end = a.query_end;
-    hit.subject_begin = a.subject_begin;
-    hit.subject_end = a.subject_end;
-    hit.operations = a.operations;
-    hit.identities = hit.mismatches = hit.gap_opens = hit.gaps = 0;
-    std::size_t qi = a.query_begin, sj = a.subject_begin;
-    char previous = 'M';
-    for (const char op : a.operations) {
-      if (op == 'M') {
-        if (query[qi] == searched_subject[sj])
-          ++hit.identities;
-        else
-          ++hit.mismatches;
-        ++qi;
-        ++sj;
-      } else {
-        ++hit.gaps;
-        if (op != previous) ++hit.gap_opens;
-        if (op == 'I')
-          ++qi;
-        else
-          ++sj;
-      }
-      previous = op;
-    }
-    hit.subject_aligned_codes = std::string(searched_subject.substr(a.subject_begin, a.subject_end - a.subject_begin));
+    set_adjusted_score(hit, a.score, query.size(), statistics, evalue_divisor);
+    if (!a.operations.empty()) set_alignment(hit, a, query, searched_subject);
   }
+}
+
+void CompositionAdjustment::realign_by_xdrop(std::string_view query, std::string_view masked_subject,
+                                             std::string_view searched_subject, const ScaledMatrix& matrix,
+                                             std::vector<Hit>& hits, const EvalueCalculator& statistics,
+                                             double evalue_divisor) const {
+  // The X-drop and the containment tolerance (2 bits) at the fine scale of the gapped lambda.
+  const double fine_lambda = statistics.parameters().lambda / ScaledMatrix::kScale;
+  const XdropRealignParameters parameters{scaled_gap_open(), scaled_gap_extend(),
+                                          static_cast<std::int64_t>(kXdropBits * std::log(2.0) / fine_lambda)};
+  const double tolerance = 2 * std::log(2.0) / fine_lambda;
+  std::vector<ScaledAlignment> realigned;
+  std::vector<std::size_t> owner;  // the hit each realigned alignment belongs to
+  const auto contains = [](const ScaledAlignment& a, std::uint32_t q, std::uint32_t s) {
+    return a.query_begin <= q && q <= a.query_end && a.subject_begin <= s && s <= a.subject_end;
+  };
+  for (std::size_t k = 0; k < hits.size(); ++k) {
+    const Hit& hit = hits[k];
+    // Hits in order of their standard score (best first), as blastp takes its preliminary HSPs; one
+    // inside a realigned alignment that scores clearly more is that alignment's.
+    const double standard_score = static_cast<double>(hit.score) * ScaledMatrix::kScale;
+    const bool contained = std::any_of(realigned.begin(), realigned.end(), [&](const ScaledAlignment& a) {
+      return contains(a, hit.query_begin, hit.subject_begin) && contains(a, hit.query_end, hit.subject_end) &&
+             standard_score + tolerance <= static_cast<double>(a.score);
+    });
+    if (contained) continue;
+    const StartPoint start =
+        gapped_start_point(query, searched_subject, hit.query_begin, hit.subject_begin, hit.operations, standard_);
+    ScaledAlignment a = xdrop_align(query, masked_subject, start.query, start.subject, matrix, parameters);
+    // Alignments sharing an end: the better one stays (the earlier one among equals).
+    bool keep = true;
+    for (std::size_t r = 0; r < realigned.size() && keep; ++r) {
+      const bool same_start =
+          realigned[r].query_begin == a.query_begin && realigned[r].subject_begin == a.subject_begin;
+      const bool same_end = realigned[r].query_end == a.query_end && realigned[r].subject_end == a.subject_end;
+      if ((same_start || same_end) && a.score <= realigned[r].score) keep = false;
+    }
+    if (!keep) continue;
+    for (std::size_t r = realigned.size(); r-- > 0;) {
+      const bool same_start =
+          realigned[r].query_begin == a.query_begin && realigned[r].subject_begin == a.subject_begin;
+      const bool same_end = realigned[r].query_end == a.query_end && realigned[r].subject_end == a.subject_end;
+      if (same_start || same_end) {
+        realigned.erase(realigned.begin() + static_cast<std::ptrdiff_t>(r));
+        owner.erase(owner.begin() + static_cast<std::ptrdiff_t>(r));
+      }
+    }
+    realigned.push_back(std::move(a));
+    owner.push_back(k);
+  }
+  std::vector<Hit> kept;
+  kept.reserve(realigned.size());
+  for (std::size_t r = 0; r < realigned.size(); ++r) {
+    Hit hit = std::move(hits[owner[r]]);
+    set_adjusted_score(hit, realigned[r].score, query.size(), statistics, evalue_divisor);
+    if (!realigned[r].operations.empty()) set_alignment(hit, realigned[r], query, searched_subject);
+    kept.push_back(std::move(hit));
+  }
+  hits = std::move(kept);
 }
 
 void order_by_evalue(std::vector<Hit>& hits) {

@@ -224,6 +224,7 @@ int run_blast(int argc, char** argv) {
   std::vector<std::string> args = {"search", "--program", program};
   bool quiet = true;
   bool soft_masking = program == "blastn";  // blastn's default; blastp masks hard
+  bool sw_traceback = false;                // -use_sw_tback: Smith-Waterman realignment
   std::string database_path, subject_path;
   for (int i = 1; i < argc; ++i) {
     std::string word = argv[i];
@@ -288,7 +289,9 @@ int run_blast(int argc, char** argv) {
                        option->target);
         break;
       }
-      case Action::exact_flag: break;
+      case Action::exact_flag:
+        if (name == "use_sw_tback") sw_traceback = true;
+        break;
       case Action::ignored_flag:
         std::fprintf(stderr, "warpsearch %s: note: -%s: %s\n", program.c_str(), name.c_str(), option->target);
         break;
@@ -338,6 +341,9 @@ int run_blast(int argc, char** argv) {
   // blastp's default composition-based statistics: conditional matrix adjustment (mode 2).
   if (program == "blastp" && std::find(args.begin(), args.end(), "--comp-based-stats") == args.end())
     args.insert(args.end(), {"--comp-based-stats", "2"});
+  // blastp realigns its composition-adjusted hits by X-drop extension unless -use_sw_tback asks for
+  // Smith-Waterman (docs/composition_statistics.md).
+  if (program == "blastp") args.insert(args.end(), {"--realign", sw_traceback ? "sw" : "xdrop"});
   // BLAST's default report is the pairwise one.
   if (std::find(args.begin(), args.end(), "--outfmt") == args.end()) args.insert(args.end(), {"--outfmt", "0"});
   if (quiet) args.push_back("--quiet");
