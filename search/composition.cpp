@@ -360,8 +360,12 @@ TargetFrequencies adjusted_target_frequencies(const std::array<double, 20>& rows
 bool CompositionAdjustment::supports(const ScoringScheme& scoring) { return scoring.matrix().name() == "BLOSUM62"; }
 
 CompositionAdjustment::CompositionAdjustment(const ScoringScheme& scoring, CompositionMode mode,
-                                             CompositionRealignment realignment)
-    : mode_(mode), realignment_(realignment), gap_open_(scoring.gap_open()), gap_extend_(scoring.gap_extend()) {
+                                             CompositionRealignment realignment, double max_evalue)
+    : mode_(mode),
+      realignment_(realignment),
+      max_evalue_(max_evalue),
+      gap_open_(scoring.gap_open()),
+      gap_extend_(scoring.gap_extend()) {
   if (mode == CompositionMode::off) throw std::invalid_argument("composition-based statistics: mode 0 adjusts nothing");
   if (!supports(scoring))
     throw std::invalid_argument(
@@ -649,47 +653,99 @@ void CompositionAdjustment::realign_by_xdrop(std::string_view query, std::string
   const double tolerance = 2 * std::log(2.0) / fine_lambda;
   std::vector<ScaledAlignment> realigned;
   std::vector<std::size_t> owner;  // the hit each realigned alignment belongs to
-  const auto contains = [](const ScaledAlignment& a, std::uint32_t q, std::uint32_t s) {
+  const auto contains = [](const ScaledAlignment& a, std::size_t q, std::size_t s) {
     return a.query_begin <= q && q <= a.query_end && a.subject_begin <= s && s <= a.subject_end;
   };
-  for (std::size_t k = 0; k < hits.size(); ++k) {
-    const Hit& hit = hits[k];
-    // Hits in order of their standard score (best first), as blastp takes its preliminary HSPs; one
-    // inside a realigned alignment that scores clearly more is that alignment's.
-    const double standard_score = static_cast<double>(hit.score) * ScaledMatrix::kScale;
-    const bool contained = std::any_of(realigned.begin(), realigned.end(), [&](const ScaledAlignment& a) {
-      return contains(a, hit.query_begin, hit.subject_begin) && contains(a, hit.query_end, hit.subject_end) &&
-             standard_score + tolerance <= static_cast<double>(a.score);
-    });
-    if (contained) continue;
-    const StartPoint start =
-        gapped_start_point(query, searched_subject, hit.query_begin, hit.subject_begin, hit.operations, standard_);
-    ScaledAlignment a = xdrop_align(query, masked_subject, start.query, start.subject, matrix, parameters);
-    // Alignments sharing an end: the better one stays (the earlier one among equals).
-    bool keep = true;
-    for (std::size_t r = 0; r < realigned.size() && keep; ++r) {
-      const bool same_start =
-          realigned[r].query_begin == a.query_begin && realigned[r].subject_begin == a.subject_begin;
-      const bool same_end = realigned[r].query_end == a.query_end && realigned[r].subject_end == a.subject_end;
-      if ((same_start || same_end) && a.score <= realigned[r].score) keep = false;
-    }
-    if (!keep) continue;
-    for (std::size_t r = realigned.size(); r-- > 0;) {
-      const bool same_start =
-          realigned[r].query_begin == a.query_begin && realigned[r].subject_begin == a.subject_begin;
-      const bool same_end = realigned[r].query_end == a.query_end && realigned[r].subject_end == a.subject_end;
-      if (same_start || same_end) {
+  // Adds an alignment unless one sharing its start or its end scores at least as much; removes those
+  // sharing an end with it otherwise.
+  const auto add = [&](ScaledAlignment a, std::size_t k) {
+    const auto shares_end = [&](const ScaledAlignment& r) {
+      return (r.query_begin == a.query_begin && r.subject_begin == a.subject_begin) ||
+             (r.query_end == a.query_end && r.subject_end == a.subject_end);
+    };
+    for (const ScaledAlignment& r : realigned)
+      if (shares_end(r) && a.score <= r.score) return;
+    for (std::size_t r = realigned.size(); r-- > 0;)
+      if (shares_end(realigned[r])) {
         realigned.erase(realigned.begin() + static_cast<std::ptrdiff_t>(r));
         owner.erase(owner.begin() + static_cast<std::ptrdiff_t>(r));
       }
-    }
     realigned.push_back(std::move(a));
     owner.push_back(k);
+  };
+  // blastp's preliminary HSPs: X-drop alignments with the standard matrix from the same start points,
+  // with the preliminary X-drop (gap_x_dropoff, 15 bits of the gapped lambda).
+  const XdropRealignParameters preliminary_parameters{
+      gap_open_, gap_extend_,
+      static_cast<std::int64_t>(kPreliminaryXdropBits * std::log(2.0) / statistics.parameters().lambda)};
+  std::vector<ScaledAlignment> preliminary;
+  const auto in_preliminary = [&](std::size_t q, std::size_t s) {
+    return std::any_of(preliminary.begin(), preliminary.end(), [&](const ScaledAlignment& a) {
+      return a.query_begin <= q && q < a.query_end && a.subject_begin <= s && s < a.subject_end;
+    });
+  };
+  for (std::size_t k = 0; k < hits.size(); ++k) {
+    const Hit& hit = hits[k];
+    // The first start point lies in the hit's best ungapped stretch. Where the preliminary alignment
+    // leaves parts of the hit uncovered, blastp has more preliminary HSPs whenever a seed there reaches
+    // the gap trigger: each such part gives one more start point.
+    for (int round = 0; round < kMaxStartsPerHit; ++round) {
+      StartPoint start;
+      bool found = false;
+      std::size_t i = hit.query_begin, j = hit.subject_begin, piece = 0;
+      std::size_t piece_query = i, piece_subject = j;
+      const auto consider = [&](std::size_t end) {
+        if (end <= piece) return;
+        const StartPoint candidate = gapped_start_point(
+            query, searched_subject, static_cast<std::uint32_t>(piece_query), static_cast<std::uint32_t>(piece_subject),
+            std::string_view(hit.operations).substr(piece, end - piece), standard_);
+        if (!found || candidate.stretch_score > start.stretch_score) start = candidate, found = true;
+      };
+      for (std::size_t op = 0; op < hit.operations.size(); ++op) {
+        const char c = hit.operations[op];
+        if (c == 'M' && in_preliminary(i, j)) {
+          consider(op);
+          piece = op + 1;
+          piece_query = i + 1;
+          piece_subject = j + 1;
+        }
+        if (c != 'D') ++i;
+        if (c != 'I') ++j;
+      }
+      consider(hit.operations.size());
+      if (!found || (round > 0 && start.stretch_score < kGapTriggerScore)) break;
+      ScaledAlignment first =
+          xdrop_align(query, searched_subject, start.query, start.subject, standard_, preliminary_parameters);
+      if (first.operations.empty()) break;
+      // Beyond the best hit's first, a preliminary HSP must reach blastp's preliminary cut-off: the
+      // E-value cut-off, 5 times larger with the matrix adjustment (modes 2 and 3).
+      const double preliminary_evalue =
+          statistics.evalue_of_real_score(static_cast<double>(first.score), static_cast<std::uint32_t>(query.size()),
+                                          hit.subject_length) /
+          evalue_divisor;
+      if ((k > 0 || round > 0) &&
+          preliminary_evalue > max_evalue_ * (mode_ == CompositionMode::scaled_lambda ? 1 : kPreliminaryEvalueFactor))
+        break;
+      // A preliminary HSP inside a realigned alignment that scores clearly more is that alignment's.
+      const double standard_score = static_cast<double>(first.score) * ScaledMatrix::kScale;
+      const bool contained = std::any_of(realigned.begin(), realigned.end(), [&](const ScaledAlignment& a) {
+        return contains(a, first.query_begin, first.subject_begin) && contains(a, first.query_end, first.subject_end) &&
+               standard_score + tolerance <= static_cast<double>(a.score);
+      });
+      preliminary.push_back(std::move(first));
+      if (!contained) add(xdrop_align(query, masked_subject, start.query, start.subject, matrix, parameters), k);
+    }
   }
+  // No more alignments than the exact search found (so that --max-hsps holds): the best ones.
+  std::vector<std::size_t> order(realigned.size());
+  for (std::size_t r = 0; r < order.size(); ++r) order[r] = r;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t x, std::size_t y) { return realigned[x].score > realigned[y].score; });
+  if (order.size() > hits.size()) order.resize(hits.size());
   std::vector<Hit> kept;
-  kept.reserve(realigned.size());
-  for (std::size_t r = 0; r < realigned.size(); ++r) {
-    Hit hit = std::move(hits[owner[r]]);
+  kept.reserve(order.size());
+  for (const std::size_t r : order) {
+    Hit hit = hits[owner[r]];
     set_adjusted_score(hit, realigned[r].score, query.size(), statistics, evalue_divisor);
     if (!realigned[r].operations.empty()) set_alignment(hit, realigned[r], query, searched_subject);
     kept.push_back(std::move(hit));

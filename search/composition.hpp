@@ -89,12 +89,21 @@ class CompositionAdjustment {
  public:
   static bool supports(const ScoringScheme& scoring);
   // std::invalid_argument when the matrix is not BLOSUM62 or mode is off. The realignment defaults to
-  // CompositionRealignment::smith_waterman (the enumerator of value 0).
+  // CompositionRealignment::smith_waterman (the enumerator of value 0); max_evalue is the search's
+  // E-value cut-off (the X-drop realignment derives blastp's preliminary cut-off from it).
   CompositionAdjustment(const ScoringScheme& scoring, CompositionMode mode,
-                        CompositionRealignment realignment = CompositionRealignment{});
+                        CompositionRealignment realignment = CompositionRealignment{}, double max_evalue = 10);
 
   // blastp's X-drop for the realignment (gap_x_dropoff_final), in bits.
   static constexpr double kXdropBits = 25;
+  // blastp's X-drop for its preliminary gapped alignments (gap_x_dropoff), in bits.
+  static constexpr double kPreliminaryXdropBits = 15;
+  // blastp's gap trigger, 22 bits, as a BLOSUM62 score (ungapped lambda 0.3176, K 0.134): an ungapped
+  // seed scoring less starts no gapped extension, so no preliminary HSP.
+  static constexpr std::int64_t kGapTriggerScore = 41;
+  static constexpr int kMaxStartsPerHit = 8;
+  // blastp's preliminary E-value cut-off over the final one with matrix adjustment (modes 2 and 3).
+  static constexpr double kPreliminaryEvalueFactor = 5;
 
   CompositionMode mode() const { return mode_; }
   // The matrix's ungapped lambda for the standard (Robinson and Robinson) amino-acid frequencies.
@@ -144,6 +153,7 @@ class CompositionAdjustment {
 
   CompositionMode mode_;
   CompositionRealignment realignment_;
+  double max_evalue_;
   int gap_open_, gap_extend_;
   ScaledMatrix standard_;       // the matrix's own scores (not scaled): blastp's seeds and start points
   double ungapped_lambda_ = 0;  // standard matrix, standard frequencies

@@ -197,9 +197,10 @@ StartPoint gapped_start_point(std::string_view query, std::string_view subject, 
     ++j;
   }
   // blastp's start in its ungapped segment: the middle of the best window of 11 pairs.
+  stretch.stretch_score = stretch_length > 0 ? stretch_score : 0;
   if (stretch_length <= kWindow) {
     const auto half = static_cast<std::uint32_t>(stretch_length / 2);
-    return {stretch.query + half, stretch.subject + half};
+    return {stretch.query + half, stretch.subject + half, stretch.stretch_score};
   }
   std::int64_t window = 0;
   for (std::size_t k = 0; k < kWindow; ++k) window += score(stretch.query + k, stretch.subject + k);
@@ -211,7 +212,8 @@ StartPoint gapped_start_point(std::string_view query, std::string_view subject, 
     if (window > best_window) best_window = window, best_end = k;
   }
   const std::size_t offset = best_window > 0 ? best_end - kWindow / 2 : 0;
-  return {static_cast<std::uint32_t>(stretch.query + offset), static_cast<std::uint32_t>(stretch.subject + offset)};
+  return {static_cast<std::uint32_t>(stretch.query + offset), static_cast<std::uint32_t>(stretch.subject + offset),
+          stretch.stretch_score};
 }
 
 }  // namespace warpsearch

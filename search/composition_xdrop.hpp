@@ -65,6 +65,7 @@ ScaledAlignment xdrop_align(std::string_view query, std::string_view subject, st
 // stands for blastp's ungapped seed, and the start is chosen in that sub-segment as blastp chooses it.
 struct StartPoint {
   std::uint32_t query = 0, subject = 0;
+  std::int64_t stretch_score = 0;  // the score of the ungapped stretch it was chosen in
 };
 StartPoint gapped_start_point(std::string_view query, std::string_view subject, std::uint32_t query_begin,
                               std::uint32_t subject_begin, std::string_view operations, const ScaledMatrix& scores);
