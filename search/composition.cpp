@@ -649,7 +649,8 @@ void CompositionAdjustment::realign_by_xdrop(std::string_view query, std::string
   // The X-drop and the containment tolerance (2 bits) at the fine scale of the gapped lambda.
   const double fine_lambda = statistics.parameters().lambda / ScaledMatrix::kScale;
   const XdropRealignParameters parameters{scaled_gap_open(), scaled_gap_extend(),
-                                          static_cast<std::int64_t>(kXdropBits * std::log(2.0) / fine_lambda)};
+                                          static_cast<std::int64_t>(kXdropBits * std::log(2.0) / fine_lambda),
+                                          kMaxRealignedCells};
   const double tolerance = 2 * std::log(2.0) / fine_lambda;
   std::vector<ScaledAlignment> realigned;
   std::vector<std::size_t> owner;  // the hit each realigned alignment belongs to
@@ -677,64 +678,73 @@ void CompositionAdjustment::realign_by_xdrop(std::string_view query, std::string
   // with the preliminary X-drop (gap_x_dropoff, 15 bits of the gapped lambda).
   const XdropRealignParameters preliminary_parameters{
       gap_open_, gap_extend_,
-      static_cast<std::int64_t>(kPreliminaryXdropBits * std::log(2.0) / statistics.parameters().lambda)};
+      static_cast<std::int64_t>(kPreliminaryXdropBits * std::log(2.0) / statistics.parameters().lambda),
+      kMaxRealignedCells};
   std::vector<ScaledAlignment> preliminary;
   const auto in_preliminary = [&](std::size_t q, std::size_t s) {
     return std::any_of(preliminary.begin(), preliminary.end(), [&](const ScaledAlignment& a) {
       return a.query_begin <= q && q < a.query_end && a.subject_begin <= s && s < a.subject_end;
     });
   };
-  for (std::size_t k = 0; k < hits.size(); ++k) {
-    const Hit& hit = hits[k];
-    // The first start point lies in the hit's best ungapped stretch. Where the preliminary alignment
-    // leaves parts of the hit uncovered, blastp has more preliminary HSPs whenever a seed there reaches
-    // the gap trigger: each such part gives one more start point.
-    for (int round = 0; round < kMaxStartsPerHit; ++round) {
-      StartPoint start;
-      bool found = false;
-      std::size_t i = hit.query_begin, j = hit.subject_begin, piece = 0;
-      std::size_t piece_query = i, piece_subject = j;
-      const auto consider = [&](std::size_t end) {
-        if (end <= piece) return;
-        const StartPoint candidate = gapped_start_point(
-            query, searched_subject, static_cast<std::uint32_t>(piece_query), static_cast<std::uint32_t>(piece_subject),
-            std::string_view(hit.operations).substr(piece, end - piece), standard_);
-        if (!found || candidate.stretch_score > start.stretch_score) start = candidate, found = true;
-      };
-      for (std::size_t op = 0; op < hit.operations.size(); ++op) {
-        const char c = hit.operations[op];
-        if (c == 'M' && in_preliminary(i, j)) {
-          consider(op);
-          piece = op + 1;
-          piece_query = i + 1;
-          piece_subject = j + 1;
+  // An extension with more than kMaxRealignedCells cells (long, low-complexity alignments): the subject's
+  // hits keep their unadjusted values, as in the Smith-Waterman realignment.
+  try {
+    for (std::size_t k = 0; k < hits.size(); ++k) {
+      const Hit& hit = hits[k];
+      // The first start point lies in the hit's best ungapped stretch. Where the preliminary alignment
+      // leaves parts of the hit uncovered, blastp has more preliminary HSPs whenever a seed there reaches
+      // the gap trigger: each such part gives one more start point.
+      for (int round = 0; round < kMaxStartsPerHit; ++round) {
+        StartPoint start;
+        bool found = false;
+        std::size_t i = hit.query_begin, j = hit.subject_begin, piece = 0;
+        std::size_t piece_query = i, piece_subject = j;
+        const auto consider = [&](std::size_t end) {
+          if (end <= piece) return;
+          const StartPoint candidate =
+              gapped_start_point(query, searched_subject, static_cast<std::uint32_t>(piece_query),
+                                 static_cast<std::uint32_t>(piece_subject),
+                                 std::string_view(hit.operations).substr(piece, end - piece), standard_);
+          if (!found || candidate.stretch_score > start.stretch_score) start = candidate, found = true;
+        };
+        for (std::size_t op = 0; op < hit.operations.size(); ++op) {
+          const char c = hit.operations[op];
+          if (c == 'M' && in_preliminary(i, j)) {
+            consider(op);
+            piece = op + 1;
+            piece_query = i + 1;
+            piece_subject = j + 1;
+          }
+          if (c != 'D') ++i;
+          if (c != 'I') ++j;
         }
-        if (c != 'D') ++i;
-        if (c != 'I') ++j;
+        consider(hit.operations.size());
+        if (!found || (round > 0 && start.stretch_score < kGapTriggerScore)) break;
+        ScaledAlignment first =
+            xdrop_align(query, searched_subject, start.query, start.subject, standard_, preliminary_parameters);
+        if (first.operations.empty()) break;
+        // Beyond the best hit's first, a preliminary HSP must reach blastp's preliminary cut-off: the
+        // E-value cut-off, 5 times larger with the matrix adjustment (modes 2 and 3).
+        const double preliminary_evalue =
+            statistics.evalue_of_real_score(static_cast<double>(first.score), static_cast<std::uint32_t>(query.size()),
+                                            hit.subject_length) /
+            evalue_divisor;
+        if ((k > 0 || round > 0) &&
+            preliminary_evalue > max_evalue_ * (mode_ == CompositionMode::scaled_lambda ? 1 : kPreliminaryEvalueFactor))
+          break;
+        // A preliminary HSP inside a realigned alignment that scores clearly more is that alignment's.
+        const double standard_score = static_cast<double>(first.score) * ScaledMatrix::kScale;
+        const bool contained = std::any_of(realigned.begin(), realigned.end(), [&](const ScaledAlignment& a) {
+          return contains(a, first.query_begin, first.subject_begin) &&
+                 contains(a, first.query_end, first.subject_end) &&
+                 standard_score + tolerance <= static_cast<double>(a.score);
+        });
+        preliminary.push_back(std::move(first));
+        if (!contained) add(xdrop_align(query, masked_subject, start.query, start.subject, matrix, parameters), k);
       }
-      consider(hit.operations.size());
-      if (!found || (round > 0 && start.stretch_score < kGapTriggerScore)) break;
-      ScaledAlignment first =
-          xdrop_align(query, searched_subject, start.query, start.subject, standard_, preliminary_parameters);
-      if (first.operations.empty()) break;
-      // Beyond the best hit's first, a preliminary HSP must reach blastp's preliminary cut-off: the
-      // E-value cut-off, 5 times larger with the matrix adjustment (modes 2 and 3).
-      const double preliminary_evalue =
-          statistics.evalue_of_real_score(static_cast<double>(first.score), static_cast<std::uint32_t>(query.size()),
-                                          hit.subject_length) /
-          evalue_divisor;
-      if ((k > 0 || round > 0) &&
-          preliminary_evalue > max_evalue_ * (mode_ == CompositionMode::scaled_lambda ? 1 : kPreliminaryEvalueFactor))
-        break;
-      // A preliminary HSP inside a realigned alignment that scores clearly more is that alignment's.
-      const double standard_score = static_cast<double>(first.score) * ScaledMatrix::kScale;
-      const bool contained = std::any_of(realigned.begin(), realigned.end(), [&](const ScaledAlignment& a) {
-        return contains(a, first.query_begin, first.subject_begin) && contains(a, first.query_end, first.subject_end) &&
-               standard_score + tolerance <= static_cast<double>(a.score);
-      });
-      preliminary.push_back(std::move(first));
-      if (!contained) add(xdrop_align(query, masked_subject, start.query, start.subject, matrix, parameters), k);
     }
+  } catch (const std::length_error&) {
+    return;
   }
   // No more alignments than the exact search found (so that --max-hsps holds): the best ones.
   std::vector<std::size_t> order(realigned.size());

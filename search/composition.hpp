@@ -140,6 +140,7 @@ class CompositionAdjustment {
   // its start point (composition_xdrop.hpp), kXdropBits in the fine scale of statistics' gapped lambda;
   // as blastp does, a hit inside an alignment already realigned that scores 2 bits more than the hit is
   // dropped, and of two realigned alignments that share their start or their end only the better stays.
+  // An extension needing more than kMaxRealignedCells cells leaves the subject's hits unadjusted.
   void rescore(std::string_view query, const Composition& query_composition, std::string_view searched_subject,
                std::vector<Hit>& hits, const EvalueCalculator& statistics, double evalue_divisor) const;
 

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <stdexcept>
 #include <vector>
 
 namespace warpsearch {
@@ -97,6 +98,8 @@ GappedExtension extend_gapped(const ScaledMatrix& matrix, std::string_view query
       trace.push_back(from);
     }
     if (first == size) break;
+    if (parameters.max_cells > 0 && trace.size() > parameters.max_cells)
+      throw std::length_error("X-drop realignment: more than " + std::to_string(parameters.max_cells) + " cells");
     if (last + 1 < size) {
       size = last + 1;
     } else {

@@ -39,11 +39,13 @@ namespace warpsearch {
 struct XdropRealignParameters {
   int gap_open = 0, gap_extend = 0;  // in the matrix's units: a gap of length k costs open + k * extend
   std::int64_t x_dropoff = 0;        // at least gap_open + gap_extend is used
+  std::uint64_t max_cells = 0;       // cells one extension may keep traceback for (0: no limit)
 };
 
 // One extension from the origin over query_length residues of query and subject_length of subject,
 // read from the given positions forwards (step +1) or backwards (step -1). operations run from the
 // origin outwards ('M' pair, 'I' query residue against a gap, 'D' subject residue against a gap).
+// Throws std::length_error when the extension needs more than parameters.max_cells cells.
 struct GappedExtension {
   std::int64_t score = 0;
   std::uint32_t query_length = 0, subject_length = 0;
@@ -55,7 +57,8 @@ GappedExtension extend_gapped(const ScaledMatrix& matrix, std::string_view query
 
 // The alignment through the start pair (query_start, subject_start): the left extension over
 // query[0, query_start] and subject[0, subject_start] read backwards (the start pair first), the right
-// one over what follows. Coordinates in the whole sequences; an empty alignment scores 0.
+// one over what follows. Coordinates in the whole sequences; an empty alignment scores 0. Throws
+// std::length_error as extend_gapped.
 ScaledAlignment xdrop_align(std::string_view query, std::string_view subject, std::size_t query_start,
                             std::size_t subject_start, const ScaledMatrix& matrix,
                             const XdropRealignParameters& parameters);

@@ -3,6 +3,7 @@
 // computes independently; with a finite X, cases whose stopping point can be worked out by hand; the
 // operations always replay to the score; the start point on a hit's alignment.
 #include <random>
+#include <stdexcept>
 #include <string>
 
 #include "core/alphabet.hpp"
@@ -113,6 +114,15 @@ TEST_CASE("composition xdrop: a finite X stops at a weak stretch unless X covers
   const GappedExtension crossed = extend_longer(14);
   CHECK(crossed.score == 96);
   CHECK(crossed.operations == std::string(17, 'M'));
+  // A cell limit the extension needs more than: refused, not cut short.
+  XdropRealignParameters limited{scoring.gap_open(), scoring.gap_extend(), 14, 10};
+  CHECK_THROWS_AS(extend_gapped(matrix, longer_query, 0, longer_query.size(), longer_subject, 0, longer_subject.size(),
+                                +1, limited),
+                  std::length_error);
+  limited.max_cells = 100000;
+  CHECK(
+      extend_gapped(matrix, longer_query, 0, longer_query.size(), longer_subject, 0, longer_subject.size(), +1, limited)
+          .score == 96);
 }
 
 TEST_CASE("composition xdrop: an alignment through a start point joins the two extensions", "[composition][xdrop]") {
