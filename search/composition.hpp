@@ -101,6 +101,7 @@ class CompositionAdjustment {
   // blastp's gap trigger, 22 bits, as a BLOSUM62 score (ungapped lambda 0.3176, K 0.134): an ungapped
   // seed scoring less starts no gapped extension, so no preliminary HSP.
   static constexpr std::int64_t kGapTriggerScore = 41;
+  // Start points (emulated preliminary HSPs) taken on one exact hit, at most.
   static constexpr int kMaxStartsPerHit = 8;
   // blastp's preliminary E-value cut-off over the final one with matrix adjustment (modes 2 and 3).
   static constexpr double kPreliminaryEvalueFactor = 5;
@@ -136,11 +137,15 @@ class CompositionAdjustment {
   // realigned against the whole subject (as blastp -use_sw_tback does), the others inside their own
   // rectangle widened by kHspMargin residues on each side; the alignment fields are replaced by the new
   // alignment's. A hit whose region holds more than kMaxRealignedCells cells keeps its unadjusted values.
-  // With CompositionRealignment::xdrop each hit is instead realigned by blastp's X-drop extension from
-  // its start point (composition_xdrop.hpp), kXdropBits in the fine scale of statistics' gapped lambda;
-  // as blastp does, a hit inside an alignment already realigned that scores 2 bits more than the hit is
-  // dropped, and of two realigned alignments that share their start or their end only the better stays.
-  // An extension needing more than kMaxRealignedCells cells leaves the subject's hits unadjusted.
+  // With CompositionRealignment::xdrop the hits are instead realigned as blastp realigns its preliminary
+  // HSPs (docs/composition_statistics.md): start points on each hit (composition_xdrop.hpp), the
+  // preliminary HSP from each emulated with the standard matrix and kPreliminaryXdropBits, further start
+  // points in the parts of the hit it leaves (gap trigger and preliminary cut-off permitting); each
+  // preliminary HSP not inside a realigned alignment scoring 2 bits more is realigned by the X-drop
+  // extension, kXdropBits at the fine scale of statistics' gapped lambda; of two realigned alignments
+  // sharing their start or their end only the better stays, and the subject keeps at most as many as
+  // it had hits, the best. An extension needing more than kMaxRealignedCells cells leaves the subject's
+  // hits unadjusted.
   void rescore(std::string_view query, const Composition& query_composition, std::string_view searched_subject,
                std::vector<Hit>& hits, const EvalueCalculator& statistics, double evalue_divisor) const;
 
