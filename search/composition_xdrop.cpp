@@ -176,7 +176,7 @@ StartPoint gapped_start_point(std::string_view query, std::string_view subject, 
   std::int64_t stretch_score = std::numeric_limits<std::int64_t>::min();
   std::size_t i = query_begin, j = subject_begin;
   std::int64_t running = 0;
-  std::size_t running_begin = 0;  // offset of the running stretch's first pair from (i, j) - length
+  std::size_t running_begin = 0;  // index, in the current segment, of the running stretch's first pair
   std::size_t run_length = 0;     // pairs so far in the current segment without gaps
   for (const char op : operations) {
     if (op != 'M') {
