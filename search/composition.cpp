@@ -8,6 +8,7 @@
 
 #include "profile/seg.hpp"
 #include "search/composition_tables.hpp"
+#include "search/composition_xdrop.hpp"
 #include "search/warpsearch.hpp"
 #include "statistics/statistics.hpp"
 
@@ -214,8 +215,13 @@ TargetFrequencies adjusted_target_frequencies(const std::array<double, 20>& rows
 
 bool CompositionAdjustment::supports(const ScoringScheme& scoring) { return scoring.matrix().name() == "BLOSUM62"; }
 
-CompositionAdjustment::CompositionAdjustment(const ScoringScheme& scoring, CompositionMode mode)
-    : mode_(mode), gap_open_(scoring.gap_open()), gap_extend_(scoring.gap_extend()) {
+CompositionAdjustment::CompositionAdjustment(const ScoringScheme& scoring, CompositionMode mode,
+                                             CompositionRealignment realignment, double max_evalue)
+    : mode_(mode),
+      realignment_(realignment),
+      max_evalue_(max_evalue),
+      gap_open_(scoring.gap_open()),
+      gap_extend_(scoring.gap_extend()) {
   if (mode == CompositionMode::off) throw std::invalid_argument("composition-based statistics: mode 0 adjusts nothing");
   if (!supports(scoring))
     throw std::invalid_argument(
@@ -236,6 +242,9 @@ CompositionAdjustment::CompositionAdjustment(const ScoringScheme& scoring, Compo
   for (int i = 0; i < kLetters; ++i)
     for (int j = 0; j < kLetters; ++j)
       start_.scores[i][j] = static_cast<std::int32_t>(nearest(std::log(tables().ratio[i][j]) / scaled_lambda));
+  for (int i = 0; i < kMaxCodes; ++i)
+    for (int j = 0; j < kMaxCodes; ++j)
+      standard_.scores[i][j] = scoring.score(static_cast<std::uint8_t>(i), static_cast<std::uint8_t>(j));
 }
 
 AdjustmentRule CompositionAdjustment::rule_for(const Composition& query, std::uint32_t query_length,
@@ -321,184 +330,4 @@ ScaledMatrix CompositionAdjustment::matrix_for(const Composition& query, std::ui
   set_x_scores(real, rows, columns);
   return round_scores(real, start_, rule);
 }
-
-ScaledAlignment align_scaled(std::string_view query, std::size_t query_begin, std::size_t query_end,
-                             std::string_view subject, std::size_t subject_begin, std::size_t subject_end,
-                             const ScaledMatrix& matrix, int gap_open, int gap_extend) {
-  const std::size_t m = query_end - query_begin, n = subject_end - subject_begin;
-  const std::int32_t first = gap_open + gap_extend, next = gap_extend;
-  constexpr std::int32_t kNone = std::numeric_limits<std::int32_t>::min() / 4;
-  // Direction of each cell: bits 0-1 where H came from (0 start, 1 diagonal, 2 E, 3 F), bit 2 E extends
-  // E, bit 3 F extends F. E: subject residues against a gap (along the subject), F: query residues.
-  std::vector<std::uint8_t> direction((m + 1) * (n + 1), 0);
-  std::vector<std::int32_t> h_row(n + 1, 0), f_row(n + 1, kNone);
-  std::vector<std::uint8_t> codes(n);
-  for (std::size_t j = 0; j < n; ++j) codes[j] = static_cast<std::uint8_t>(subject[subject_begin + j]);
-  std::int32_t best = 0;
-  std::size_t best_i = 0, best_j = 0;
-  for (std::size_t i = 1; i <= m; ++i) {
-    const std::int32_t* scores = matrix.scores[static_cast<std::uint8_t>(query[query_begin + i - 1])].data();
-    std::uint8_t* row = &direction[i * (n + 1)];
-    std::int32_t diagonal = 0, h_left = 0, e = kNone;
-    std::int32_t row_best = 0;
-    std::size_t row_best_j = 0;
-    for (std::size_t j = 1; j <= n; ++j) {
-      const std::int32_t e_open = h_left - first, e_extend = e - next;
-      const bool e_extends = e_extend > e_open;
-      e = e_extends ? e_extend : e_open;
-      const std::int32_t f_open = h_row[j] - first, f_extend = f_row[j] - next;
-      const bool f_extends = f_extend > f_open;
-      const std::int32_t f = f_extends ? f_extend : f_open;
-      f_row[j] = f;
-      const std::int32_t d = diagonal + scores[codes[j - 1]];
-      const std::int32_t h = std::max(std::max(d, 0), std::max(e, f));
-      // Where h came from (ties: the diagonal first, then E, then F); written without branches.
-      const int from = h == 0 ? 0 : h == d ? 1 : h == e ? 2 : 3;
-      row[j] = static_cast<std::uint8_t>(from | (e_extends ? 4 : 0) | (f_extends ? 8 : 0));
-      diagonal = h_row[j];
-      h_row[j] = h;
-      h_left = h;
-      row_best_j = h > row_best ? j : row_best_j;
-      row_best = std::max(row_best, h);
-    }
-    if (row_best > best) best = row_best, best_i = i, best_j = row_best_j;
-  }
-  ScaledAlignment result;
-  result.score = best;
-  if (best == 0) return result;
-  std::size_t i = best_i, j = best_j;
-  int state = 0;  // 0: in H, 2: in E, 3: in F
-  std::string reversed;
-  for (;;) {
-    const std::uint8_t d = direction[i * (n + 1) + j];
-    if (state == 0) {
-      const int from = d & 3;
-      if (from == 0) break;
-      if (from == 1) {
-        reversed.push_back('M');
-        --i;
-        --j;
-      } else {
-        state = from;
-      }
-      continue;
-    }
-    const bool extends = state == 2 ? (d & 4) != 0 : (d & 8) != 0;
-    if (state == 2) {
-      reversed.push_back('D');
-      --j;
-    } else {
-      reversed.push_back('I');
-      --i;
-    }
-    if (!extends) state = 0;
-  }
-  result.operations.assign(reversed.rbegin(), reversed.rend());
-  result.query_begin = static_cast<std::uint32_t>(query_begin + i);
-  result.query_end = static_cast<std::uint32_t>(query_begin + best_i);
-  result.subject_begin = static_cast<std::uint32_t>(subject_begin + j);
-  result.subject_end = static_cast<std::uint32_t>(subject_begin + best_j);
-  return result;
-}
-
-void CompositionAdjustment::rescore(std::string_view query, const Composition& query_composition,
-                                    std::string_view searched_subject, std::vector<Hit>& hits,
-                                    const EvalueCalculator& statistics, double evalue_divisor) const {
-  if (hits.empty()) return;
-  // The subject as blastp realigns it: selenocysteine read as X, and low-complexity segments masked
-  // with X (SEG 10 1.8 2.1) unless the pair is one ungapped, nearly identical (98%) alignment.
-  std::string subject(searched_subject);
-  for (char& c : subject)
-    if (static_cast<std::uint8_t>(c) == kU) c = static_cast<char>(kX);
-  // Near-identical pairs keep their low-complexity segments (blastp's test on the best HSP: at least
-  // min(query length, 50) long, 1.74 bits per position, more than 95% identical).
-  const Hit& first = hits.front();
-  const std::uint32_t span = std::min(first.query_end - first.query_begin, first.subject_end - first.subject_begin);
-  const bool near_identical =
-      span > 0 && first.subject_end - first.subject_begin + 1 >= std::min<std::size_t>(query.size(), 50) &&
-      first.score >= 1.74 * std::log(2.0) / statistics.parameters().lambda * span && first.identities > 0.95 * span;
-  if (!near_identical) subject = seg_masked(subject, SegParameters::for_composition());
-  const Composition subject_composition = composition_of(subject);
-  const ScaledMatrix matrix = matrix_for(query_composition, static_cast<std::uint32_t>(query.size()),
-                                         subject_composition, static_cast<std::uint32_t>(subject.size()));
-  for (std::size_t k = 0; k < hits.size(); ++k) {
-    Hit& hit = hits[k];
-    std::size_t query_begin = 0, query_end = query.size(), begin = 0, end = subject.size();
-    if (k > 0) {
-      query_begin = hit.query_begin > kHspMargin ? hit.query_begin - kHspMargin : 0;
-      query_end = std::min(query.size(), std::size_t{hit.query_end} + kHspMargin);
-      begin = hit.subject_begin > kHspMargin ? hit.subject_begin - kHspMargin : 0;
-      end = std::min(subject.size(), std::size_t{hit.subject_end} + kHspMargin);
-    }
-    if (static_cast<std::uint64_t>(query_end - query_begin + 1) * (end - begin + 1) > kMaxRealignedCells) continue;
-    const ScaledAlignment a = align_scaled(query, query_begin, query_end, subject, begin, end, matrix,
-                                           scaled_gap_open(), scaled_gap_extend());
-    const double real_score = static_cast<double>(a.score) / ScaledMatrix::kScale;
-    hit.score = static_cast<int>(nearest(real_score));
-    hit.evalue =
-        statistics.evalue_of_real_score(real_score, static_cast<std::uint32_t>(query.size()), hit.subject_length) /
-        evalue_divisor;
-    hit.bitscore = statistics.bitscore(hit.score);
-    if (a.operations.empty()) continue;
-    hit.query_begin = a.query_begin;
-    hit.query_end = a.query_end;
-    hit.subject_begin = a.subject_begin;
-    hit.subject_end = a.subject_end;
-    hit.operations = a.operations;
-    hit.identities = hit.mismatches = hit.gap_opens = hit.gaps = 0;
-    std::size_t qi = a.query_begin, sj = a.subject_begin;
-    char previous = 'M';
-    for (const char op : a.operations) {
-      if (op == 'M') {
-        if (query[qi] == searched_subject[sj])
-          ++hit.identities;
-        else
-          ++hit.mismatches;
-        ++qi;
-        ++sj;
-      } else {
-        ++hit.gaps;
-        if (op != previous) ++hit.gap_opens;
-        if (op == 'I')
-          ++qi;
-        else
-          ++sj;
-      }
-      previous = op;
-    }
-    hit.subject_aligned_codes = std::string(searched_subject.substr(a.subject_begin, a.subject_end - a.subject_begin));
-  }
-}
-
-void order_by_evalue(std::vector<Hit>& hits) {
-  struct Group {
-    std::size_t first, count;
-    double best_evalue;
-    int best_score;
-  };
-  std::vector<Group> groups;
-  for (std::size_t k = 0; k < hits.size(); ++k) {
-    if (groups.empty() || hits[k].subject != hits[groups.back().first].subject ||
-        hits[k].strand != hits[groups.back().first].strand)
-      groups.push_back({k, 0, hits[k].evalue, hits[k].score});
-    Group& g = groups.back();
-    ++g.count;
-    g.best_evalue = std::min(g.best_evalue, hits[k].evalue);
-    g.best_score = std::max(g.best_score, hits[k].score);
-  }
-  std::stable_sort(groups.begin(), groups.end(), [](const Group& a, const Group& b) {
-    if (a.best_evalue != b.best_evalue) return a.best_evalue < b.best_evalue;
-    return a.best_score > b.best_score;
-  });
-  std::vector<Hit> ordered;
-  ordered.reserve(hits.size());
-  for (const Group& g : groups) {
-    const auto begin = ordered.size();
-    for (std::size_t k = g.first; k < g.first + g.count; ++k) ordered.push_back(std::move(hits[k]));
-    std::stable_sort(ordered.begin() + static_cast<std::ptrdiff_t>(begin), ordered.end(),
-                     [](const Hit& a, const Hit& b) { return a.score > b.score; });
-  }
-  hits = std::move(ordered);
-}
-
 }  // namespace warpsearch

@@ -3,8 +3,10 @@
 // A protein pair of unusual amino-acid composition scores higher (or lower) with a standard matrix than
 // its relatedness warrants; blastp corrects for it pair by pair, after its search, by realigning each
 // reported subject with a matrix fitted to the two compositions. warpsearch does the same after its exact
-// scan: the scan and the choice of candidates are untouched, and only the kept hits are realigned
-// (Smith-Waterman, exact, with the adjusted matrix) and given the adjusted score, bit score and E-value.
+// scan: the scan and the choice of candidates are untouched, and only the kept hits are realigned with
+// the adjusted matrix and given the adjusted score, bit score and E-value. The realignment is either an
+// exact Smith-Waterman (as blastp -use_sw_tback), or blastp's default: an X-drop extension both ways
+// from a start point on the hit (search/composition_xdrop.hpp).
 //
 // The modes (BLAST+'s numbering):
 //  1  composition-based statistics (Schaffer et al., Nucleic Acids Res. 29:2994, 2001): the standard
@@ -44,6 +46,7 @@ namespace warpsearch {
 
 struct Hit;
 class EvalueCalculator;
+enum class CompositionRealignment : std::uint8_t;  // search/warpsearch.hpp
 
 enum class CompositionMode : std::uint8_t { off = 0, scaled_lambda = 1, conditional = 2, unconditional = 3 };
 
@@ -85,8 +88,23 @@ struct ScaledMatrix {
 class CompositionAdjustment {
  public:
   static bool supports(const ScoringScheme& scoring);
-  // std::invalid_argument when the matrix is not BLOSUM62 or mode is off.
-  CompositionAdjustment(const ScoringScheme& scoring, CompositionMode mode);
+  // std::invalid_argument when the matrix is not BLOSUM62 or mode is off. The realignment defaults to
+  // CompositionRealignment::smith_waterman (the enumerator of value 0); max_evalue is the search's
+  // E-value cut-off (the X-drop realignment derives blastp's preliminary cut-off from it).
+  CompositionAdjustment(const ScoringScheme& scoring, CompositionMode mode,
+                        CompositionRealignment realignment = CompositionRealignment{}, double max_evalue = 10);
+
+  // blastp's X-drop for the realignment (gap_x_dropoff_final), in bits.
+  static constexpr double kXdropBits = 25;
+  // blastp's X-drop for its preliminary gapped alignments (gap_x_dropoff), in bits.
+  static constexpr double kPreliminaryXdropBits = 15;
+  // blastp's gap trigger, 22 bits, as a BLOSUM62 score (ungapped lambda 0.3176, K 0.134): an ungapped
+  // seed scoring less starts no gapped extension, so no preliminary HSP.
+  static constexpr std::int64_t kGapTriggerScore = 41;
+  // Start points (emulated preliminary HSPs) taken on one exact hit, at most.
+  static constexpr int kMaxStartsPerHit = 8;
+  // blastp's preliminary E-value cut-off over the final one with matrix adjustment (modes 2 and 3).
+  static constexpr double kPreliminaryEvalueFactor = 5;
 
   CompositionMode mode() const { return mode_; }
   // The matrix's ungapped lambda for the standard (Robinson and Robinson) amino-acid frequencies.
@@ -119,6 +137,15 @@ class CompositionAdjustment {
   // realigned against the whole subject (as blastp -use_sw_tback does), the others inside their own
   // rectangle widened by kHspMargin residues on each side; the alignment fields are replaced by the new
   // alignment's. A hit whose region holds more than kMaxRealignedCells cells keeps its unadjusted values.
+  // With CompositionRealignment::xdrop the hits are instead realigned as blastp realigns its preliminary
+  // HSPs (docs/composition_statistics.md): start points on each hit (composition_xdrop.hpp), the
+  // preliminary HSP from each emulated with the standard matrix and kPreliminaryXdropBits, further start
+  // points in the parts of the hit it leaves (gap trigger and preliminary cut-off permitting); each
+  // preliminary HSP not inside a realigned alignment scoring 2 bits more is realigned by the X-drop
+  // extension, kXdropBits at the fine scale of statistics' gapped lambda; of two realigned alignments
+  // sharing their start or their end only the better stays, and the subject keeps at most as many as
+  // it had hits, the best. An extension needing more than kMaxRealignedCells cells leaves the subject's
+  // hits unadjusted.
   void rescore(std::string_view query, const Composition& query_composition, std::string_view searched_subject,
                std::vector<Hit>& hits, const EvalueCalculator& statistics, double evalue_divisor) const;
 
@@ -126,8 +153,15 @@ class CompositionAdjustment {
   ScaledMatrix scaled_from_ratios(double lambda, const std::array<double, 20>& row_probability,
                                   const std::array<double, 20>& column_probability) const;
 
+  void realign_by_xdrop(std::string_view query, std::string_view masked_subject, std::string_view searched_subject,
+                        const ScaledMatrix& matrix, std::vector<Hit>& hits, const EvalueCalculator& statistics,
+                        double evalue_divisor) const;
+
   CompositionMode mode_;
+  CompositionRealignment realignment_;
+  double max_evalue_;
   int gap_open_, gap_extend_;
+  ScaledMatrix standard_;       // the matrix's own scores (not scaled): blastp's seeds and start points
   double ungapped_lambda_ = 0;  // standard matrix, standard frequencies
   ScaledMatrix start_;
 };

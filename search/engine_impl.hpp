@@ -196,7 +196,8 @@ struct SearchEngine::Impl {
     if (translates_query(program) || translates_subjects(program)) evalue_divisor = 1.0 - 0.1;
     if (options.composition_based_stats != 0 && program == Program::blastp && statistics &&
         CompositionAdjustment::supports(scoring))
-      composition.emplace(scoring, composition_mode(options.composition_based_stats));
+      composition.emplace(scoring, composition_mode(options.composition_based_stats), options.composition_realignment,
+                          options.max_evalue);
     admission_evalue = options.max_evalue * (composition ? CompositionAdjustment::kAdmissionFactor : 1.0);
     threads = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
     if (backend) return;

@@ -87,6 +87,9 @@ inline bool ranks_before(const CandidateKey& a, const CandidateKey& b) {
 // align and report. Distributed searches use it to align only the hits that rank in the global top.
 using CandidateSelector = std::function<std::vector<std::size_t>(const std::vector<std::vector<CandidateKey>>&)>;
 
+// How composition-based statistics realign a hit (search/composition.hpp).
+enum class CompositionRealignment : std::uint8_t { smith_waterman, xdrop };
+
 struct SearchOptions {
   std::size_t max_target_seqs = 500;  // subjects (and strands) kept per query
   // HSPs reported per subject and strand, best first (0: every one that passes the cut-offs). Which
@@ -124,6 +127,9 @@ struct SearchOptions {
   // conditional matrix adjustment (blastp's default), 3 unconditional. Applied to the reported hits of
   // protein-protein searches with BLOSUM62 and E-values, ignored otherwise; the scan is unchanged.
   int composition_based_stats = 0;
+  // How the hits are realigned with the adjusted matrix: smith_waterman (exact, as blastp -use_sw_tback),
+  // or xdrop (blastp's default: an X-drop extension from a start point on the exact hit).
+  CompositionRealignment composition_realignment = CompositionRealignment::smith_waterman;
 };
 
 struct Query {

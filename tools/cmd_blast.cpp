@@ -325,6 +325,9 @@ class BlastCommand {
     // blastp's default composition-based statistics: conditional matrix adjustment (mode 2).
     if (program_ == "blastp" && std::find(args_.begin(), args_.end(), "--comp-based-stats") == args_.end())
       args_.insert(args_.end(), {"--comp-based-stats", "2"});
+    // blastp realigns its composition-adjusted hits by X-drop extension unless -use_sw_tback asks for
+    // Smith-Waterman (docs/composition_statistics.md).
+    if (program_ == "blastp") args_.insert(args_.end(), {"--realign", sw_traceback_ ? "sw" : "xdrop"});
     // BLAST's default report is the pairwise one.
     if (std::find(args_.begin(), args_.end(), "--outfmt") == args_.end()) args_.insert(args_.end(), {"--outfmt", "0"});
     if (quiet_) args_.push_back("--quiet");
@@ -381,7 +384,9 @@ class BlastCommand {
                        option.target);
         break;
       }
-      case Action::exact_flag: break;
+      case Action::exact_flag:
+        if (name == "use_sw_tback") sw_traceback_ = true;
+        break;
       case Action::ignored_flag:
         std::fprintf(stderr, "warpsearch %s: note: -%s: %s\n", program_.c_str(), name.c_str(), option.target);
         break;
@@ -395,6 +400,7 @@ class BlastCommand {
   std::vector<std::string> args_;  // the search command line
   bool quiet_ = true;
   bool soft_masking_;
+  bool sw_traceback_ = false;  // -use_sw_tback: Smith-Waterman realignment
   std::string database_path_, subject_path_;
 };
 

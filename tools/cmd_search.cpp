@@ -80,6 +80,9 @@ class SearchCommand {
         "comp-based-stats", po::value(&comp_based_stats)->value_name("0|1|2|3"),
         "blastp's composition-based statistics for the reported hits: 0 none (default), 1 scaled lambda, 2 "
         "conditional matrix adjustment (blastp's default), 3 unconditional; protein searches with BLOSUM62")(
+        "realign", po::value(&realign)->value_name("sw|xdrop"),
+        "how --comp-based-stats realigns the hits with the adjusted matrix: sw, an exact Smith-Waterman (default, "
+        "as blastp -use_sw_tback), or xdrop, blastp's default X-drop extension from a start point on each hit")(
         "seg", po::value(&seg_text)->value_name("yes|no|'W K1 K2'"),
         "mask low-complexity regions of protein queries with SEG (scored as X): yes (12 2.2 2.5), no (default), "
         "or window and cut-offs")(
@@ -135,6 +138,9 @@ class SearchCommand {
     if (comp_based_stats < 0 || comp_based_stats > 3)
       throw UsageError{"--comp-based-stats takes 0, 1, 2 or 3, not " + std::to_string(comp_based_stats.value)};
     search_options.composition_based_stats = comp_based_stats;
+    if (realign != "sw" && realign != "xdrop") throw UsageError{"--realign takes sw or xdrop, not '" + realign + "'"};
+    search_options.composition_realignment =
+        realign == "xdrop" ? CompositionRealignment::xdrop : CompositionRealignment::smith_waterman;
     if (seg_text != "no") {
       try {
         seg = SegParameters::parse(seg_text);
@@ -321,7 +327,7 @@ class SearchCommand {
 
   // The options, as given.
   std::string query_path, database_path, output_path = "-", outfmt = "6", strand = "both", gpus, gpu_memory;
-  std::string program_text, seg_text = "no", dust_text = "no", hit_memory = "1G";
+  std::string program_text, seg_text = "no", dust_text = "no", hit_memory = "1G", realign = "sw";
   Number<int> min_score = 1, query_gencode = 1, db_gencode = 1, comp_based_stats = 0;
   Number<std::size_t> max_target_seqs = 500, max_hsps = 0, query_batch = SearchOptions{}.query_batch;
   Number<double> evalue = 10.0;
