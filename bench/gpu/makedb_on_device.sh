@@ -1,15 +1,19 @@
 #!/usr/bin/env bash
 # Runs on a GPU machine (16 cores, no network), from the repository root: makedb of warpsearch
 # (carry/bin/warpsearch) and of CUDASW++ 4.0 (carry/bin/makedb, optional) side by side on the 8x
-# bench/make_protein_db.sh set (262 M residues, from carry/data/proteins.fa.gz), plain and gzip, at 1, 2,
-# 4, 8 and 16 threads (THREADS), through bench/makedb_bench.sh. The rows go to bench/results/makedb.tsv
+# bench/make_protein_db.sh set (262 M residues, from PROTEINS, default carry/data/proteins.fa.gz; .xz too),
+# plain and gzip, at 1, 2, 4, 8 and 16 threads (THREADS), through bench/makedb_bench.sh. The rows go to bench/results/makedb.tsv
 # and, with the log, to $OUT.
 set -euo pipefail
 export LD_LIBRARY_PATH=$PWD/carry/lib:${LD_LIBRARY_PATH:-}  # libboost_program_options of a Debian 12 build
 out="${OUT:-/tmp/warpsearch-out}"
 work=/tmp/makedb-on-device
 mkdir -p "$out" "$work"
-gunzip -c carry/data/proteins.fa.gz >"$work/p1.fa"
+proteins=${PROTEINS:-carry/data/proteins.fa.gz}
+case $proteins in
+  *.xz) xz -dc "$proteins" >"$work/p1.fa" ;;
+  *) gunzip -c "$proteins" >"$work/p1.fa" ;;
+esac
 for _ in 1 2 3 4 5 6 7 8; do cat "$work/p1.fa"; done >"$work/proteins8.fa"
 rm -f "$work/p1.fa"
 # Nothing else runs there: the load average left by the previous run need not fall first.
