@@ -13,6 +13,7 @@
 
 namespace ws = warpsearch;
 using ws::test::TempDir;
+using ws::test::write_gzip;
 
 namespace {
 
@@ -42,13 +43,6 @@ std::string read_error(const std::string& path, std::optional<ws::SequenceType> 
 }
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
-
-void write_gzip(const std::string& path, const std::string& contents, const char* mode = "wb") {
-  gzFile file = gzopen(path.c_str(), mode);
-  REQUIRE(file != nullptr);
-  REQUIRE(gzwrite(file, contents.data(), static_cast<unsigned>(contents.size())) == static_cast<int>(contents.size()));
-  REQUIRE(gzclose(file) == Z_OK);
-}
 
 }  // namespace
 

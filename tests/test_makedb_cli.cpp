@@ -18,40 +18,15 @@
 #include "tests/test_support.hpp"
 
 namespace ws = warpsearch;
+using ws::test::database_files;
 using ws::test::run_warpsearch;
 using ws::test::run_warpsearch_piped;
 using ws::test::TempDir;
+using ws::test::write_gzip;
 
 namespace {
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 std::string quoted(const std::string& path) { return "'" + path + "'"; }
-
-void write_gzip(const std::string& path, const std::string& contents, const char* mode = "wb1") {
-  gzFile file = gzopen(path.c_str(), mode);
-  REQUIRE(file != nullptr);
-  REQUIRE(gzwrite(file, contents.data(), static_cast<unsigned>(contents.size())) == static_cast<int>(contents.size()));
-  REQUIRE(gzclose(file) == Z_OK);
-}
-
-// Every file of a database, by name, with its bytes; of the manifest only the lines that do not
-// depend on the run (the time, the source's name) or on them (the manifest's own checksum).
-std::map<std::string, std::string> database_files(const std::string& db) {
-  std::map<std::string, std::string> files;
-  for (const auto& entry : std::filesystem::directory_iterator(db)) {
-    const std::string name = entry.path().filename();
-    std::string contents = ws::test::read_file(entry.path());
-    if (name == "manifest.txt") {
-      std::istringstream lines(contents);
-      contents.clear();
-      for (std::string line; std::getline(lines, line);)
-        if (line.rfind("created_at ", 0) != 0 && line.rfind("source ", 0) != 0 && line.rfind("manifest_crc32 ", 0) != 0)
-          contents += line + "\n";
-    }
-    files.emplace(name, std::move(contents));
-  }
-  return files;
-}
-
 // The summary of a makedb run up to its counts ("N protein sequences, R residues, K skipped, C chunks").
 std::string summary_counts(const std::string& err) {
   const std::size_t end = err.find(" chunk");

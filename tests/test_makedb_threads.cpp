@@ -18,38 +18,13 @@
 #include "tests/test_support.hpp"
 
 namespace ws = warpsearch;
+using ws::test::database_files;
 using ws::test::TempDir;
+using ws::test::write_gzip;
 
 namespace {
 
 std::string quoted(const std::string& path) { return "'" + path + "'"; }
-
-void write_gzip(const std::string& path, const std::string& contents) {
-  gzFile file = gzopen(path.c_str(), "wb1");
-  REQUIRE(file != nullptr);
-  REQUIRE(gzwrite(file, contents.data(), static_cast<unsigned>(contents.size())) == static_cast<int>(contents.size()));
-  REQUIRE(gzclose(file) == Z_OK);
-}
-
-// Every file of a database with its bytes; of the manifest the lines that do not depend on the run
-// (the time, the source's name) or on them (the manifest's own checksum).
-std::map<std::string, std::string> database_files(const std::string& db) {
-  std::map<std::string, std::string> files;
-  for (const auto& entry : std::filesystem::directory_iterator(db)) {
-    const std::string name = entry.path().filename();
-    std::string contents = ws::test::read_file(entry.path());
-    if (name == "manifest.txt") {
-      std::istringstream lines(contents);
-      contents.clear();
-      for (std::string line; std::getline(lines, line);)
-        if (line.rfind("created_at ", 0) != 0 && line.rfind("source ", 0) != 0 && line.rfind("manifest_crc32 ", 0) != 0)
-          contents += line + "\n";
-    }
-    files.emplace(name, std::move(contents));
-  }
-  return files;
-}
-
 // Many protein records in every form the reader accepts: a byte-order mark, upper and lower case, LF
 // and CRLF, empty and blank lines, blanks inside sequence lines, lines of 1 to 120 residues, a final
 // '*', equal lengths, a few records of tens of thousands of residues (longer than the blocks and

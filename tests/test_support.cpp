@@ -2,6 +2,7 @@
 
 #include <sys/wait.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -21,6 +22,31 @@ TempDir::TempDir() {
 TempDir::~TempDir() {
   std::error_code ignored;
   std::filesystem::remove_all(path_, ignored);
+}
+
+void write_gzip(const std::string& path, const std::string& contents, const char* mode) {
+  gzFile file = gzopen(path.c_str(), mode);
+  if (file == nullptr) throw std::runtime_error("cannot open " + path + " for gzip");
+  const bool written =
+      gzwrite(file, contents.data(), static_cast<unsigned>(contents.size())) == static_cast<int>(contents.size());
+  if (gzclose(file) != Z_OK || !written) throw std::runtime_error("cannot write " + path);
+}
+
+std::map<std::string, std::string> database_files(const std::string& db) {
+  std::map<std::string, std::string> files;
+  for (const auto& entry : std::filesystem::directory_iterator(db)) {
+    const std::string name = entry.path().filename();
+    std::string contents = read_file(entry.path());
+    if (name == "manifest.txt") {
+      std::istringstream lines(contents);
+      contents.clear();
+      for (std::string line; std::getline(lines, line);)
+        if (line.rfind("created_at ", 0) != 0 && line.rfind("source ", 0) != 0 && line.rfind("manifest_crc32 ", 0) != 0)
+          contents += line + "\n";
+    }
+    files.emplace(name, std::move(contents));
+  }
+  return files;
 }
 
 void write_file(const std::string& path, const std::string& contents) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <random>
 #include <string>
 
@@ -27,6 +28,12 @@ class TempDir {
 void write_file(const std::string& path, const std::string& contents);
 std::string read_file(const std::string& path);
 bool path_exists(const std::string& path);
+// Writes contents gzip-compressed, as one member (mode "wb1"; "ab1" appends another member). Throws
+// std::runtime_error when it cannot.
+void write_gzip(const std::string& path, const std::string& contents, const char* mode = "wb1");
+// Every file of a database directory, by name, with its bytes; of the manifest only the lines that do not
+// depend on the run (the time, the source's name) or on them (the manifest's own checksum).
+std::map<std::string, std::string> database_files(const std::string& db);
 
 struct CommandResult {
   int exit_code = -1;
