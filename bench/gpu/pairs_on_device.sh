@@ -68,7 +68,7 @@ if has bench; then
     run protein_100k_local_packed "${common[@]}" --packed
     run protein_100k_local_first_half "${common[@]}" --first-percent 50
   fi
-  # A previous build (carry/bin/gpu_pair_bench_prev, optional) in the same call: before/after rows.
+  # Another build to compare with (carry/bin/gpu_pair_bench_prev, optional), in the same call: A/B rows.
   if [[ -x "$BIN/gpu_pair_bench_prev" ]]; then
     for mode in local global; do
       BENCH="$BIN/gpu_pair_bench_prev" run "protein_100k_${mode}_prev" --fasta "$WORK/protdb.fa" --pairs 100000 \

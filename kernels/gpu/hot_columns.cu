@@ -20,6 +20,7 @@
 
 #include "core/alphabet.hpp"
 #include "kernels/gpu/cuda_support.cuh"
+#include "kernels/gpu/dpx.cuh"
 
 namespace warpsearch::gpu {
 namespace {
@@ -113,10 +114,9 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock)
 #pragma unroll
       for (int r = 0; r < kRows; ++r) {
         // DPX on Hopper: max(a + b, c) and max(a, b, c) in one instruction each.
-        f = __viaddmax_s32(h, -gap_open_extend, f - gap_extend);
-        gap_left[r] = __viaddmax_s32(left[r], -gap_open_extend, gap_left[r] - gap_extend);
-        const int cell =
-            __vimax3_s32(__viaddmax_s32(h_diagonal, scores[row_scores[r] + column_code], 0), gap_left[r], f);
+        f = dpx::add_max(h, -gap_open_extend, f - gap_extend);
+        gap_left[r] = dpx::add_max(left[r], -gap_open_extend, gap_left[r] - gap_extend);
+        const int cell = dpx::max3(dpx::add_max(h_diagonal, scores[row_scores[r] + column_code], 0), gap_left[r], f);
         h_diagonal = left[r];
         left[r] = cell;
         h = cell;

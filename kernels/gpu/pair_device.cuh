@@ -1,5 +1,5 @@
-// Device primitives of the GPU pair kernel (kernels/gpu/pair_kernel.cuh): DPX max-plus steps (sm_90, a
-// portable path elsewhere) on 32-bit and s16x2 values, profile-score unpacking (PRMT), vector loads of a
+// Device primitives of the GPU pair kernel (kernels/gpu/pair_kernel.cuh): the DPX max-plus steps
+// (kernels/gpu/dpx.cuh), profile-score unpacking (PRMT), vector loads of a
 // lane's profile words, the group's minimum and the end-cell order. Private to kernels/gpu.
 #pragma once
 
@@ -8,23 +8,14 @@
 #include <climits>
 #include <cstdint>
 
+#include "kernels/gpu/dpx.cuh"
+
 namespace warpsearch::gpu::detail {
 
-__device__ __forceinline__ int add_max(int a, int b, int c) {  // max(a + b, c)
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  return __viaddmax_s32(a, b, c);
-#else
-  return ::max(a + b, c);
-#endif
-}
-
-__device__ __forceinline__ int max3(int a, int b, int c) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  return __vimax3_s32(a, b, c);
-#else
-  return ::max(::max(a, b), c);
-#endif
-}
+using dpx::add_max;
+using dpx::add_max_s16x2;
+using dpx::max3;
+using dpx::max3_s16x2;
 
 // Element k of a word of packed profile scores, sign-extended: one PRMT in its sign-replicating mode
 // (a selector nibble with bit 3 set copies the sign of the selected byte).
@@ -69,24 +60,8 @@ __device__ __forceinline__ void load_words(const std::uint32_t* source, std::uin
   }
 }
 
-// Two 16-bit lanes per register (s16x2, packed shapes): per half max(a + b, c), the add wrapping
-// (pair_pack_limit keeps every cell that matters within int16), and the maximum of three.
-__device__ __forceinline__ unsigned add_max2(unsigned a, unsigned b, unsigned c) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  return __viaddmax_s16x2(a, b, c);
-#else
-  return __vmaxs2(__vadd2(a, b), c);
-#endif
-}
-
-__device__ __forceinline__ unsigned max3_2(unsigned a, unsigned b, unsigned c) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  return __vimax3_s16x2(a, b, c);
-#else
-  return __vmaxs2(__vmaxs2(a, b), c);
-#endif
-}
-
+// Two 16-bit lanes per register (s16x2, packed shapes): the adds wrap (pair_pack_limit keeps every cell
+// that matters within int16).
 __device__ __forceinline__ unsigned pair_of(int value) {  // both halves = value (int16 range)
   return (static_cast<unsigned>(value) & 0xFFFFu) * 0x10001u;
 }

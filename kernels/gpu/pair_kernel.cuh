@@ -282,12 +282,12 @@ __global__ void __launch_bounds__(kPairBlockThreads<Element>, (kPairMinBlocks<G,
 #pragma unroll
             for (int j = 0; j < R; ++j) {
               const unsigned score = unpack_pair(words[j / 4], words_high[j / 4], j % 4);
-              e = add_max2(e, minus_extend, h_left);
-              f[j] = add_max2(f[j], minus_extend, h[j]);
-              const unsigned t = add_max2(diag, score, f[j]);
+              e = add_max_s16x2(e, minus_extend, h_left);
+              f[j] = add_max_s16x2(f[j], minus_extend, h[j]);
+              const unsigned t = add_max_s16x2(diag, score, f[j]);
               const unsigned u = __vmaxs2(t, e);
               diag = h[j];
-              h[j] = add_max2(u, minus_first, 0u);
+              h[j] = add_max_s16x2(u, minus_first, 0u);
               h_left = h[j];
             }
             if (r_high < 0) {
@@ -307,7 +307,7 @@ __global__ void __launch_bounds__(kPairBlockThreads<Element>, (kPairMinBlocks<G,
                               (static_cast<std::uint64_t>(static_cast<std::uint32_t>(high_half(e_out))) << 32);
             unsigned row_max2 = h[0];
 #pragma unroll
-            for (int j = 1; j + 1 < R; j += 2) row_max2 = max3_2(row_max2, h[j], h[j + 1]);
+            for (int j = 1; j + 1 < R; j += 2) row_max2 = max3_s16x2(row_max2, h[j], h[j + 1]);
             if constexpr (R % 2 == 0) row_max2 = __vmaxs2(row_max2, h[R - 1]);
             // Either half can change the lane's best only if it reaches it (a larger score, or a tie at
             // a smaller row): one packed max against best - 1 in both halves (kept in below_best)

@@ -41,6 +41,7 @@
 #include <cstdint>
 
 #include "kernels/gpu/cuda_support.cuh"
+#include "kernels/gpu/dpx.cuh"
 #include "kernels/gpu/sw_dispatch.hpp"
 #include "kernels/gpu/table_copies.hpp"
 
@@ -77,22 +78,10 @@ struct Lanes<ScoreWidth::s16x2> {
     return half | (half << 16);
   }
   // max(a + b, c) per half
-  static __device__ __forceinline__ Value add_max(Value a, Value b, Value c) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    return __viaddmax_s16x2(a, b, c);
-#else
-    return __vmaxs2(__vadd2(a, b), c);
-#endif
-  }
+  static __device__ __forceinline__ Value add_max(Value a, Value b, Value c) { return dpx::add_max_s16x2(a, b, c); }
   static __device__ __forceinline__ Value add(Value a, Value b) { return __vadd2(a, b); }
   // max(a, b, c, 0) per half
-  static __device__ __forceinline__ Value max3_relu(Value a, Value b, Value c) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    return __vimax3_s16x2_relu(a, b, c);
-#else
-    return __vmaxs2(__vmaxs2(a, b), __vmaxs2(c, 0u));
-#endif
-  }
+  static __device__ __forceinline__ Value max3_relu(Value a, Value b, Value c) { return dpx::max3_relu_s16x2(a, b, c); }
   static __device__ __forceinline__ Value max(Value a, Value b) { return __vmaxs2(a, b); }
   static __device__ __forceinline__ Value score(std::uint32_t address) { return load_shared(address); }
 };
@@ -102,21 +91,9 @@ template <>
 struct Lanes<ScoreWidth::s32> {
   using Value = int;
   static __device__ __forceinline__ Value splat(int x) { return x; }
-  static __device__ __forceinline__ Value add_max(Value a, Value b, Value c) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    return __viaddmax_s32(a, b, c);
-#else
-    return ::max(a + b, c);
-#endif
-  }
+  static __device__ __forceinline__ Value add_max(Value a, Value b, Value c) { return dpx::add_max(a, b, c); }
   static __device__ __forceinline__ Value add(Value a, Value b) { return a + b; }
-  static __device__ __forceinline__ Value max3_relu(Value a, Value b, Value c) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    return __vimax3_s32_relu(a, b, c);
-#else
-    return ::max(::max(a, b), ::max(c, 0));
-#endif
-  }
+  static __device__ __forceinline__ Value max3_relu(Value a, Value b, Value c) { return dpx::max3_relu(a, b, c); }
   static __device__ __forceinline__ Value max(Value a, Value b) { return ::max(a, b); }
   static __device__ __forceinline__ Value score(std::uint32_t address) {
     return static_cast<short>(load_shared(address) & 0xFFFFu);
