@@ -3,7 +3,9 @@
 
 usage: blast_compare.py FORMAT BLAST_OUTPUT WARPSEARCH_OUTPUT [MIN_SHARED]
 
-FORMAT: tab (outfmt 6 with columns), tab7, csv, xml, json, pairwise, sam-vs-tab (a warpsearch SAM
+FORMAT: tab (outfmt 6 with columns), tab7, csv, xml, json, pairwise, qseq (outfmt "6 qseqid sseqid score
+qstart qend sstart send qseq": the query's letters of every alignment with the same score and
+coordinates, co-optimal paths included, for masked queries), sam-vs-tab (a warpsearch SAM
 file checked against blastn's "6 qseqid sseqid sstart send sstrand score mismatch gaps"), or
 searchio-xml and searchio-tab7 (both files read by Biopython's Bio.SearchIO, as a user's script would;
 needs a python with Biopython).
@@ -218,6 +220,23 @@ def searchio_hsps(path, kind):
     return out
 
 
+def compare_query_letters(blast_path, ours_path):
+    """qseq of the alignments with the same score and coordinates, gaps left out (a co-optimal path
+    places them elsewhere); subject IDs compared by their accession."""
+    def rows(path):
+        found = {}
+        for line in open(path):
+            f = line.rstrip("\n").split("\t")
+            subject = f[1].split("|")[1] if f[1].count("|") >= 2 else f[1]
+            found.setdefault((f[0], subject, *f[2:7]), f[7].replace("-", ""))
+        return found
+    blast, ours = rows(blast_path), rows(ours_path)
+    shared = [key for key in blast if key in ours]
+    problems = ["%s: BLAST %s, warpsearch %s" % (key, blast[key][:60], ours[key][:60])
+                for key in shared if blast[key] != ours[key]]
+    return len(shared), problems
+
+
 def main():
     kind, blast_path, ours_path = sys.argv[1:4]
     minimum = int(sys.argv[4]) if len(sys.argv) > 4 else 20
@@ -237,6 +256,8 @@ def main():
                                               ["query_start", "query_end", "hit_start", "hit_end"])
     elif kind == "sam-vs-tab":
         shared, problems = compare_sam(blast_path, ours_path)
+    elif kind == "qseq":
+        shared, problems = compare_query_letters(blast_path, ours_path)
     else:
         fail("unknown format " + kind)
     print("%s: %d shared alignments, %d differences" % (kind, shared, len(problems)))

@@ -87,6 +87,24 @@ TEST_CASE("blast cli: warpsearch blastp writes BLAST+'s fields in every format",
   }
 }
 
+TEST_CASE("blast cli: with -seg yes the query's own letters and identities, as blastp reports them", "[blast][cli]") {
+  if (!blast_available("blastp")) return;
+  TempDir dir;
+  const std::string db = dir.file("sample");
+  REQUIRE(shell("makeblastdb -in " + quoted(source_path("data/uniprot_sample.fa")) +
+                " -dbtype prot -parse_seqids -out " + quoted(db))
+              .exit_code == 0);
+  REQUIRE(
+      run_warpsearch("makedb --quiet " + quoted(source_path("data/uniprot_sample.fa")) + " " + quoted(db)).exit_code ==
+      0);
+  // SEG masks low-complexity stretches of the queries as X for the search; blastp prints the query's own
+  // letters in qseq and BTOP and counts identities and positives on them.
+  const std::string arguments = "-query " + quoted(source_path("data/queries.fa")) + " -db " + quoted(db) +
+                                " -comp_based_stats 0 -seg yes -use_sw_tback -max_target_seqs 20";
+  compare(dir, "blastp", arguments, "6 qseqid sseqid score qstart qend sstart send qseq", "qseq", 40);
+  compare(dir, "blastp", arguments, "6 std btop qseq nident positive ppos", "tab", 40);
+}
+
 TEST_CASE("blast cli: Biopython's SearchIO reads warpsearch's XML and commented tabular as it reads BLAST's",
           "[blast][cli]") {
   if (!blast_available("blastp")) return;

@@ -258,7 +258,7 @@ class SearchCommand {
     return context;
   }
 
-  // The queries, in the program's alphabet (or the one guessed, automatic), SEG- or DUST-masked if asked; a
+  // The queries, in the program's alphabet (or the one guessed, automatic), as they are in the file; a
   // program given for the other alphabet is said, not refused.
   std::vector<Query> read_queries(Program program, SequenceType stored, std::optional<FastaReader>& reader) const {
     std::vector<Query> queries;
@@ -279,15 +279,9 @@ class SearchCommand {
         throw UsageError{query_path + ": " + e.what()};
       }
     }
-    if (seg && reader->type() == SequenceType::protein)
-      for (Query& query : queries) query.codes = seg_masked(query.codes, *seg);
-    // DUST, as blastn's hard masking: the minus strand is the reverse complement of the masked query.
-    if (dust) {
-      if (reader->type() != SequenceType::nucleotide || stored != SequenceType::nucleotide ||
-          program == Program::tblastx)
-        throw UsageError{"--dust masks the queries of nucleotide searches (blastn)"};
-      for (Query& query : queries) query.codes = dust_masked(query.codes, *dust);
-    }
+    if (dust && (reader->type() != SequenceType::nucleotide || stored != SequenceType::nucleotide ||
+                 program == Program::tblastx))
+      throw UsageError{"--dust masks the queries of nucleotide searches (blastn)"};
     // Letters of a protein are mostly valid nucleotide codes only by chance; the reverse is a protein
     // search of DNA letters that the user asked for by name: said, not refused.
     if (!quiet && !program_text.empty() && guess_sequence_type(sample) != query_type(program, stored))
@@ -295,6 +289,15 @@ class SearchCommand {
                    query_path.c_str(), Alphabet::of(guess_sequence_type(sample)).name(),
                    Alphabet::of(query_type(program, stored)).name(), program_text.c_str());
     return queries;
+  }
+
+  // The queries as the engine searches them: SEG-masked (proteins) or DUST-masked (blastn; the minus strand
+  // is the reverse complement of the masked query), as BLAST's hard masking; nothing when neither is asked.
+  std::optional<std::vector<Query>> masked_queries(const std::vector<Query>& queries, SequenceType type) const {
+    if (!(seg && type == SequenceType::protein) && !dust) return std::nullopt;
+    std::vector<Query> masked = queries;
+    for (Query& query : masked) query.codes = dust ? dust_masked(query.codes, *dust) : seg_masked(query.codes, *seg);
+    return masked;
   }
 
   void print_summary(std::chrono::steady_clock::time_point started, const SearchProgress& done, std::size_t queries,
@@ -339,6 +342,26 @@ class SearchCommand {
   std::optional<SegParameters> seg;
   std::optional<DustParameters> dust;
 };
+
+// With SEG or DUST the engine searched masked queries; BLAST shows the query's own letters (qseq, BTOP, the
+// pairwise report) and counts identities on them: each hit's identities and mismatches are counted again
+// on the unmasked query, on the searched strand.
+void count_on_unmasked(const Query& query, const Alphabet& alphabet, QueryResult& result) {
+  for (Hit& hit : result.hits) {
+    std::string searched = query.codes;
+    if (hit.strand == Strand::minus) {
+      searched.assign(query.codes.rbegin(), query.codes.rend());
+      for (char& c : searched) c = static_cast<char>(alphabet.complement(static_cast<std::uint8_t>(c)));
+    }
+    hit.identities = hit.mismatches = 0;
+    std::size_t qi = hit.query_begin, si = 0;
+    for (const char op : hit.operations) {
+      if (op == 'M') ++(searched[qi] == hit.subject_aligned_codes[si] ? hit.identities : hit.mismatches);
+      qi += op != 'D' ? 1 : 0;
+      si += op != 'I' ? 1 : 0;
+    }
+  }
+}
 
 }  // namespace
 
@@ -388,6 +411,7 @@ int run_search(int argc, char** argv) {
 #endif
   std::optional<FastaReader> reader;
   const std::vector<Query> queries = command.read_queries(program, stored, reader);
+  const std::optional<std::vector<Query>> masked = command.masked_queries(queries, reader->type());
 
   AtomicFile output(command.output_path);
   SearchEngine engine(database, scoring, search_options);
@@ -400,8 +424,10 @@ int run_search(int argc, char** argv) {
   std::size_t hits = 0, written = 0;
   format.begin(output.stream(), database, context);
   engine.search(
-      queries,
+      masked ? *masked : queries,
       [&](QueryResult&& result) {
+        // Reported as BLAST reports masked queries: with the query's own letters.
+        if (masked) count_on_unmasked(queries[result.query], Alphabet::of(reader->type()), result);
         format.write(output.stream(), queries[result.query], result, database);
         hits += result.hits.size();
         if (output.is_stdout()) output.flush();
