@@ -23,7 +23,7 @@ mkdir -p "$build"
 flags=(-std=c++17 -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined
        -fno-sanitize-recover=undefined -I. -DWARPSEARCH_VERSION='"fuzz"')
 db_sources=(base/atomic_file.cpp base/interrupt.cpp base/mapped_file.cpp base/text.cpp base/usable_cpus.cpp
-            core/alphabet.cpp db/byte_source.cpp db/database.cpp db/decompress.cpp db/fasta.cpp db/makedb.cpp
+            core/alphabet.cpp db/byte_source.cpp db/database.cpp db/decompress.cpp db/fasta.cpp db/makedb.cpp db/makedb_chunks.cpp
             db/manifest.cpp)
 declare -A sources=(
   [fasta]="tests/fuzz/fuzz_fasta.cpp core/alphabet.cpp db/byte_source.cpp db/decompress.cpp db/fasta.cpp base/interrupt.cpp base/text.cpp"
