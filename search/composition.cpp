@@ -21,8 +21,6 @@ constexpr double kRelativeEntropy = 0.44;        // BLOSUM62's, in nats: the tar
 constexpr int kPseudocounts = 20;                // towards BLOSUM62's background, modes 2 and 3
 constexpr std::int32_t kForbidden = -(1 << 20);  // padding: never aligned
 
-long nearest(double x) { return static_cast<long>(x >= 0 ? x + 0.5 : x - 0.5); }
-
 // The positive root of sum_s p(s) exp(lambda s) = 1 for a score distribution with a negative mean and a
 // positive score; -1 when there is none.
 double karlin_lambda(const std::vector<std::pair<double, double>>& score_probability) {

@@ -14,13 +14,8 @@
 #include "statistics/statistics.hpp"
 
 namespace warpsearch {
-namespace {
 
-using namespace composition_tables;  // NOLINT: the letter codes, in their own file
-
-long nearest(double x) { return static_cast<long>(x >= 0 ? x + 0.5 : x - 0.5); }
-
-}  // namespace
+using namespace composition_tables;  // NOLINT: the letter codes and BLAST's rounding, in their own file
 
 ScaledAlignment align_scaled(std::string_view query, std::size_t query_begin, std::size_t query_end,
                              std::string_view subject, std::size_t subject_begin, std::size_t subject_end,

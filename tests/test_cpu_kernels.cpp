@@ -11,6 +11,7 @@
 #include "kernels/cpu/query_scorer.hpp"
 #include "kernels/reference/reference.hpp"
 #include "tests/catch.hpp"
+#include "tests/cpu_kernel_support.hpp"
 #include "tests/test_support.hpp"
 
 #if defined(WARPSEARCH_HAVE_PARASAIL)
@@ -21,47 +22,10 @@ using namespace warpsearch;
 using warpsearch::cpu::Isa;
 using warpsearch::cpu::QueryScorer;
 using warpsearch::cpu::Width;
+using warpsearch::test::PackedBatch;
+using warpsearch::test::runnable_isas;
 
 namespace {
-
-// Subjects packed as in a database chunk (core/subject_batch.hpp), in the given order.
-class PackedBatch {
- public:
-  PackedBatch(const std::vector<std::string>& subjects, std::uint8_t pad_code) {
-    for (const auto& s : subjects) {
-      offsets_.push_back(words_.size());
-      lengths_.push_back(static_cast<std::uint32_t>(s.size()));
-      for (std::size_t i = 0; i < s.size(); i += 4) {
-        std::uint32_t word = 0;
-        for (std::size_t b = 0; b < 4; ++b) {
-          const std::uint8_t code = i + b < s.size() ? static_cast<std::uint8_t>(s[i + b]) : pad_code;
-          word |= std::uint32_t{code} << (8 * b);
-        }
-        words_.push_back(word);
-      }
-    }
-    batch_.words = words_.data();
-    batch_.num_words = words_.size();
-    batch_.word_offsets = offsets_.data();
-    batch_.lengths = lengths_.data();
-    batch_.count = subjects.size();
-  }
-  const SubjectBatch& batch() const { return batch_; }
-
- private:
-  std::vector<std::uint32_t> words_;
-  std::vector<std::uint64_t> offsets_;
-  std::vector<std::uint32_t> lengths_;
-  SubjectBatch batch_;
-};
-
-std::vector<Isa> runnable_isas() {
-  std::vector<Isa> isas;
-  for (Isa isa : {Isa::scalar, Isa::sse41, Isa::avx2, Isa::avx512bw})
-    if (cpu::isa_supported(isa)) isas.push_back(isa);
-  return isas;
-}
-
 std::string mutate(std::mt19937_64& rng, const std::string& source, int alphabet_size, double rate) {
   return warpsearch::test::mutated_codes(rng, source, alphabet_size, rate, 6);
 }

@@ -18,11 +18,13 @@
 #include "kernels/cpu/striped.hpp"
 #include "kernels/reference/reference.hpp"
 #include "tests/catch.hpp"
+#include "tests/cpu_kernel_support.hpp"
 #include "tests/test_support.hpp"
 
 using namespace warpsearch;
 using warpsearch::cpu::Isa;
 using warpsearch::cpu::Width;
+using warpsearch::test::runnable_isas;
 
 namespace {
 
@@ -40,31 +42,11 @@ struct Variant {
   AlignmentMode mode;
   std::function<Computed(const std::string& query, const std::string& subject, const ScoringScheme& scoring)> run;
 };
-
-std::vector<Isa> runnable_isas() {
-  std::vector<Isa> isas;
-  for (Isa isa : {Isa::scalar, Isa::sse41, Isa::avx2, Isa::avx512bw})
-    if (cpu::isa_supported(isa)) isas.push_back(isa);
-  return isas;
-}
-
-// One subject packed as in a database chunk (core/subject_batch.hpp).
+// The scan kernel's score of one subject.
 std::int32_t scan_score(const cpu::QueryScorer& scorer, const std::string& subject, std::uint8_t pad, Width width) {
-  std::vector<std::uint32_t> words((subject.size() + 3) / 4 + 1, 0);
-  for (std::size_t i = 0; i < words.size() * 4; ++i) {
-    const std::uint8_t code = i < subject.size() ? static_cast<std::uint8_t>(subject[i]) : pad;
-    words[i / 4] |= std::uint32_t{code} << (8 * (i % 4));
-  }
-  const std::uint64_t offset = 0;
-  const auto length = static_cast<std::uint32_t>(subject.size());
-  SubjectBatch batch;
-  batch.words = words.data();
-  batch.num_words = words.size();
-  batch.word_offsets = &offset;
-  batch.lengths = &length;
-  batch.count = 1;
+  const test::PackedBatch packed({subject}, pad);
   std::int32_t score = -1;
-  scorer.score(batch, &score, width);
+  scorer.score(packed.batch(), &score, width);
   return score;
 }
 

@@ -13,23 +13,17 @@
 #include "kernels/cpu/striped.hpp"
 #include "kernels/reference/reference.hpp"
 #include "tests/catch.hpp"
+#include "tests/cpu_kernel_support.hpp"
 #include "tests/test_support.hpp"
 
 using namespace warpsearch;
 using cpu::Isa;
 using cpu::Width;
+using test::runnable_isas;
 
 namespace {
 
 constexpr AlignmentMode kModes[] = {AlignmentMode::local, AlignmentMode::global, AlignmentMode::semiglobal};
-
-std::vector<Isa> runnable_isas() {
-  std::vector<Isa> isas;
-  for (Isa isa : {Isa::scalar, Isa::sse41, Isa::avx2, Isa::avx512bw})
-    if (cpu::isa_supported(isa)) isas.push_back(isa);
-  return isas;
-}
-
 // The reference's end: what every striped result must equal.
 void require_end(const cpu::PairEnd& end, const Span& expected) {
   REQUIRE(end.score == expected.score);

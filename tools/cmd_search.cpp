@@ -347,12 +347,13 @@ class SearchCommand {
 // pairwise report) and counts identities on them: each hit's identities and mismatches are counted again
 // on the unmasked query, on the searched strand.
 void count_on_unmasked(const Query& query, const Alphabet& alphabet, QueryResult& result) {
+  std::string minus_strand;  // the reverse complement, made once, for the minus-strand hits
   for (Hit& hit : result.hits) {
-    std::string searched = query.codes;
-    if (hit.strand == Strand::minus) {
-      searched.assign(query.codes.rbegin(), query.codes.rend());
-      for (char& c : searched) c = static_cast<char>(alphabet.complement(static_cast<std::uint8_t>(c)));
+    if (hit.strand == Strand::minus && minus_strand.empty()) {
+      minus_strand.assign(query.codes.rbegin(), query.codes.rend());
+      for (char& c : minus_strand) c = static_cast<char>(alphabet.complement(static_cast<std::uint8_t>(c)));
     }
+    const std::string& searched = hit.strand == Strand::minus ? minus_strand : query.codes;
     hit.identities = hit.mismatches = 0;
     std::size_t qi = hit.query_begin, si = 0;
     for (const char op : hit.operations) {
