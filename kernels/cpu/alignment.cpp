@@ -1,177 +1,25 @@
 #include "kernels/cpu/alignment.hpp"
 
 #include <algorithm>
-#include <array>
-#include <cmath>
 #include <future>
 #include <limits>
-#include <memory>
 #include <stdexcept>
 #include <utility>
 #include <vector>
 
 #include "kernels/cpu/alignment_rows.hpp"
+#include "kernels/cpu/global_aligner.hpp"
 #include "kernels/cpu/striped.hpp"
 
 namespace warpsearch::cpu {
 namespace {
 
-using detail::kDExtends;
-using detail::kFromD;
-using detail::kFromI;
-using detail::kFromM;
-using detail::kIExtends;
+using detail::GlobalAligner;
 using detail::kMinusInfinity;
-using detail::kSourceMask;
-using detail::matrix_code;
 using detail::row_functions;
-using detail::RowFunction;
 using detail::RowFunctions;
 using detail::RowJob;
 using detail::SubjectProfile;
-
-// Global alignment of a (rows, the query substring) against b (columns, the subject substring), with
-// the references' gap rules: I = query residue against a gap (vertical), D = subject residue
-// against a gap (horizontal); a gap of length k costs open + k * extend. As a leaf of the linear-memory
-// path, a vertical gap that begins at (0, 0) may cost top_open instead of open (it continues a gap
-// from above the rectangle), and one that ends at (rows, columns) bottom_open (it continues below).
-class GlobalAligner {
- public:
-  GlobalAligner(std::string_view a, std::string_view b, const ScoringScheme& scoring, Isa isa)
-      : a_(a),
-        open_(scoring.gap_open()),
-        extend_(scoring.gap_extend()),
-        profile_(a, b, scoring),
-        columns_(b.size() + 1),
-        m_or_i_(columns_),
-        del_(columns_),
-        rows_(row_functions(isa)) {}
-
-  std::size_t columns() const { return columns_; }
-
-  void first_row(std::int32_t* h, std::int32_t* ins) const {
-    h[0] = 0;
-    ins[0] = kMinusInfinity;
-    for (std::size_t j = 1; j < columns(); ++j) {
-      h[j] = -(open_ + static_cast<std::int32_t>(j) * extend_);
-      ins[j] = kMinusInfinity;
-    }
-  }
-
-  // Row i >= 1 from row i - 1. tb: the row's traceback bytes, or nullptr.
-  void next_row(std::size_t i, const std::int32_t* h_above, const std::int32_t* ins_above, std::int32_t* h,
-                std::int32_t* ins, std::uint8_t* tb) {
-    h[0] = ins[0] = -(top_open_ + static_cast<std::int32_t>(i) * extend_);
-    if (tb) tb[0] = static_cast<std::uint8_t>(kFromI | (i > 1 ? kIExtends : 0));
-    const RowJob job{columns_,       open_,       extend_, profile_.row(a_[i - 1]), h_above, ins_above, h, ins,
-                     m_or_i_.data(), del_.data(), tb};
-    (tb ? rows_.traceback : rows_.score)(job);
-  }
-
-  // The operations of an optimal global alignment, and its score (with the top and bottom opens given).
-  std::string align(const AlignmentLimits& limits, std::int32_t* score, std::int32_t top_open,
-                    std::int32_t bottom_open) {
-    top_open_ = top_open;
-    const std::size_t rows = a_.size();
-    const std::size_t cols = columns();
-    if (cols == 1) {  // one vertical gap (or nothing), from the top and to the bottom at once
-      *score = rows == 0 ? 0 : -(std::min(top_open, bottom_open) + static_cast<std::int32_t>(rows) * extend_);
-      return std::string(rows, 'I');
-    }
-    const std::size_t band = band_height(rows, cols, limits.full_traceback_cells);
-    const std::size_t bands = rows == 0 ? 0 : (rows + band - 1) / band;
-
-    // Forward: checkpoint rows 0, band, 2 * band, ... (the row before each band).
-    std::vector<std::int32_t> checkpoint_h(bands * cols), checkpoint_ins(bands * cols);
-    // Every byte is written (next_row) before the traceback reads it: no zero fill.
-    const std::unique_ptr<std::uint8_t[]> tb(new std::uint8_t[band * cols]);
-    std::vector<std::int32_t> h_above(cols), ins_above(cols), h(cols), ins(cols);
-    first_row(h_above.data(), ins_above.data());
-    for (std::size_t i = 1; i <= rows; ++i) {
-      const std::size_t t = (i - 1) / band;
-      if ((i - 1) % band == 0) {
-        std::copy(h_above.begin(), h_above.end(), checkpoint_h.begin() + static_cast<std::ptrdiff_t>(t * cols));
-        std::copy(ins_above.begin(), ins_above.end(), checkpoint_ins.begin() + static_cast<std::ptrdiff_t>(t * cols));
-      }
-      std::uint8_t* tb_row = bands == 1 ? tb.get() + (i - 1) * cols : nullptr;
-      next_row(i, h_above.data(), ins_above.data(), h.data(), ins.data(), tb_row);
-      std::swap(h, h_above);
-      std::swap(ins, ins_above);
-    }
-    *score = h_above[cols - 1];
-    std::uint8_t state = kSourceMask;  // kSourceMask stands for "in H"
-    // A vertical gap into the last cell that costs bottom_open instead of open: it ends the alignment
-    // when it then scores strictly more than the cell's H.
-    if (rows > 0 && bottom_open < open_ && ins_above[cols - 1] + (open_ - bottom_open) > *score) {
-      *score = ins_above[cols - 1] + (open_ - bottom_open);
-      state = kFromI;
-    }
-
-    // Traceback from (rows, cols - 1), one band at a time, last band first.
-    std::string reversed_operations;
-    std::size_t i = rows, j = cols - 1;
-    std::size_t band_in_tb = bands == 1 ? 0 : bands;  // which band tb holds (bands: none)
-    while (i > 0 && j > 0) {
-      const std::size_t t = (i - 1) / band;
-      if (band_in_tb != t) {
-        std::copy_n(checkpoint_h.begin() + static_cast<std::ptrdiff_t>(t * cols), cols, h_above.begin());
-        std::copy_n(checkpoint_ins.begin() + static_cast<std::ptrdiff_t>(t * cols), cols, ins_above.begin());
-        const std::size_t last = std::min(rows, (t + 1) * band);
-        for (std::size_t r = t * band + 1; r <= last; ++r) {
-          next_row(r, h_above.data(), ins_above.data(), h.data(), ins.data(), tb.get() + (r - t * band - 1) * cols);
-          std::swap(h, h_above);
-          std::swap(ins, ins_above);
-        }
-        band_in_tb = t;
-      }
-      const std::uint8_t cell = tb[(i - 1 - t * band) * cols + j];
-      if (state == kSourceMask) state = cell & kSourceMask;
-      if (state == kFromM) {
-        reversed_operations += 'M';
-        --i;
-        --j;
-        state = kSourceMask;
-      } else if (state == kFromI) {
-        reversed_operations += 'I';
-        --i;
-        if (!(cell & kIExtends)) state = kSourceMask;
-      } else {
-        reversed_operations += 'D';
-        --j;
-        if (!(cell & kDExtends)) state = kSourceMask;
-      }
-    }
-    reversed_operations.append(i, 'I');  // column 0: one gap down to the origin
-    reversed_operations.append(j, 'D');  // row 0: one gap left to the origin
-    return std::string(reversed_operations.rbegin(), reversed_operations.rend());
-  }
-
-  // Band height of the checkpointed traceback: every row when the whole table fits the limit, else
-  // about sqrt(8 * rows), which balances the checkpoint rows (8 bytes per cell) against one band of
-  // traceback bytes.
-  static std::size_t band_height(std::size_t rows, std::size_t cols, std::uint64_t full_traceback_cells) {
-    std::size_t band = rows;
-    if (static_cast<std::uint64_t>(rows) * cols > full_traceback_cells)
-      band = std::max<std::size_t>(1, static_cast<std::size_t>(std::ceil(std::sqrt(8.0 * static_cast<double>(rows)))));
-    return std::min(band, std::max<std::size_t>(rows, 1));
-  }
-
-  // The memory of the checkpointed traceback (checkpoint rows and one band of traceback bytes).
-  static std::uint64_t checkpoint_bytes(std::size_t rows, std::size_t cols, std::uint64_t full_traceback_cells) {
-    const std::size_t band = band_height(rows, cols, full_traceback_cells);
-    const std::uint64_t bands = rows == 0 ? 0 : (rows + band - 1) / band;
-    return (bands * 2 * sizeof(std::int32_t) + band) * cols;
-  }
-
- private:
-  std::string_view a_;
-  std::int32_t open_, extend_;
-  std::int32_t top_open_ = 0;  // set by align()
-  SubjectProfile profile_;
-  std::size_t columns_;
-  std::vector<std::int32_t> m_or_i_, del_;  // RowJob's scratch rows
-  RowFunctions rows_;
-};
 
 // Myers and Miller's linear-space global alignment (Hirschberg's divide and conquer with affine gaps).
 // A rectangle a[r0, r1) x b[c0, c1) is split at its middle row mid: a forward pass over a[r0, mid)
@@ -185,7 +33,8 @@ class GlobalAligner {
 // halves, each with half the threads; the choices, hence the operations, are the same.
 class LinearAligner {
  public:
-  LinearAligner(std::string_view a, std::string_view b, const ScoringScheme& scoring, Isa isa, std::uint64_t leaf_cells)
+  LinearAligner(std::string_view a, std::string_view b, const ScoringScheme& scoring, Isa isa, std::uint64_t leaf_cells,
+                GlobalRowSource* row_source)
       : a_(a),
         b_(b),
         reversed_a_(a.rbegin(), a.rend()),
@@ -195,6 +44,7 @@ class LinearAligner {
         open_(scoring.gap_open()),
         extend_(scoring.gap_extend()),
         leaf_cells_(leaf_cells),
+        row_source_(row_source),
         profile_(a, b, scoring),
         reversed_profile_(reversed_a_, reversed_b_, scoring),
         rows_(row_functions(isa)) {}
@@ -216,6 +66,14 @@ class LinearAligner {
     std::vector<std::int32_t> h, ins, h_above, ins_above, m_or_i, del;
   };
 
+  // What a pass reads: the forward pass a_, b_ and their profile, the backward pass the reversed ones.
+  struct Direction {
+    const SubjectProfile& profile;
+    std::string_view a, b;
+  };
+  Direction forward() const { return {profile_, a_, b_}; }
+  Direction backward() const { return {reversed_profile_, reversed_a_, reversed_b_}; }
+
   // Appends the operations of an optimal alignment of a[r0, r1) x b[c0, c1) to operations.
   // score (the top call's only): the score of the rectangle's alignment.
   void solve(std::size_t r0, std::size_t r1, std::size_t c0, std::size_t c1, std::int32_t top_open,
@@ -234,25 +92,23 @@ class LinearAligner {
     std::size_t best_column = 0;
     bool through_gap = false;
     {  // the rows live only through the passes, not through the recursion
-      PassRows forward(cols + 1), backward(cols + 1);
+      PassRows into(cols + 1), out_of(cols + 1);
       const std::size_t m = a_.size(), n = b_.size();
       // Into the middle row, and (reversed) out of it.
-      const auto backward_pass = [&] {
-        last_row(reversed_profile_, reversed_a_, m - r1, m - mid, n - c1, n - c0, bottom_open, backward);
-      };
+      const auto backward_pass = [&] { last_row(backward(), m - r1, m - mid, n - c1, n - c0, bottom_open, out_of); };
       if (threads > 1) {
         std::future<void> pending = std::async(std::launch::async, backward_pass);
-        last_row(profile_, a_, r0, mid, c0, c1, top_open, forward);
+        last_row(forward(), r0, mid, c0, c1, top_open, into);
         pending.get();
       } else {
-        last_row(profile_, a_, r0, mid, c0, c1, top_open, forward);
+        last_row(forward(), r0, mid, c0, c1, top_open, into);
         backward_pass();
       }
       // The leftmost best crossing; at one column a cell before a gap.
       std::int64_t best = std::numeric_limits<std::int64_t>::min();
       for (std::size_t j = 0; j <= cols; ++j) {
-        const std::int64_t at_cell = std::int64_t{forward.h_above[j]} + backward.h_above[cols - j];
-        const std::int64_t in_gap = std::int64_t{forward.ins_above[j]} + backward.ins_above[cols - j] + open_;
+        const std::int64_t at_cell = std::int64_t{into.h_above[j]} + out_of.h_above[cols - j];
+        const std::int64_t in_gap = std::int64_t{into.ins_above[j]} + out_of.ins_above[cols - j] + open_;
         if (at_cell > best) best = at_cell, best_column = j, through_gap = false;
         if (in_gap > best) best = in_gap, best_column = j, through_gap = true;
       }
@@ -283,12 +139,28 @@ class LinearAligner {
     }
   }
 
-  // H and I of the last row of the global alignment of sequence[r0, r1) x the profile's columns
-  // [c0, c1), left in rows.h_above and rows.ins_above; a vertical gap from (0, 0) costs top_open
-  // instead of open.
-  void last_row(const SubjectProfile& profile, std::string_view sequence, std::size_t r0, std::size_t r1,
-                std::size_t c0, std::size_t c1, std::int32_t top_open, PassRows& rows) const {
+  // H and I of the last row of the global alignment of direction.a[r0, r1) x direction.b[c0, c1), left
+  // in rows.h_above and rows.ins_above; a vertical gap from (0, 0) costs top_open instead of open. From
+  // the row source when there is one for this rectangle and it does not decline.
+  void last_row(const Direction& direction, std::size_t r0, std::size_t r1, std::size_t c0, std::size_t c1,
+                std::int32_t top_open, PassRows& rows) const {
     const std::size_t columns = c1 - c0 + 1;
+    rows.h.clear();
+    rows.ins.clear();
+    if (row_source_ && r1 > r0 && static_cast<std::uint64_t>(r1 - r0) * columns >= row_source_->min_cells() &&
+        row_source_->rows(direction.a.substr(r0, r1 - r0), direction.b.substr(c0, c1 - c0), top_open, r1 - r0, rows.h,
+                          rows.ins)) {
+      if (rows.h.size() != columns || rows.ins.size() != columns)
+        throw std::logic_error("GlobalRowSource::rows gave " + std::to_string(rows.h.size()) + " H and " +
+                               std::to_string(rows.ins.size()) + " I values for the last row of " +
+                               std::to_string(r1 - r0) + " x " + std::to_string(columns - 1) + " residues, not " +
+                               std::to_string(columns));
+      std::swap(rows.h, rows.h_above);
+      std::swap(rows.ins, rows.ins_above);
+      return;
+    }
+    rows.h.resize(rows.h_above.size());
+    rows.ins.resize(rows.ins_above.size());
     rows.h_above[0] = 0;
     rows.ins_above[0] = kMinusInfinity;
     for (std::size_t j = 1; j < columns; ++j) {
@@ -300,7 +172,7 @@ class LinearAligner {
       const RowJob job{columns,
                        open_,
                        extend_,
-                       profile.row(sequence[r0 + i - 1]) + c0,
+                       direction.profile.row(direction.a[r0 + i - 1]) + c0,
                        rows.h_above.data(),
                        rows.ins_above.data(),
                        rows.h.data(),
@@ -320,6 +192,7 @@ class LinearAligner {
   Isa isa_;
   std::int32_t open_, extend_;
   std::uint64_t leaf_cells_;
+  GlobalRowSource* row_source_;
   SubjectProfile profile_, reversed_profile_;
   RowFunctions rows_;
 };
@@ -397,8 +270,8 @@ PairAlignment rectangle_alignment(std::string_view query_codes, std::string_view
     alignment.operations =
         GlobalAligner(a, b, scoring, isa).align(limits, &global_score, scoring.gap_open(), scoring.gap_open());
   else
-    alignment.operations =
-        LinearAligner(a, b, scoring, isa, limits.full_traceback_cells).align(limits.threads, &global_score);
+    alignment.operations = LinearAligner(a, b, scoring, isa, limits.full_traceback_cells, limits.row_source)
+                               .align(limits.threads, &global_score);
   const std::int64_t replayed = replay(a, b, scoring, alignment);
   if (global_score != span.score || replayed != span.score)
     throw std::logic_error("align_in_rectangle: the traceback scores " + std::to_string(global_score) + " (replayed " +

@@ -13,7 +13,9 @@
 //    - whole table: one traceback byte per cell, up to AlignmentLimits::full_traceback_cells (2^25);
 //    - checkpointed: beyond that, only checkpoint rows are kept and the table is rebuilt one band of
 //      rows at a time, ~2 * sqrt(8m) * n bytes, while that fits AlignmentLimits::checkpoint_bytes
-//      (64 MiB: up to about 50,000 x 50,000);
+//      (64 MiB: up to about 50,000 x 50,000). The traceback rebuilds AlignmentLimits::threads bands at
+//      once, each only up to the column where the traceback enters it; the checkpoint rows may come from
+//      an AlignmentLimits::row_source (a GPU) at its spacing, and then the CPU only rebuilds bands;
 //    - linear: beyond that, Myers and Miller's divide and conquer (Hirschberg with affine gaps): a
 //      forward pass into the middle row and a backward pass out of it choose where an optimal alignment
 //      crosses it, at a cell or inside a vertical gap, and the two halves are aligned the same way until
@@ -22,7 +24,8 @@
 //      sequences, and one leaf table of at most full_traceback_cells bytes per thread (a 100,000 x
 //      100,000 pair: under 30 MB; the checkpointed rows would take 180 MB, and 5.7 GB at 1 Mb x 1 Mb).
 //      Time: about twice the cells of one pass, in score-only rows; AlignmentLimits::threads runs the
-//      two passes, then the two halves, at once.
+//      two passes, then the two halves, at once; an AlignmentLimits::row_source may compute the passes'
+//      rows.
 //    Which co-optimal alignment: the whole table and the checkpointed path give the same operations,
 //    traced back from (m, n) with these tie-breaks: a cell's H comes from D (subject residue against a
 //    gap) only if D beats both M and I, else from I (query residue against a gap) only if I beats M,
@@ -33,10 +36,12 @@
 //    column; each leaf is traced back with the tie-breaks above. Its operations may thus differ from the
 //    whole table's where alignments tie (never in score). The checkpointed path stays below it rather
 //    than being replaced: its operations are the whole table's whatever the limits (so the output of
-//    pairs up to ~50,000 x 50,000 does not change with them), at a modest cost in time (30,000 x 30,000:
-//    1.06 s of CPU against the linear path's 0.84 s); the linear path takes over where the checkpoint
-//    rows would outgrow the memory budget. checkpoint_bytes = 0 sends every rectangle beyond the whole
-//    table to it. The thread count never chooses the path (the operations must not depend on it).
+//    pairs up to ~50,000 x 50,000 does not change with them), and it is the faster (30,000 x 30,000 on one
+//    thread: 0.72 s of CPU against the linear path's 0.83 s; rebuilding every band to the last column
+//    would take 1.03 s); the linear path takes over where the checkpoint rows would outgrow the memory
+//    budget. checkpoint_bytes = 0 sends every rectangle beyond the whole table to it. Neither the thread count nor the
+//    row source chooses the path (the operations must not depend on them), and the checkpointed path's operations do
+//    not depend on its band height.
 // The operations are replayed with the scoring; a replayed score that differs from the forward score
 // throws std::logic_error (a bug, never expected). Steps 1-2 alone are pair_span(); step 3 alone is
 // align_in_rectangle(), for spans computed elsewhere (the GPU).
@@ -45,13 +50,16 @@
 // rows are 32-bit and hold rectangles whose boundary gaps cost up to about 2^29 ((m + n) * extend below
 // ~5 x 10^8: 2.5 x 10^8 residues in all at extend 2); a larger rectangle throws std::overflow_error.
 //
-// Thread safety: pure functions (the linear path starts AlignmentLimits::threads - 1 threads of its own
-// and joins them before it returns).
+// Thread safety: pure functions (the checkpointed and linear paths start up to AlignmentLimits::threads -
+// 1 threads of their own and join them before they return; they may call the row source from several
+// threads at once).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/alignment_mode.hpp"
 #include "core/pair_alignment.hpp"
@@ -61,6 +69,33 @@
 
 namespace warpsearch::cpu {
 
+// Rows of global alignments computed elsewhere (a GPU), for the traceback's checkpointed and
+// linear-memory paths: the checkpointed path takes its checkpoint rows from rows(), at the source's
+// spacing, and rebuilds only the bands of traceback bytes; the linear path takes the last row of each
+// forward and backward pass. The values must be exactly the CPU's, so the operations do not change.
+class GlobalRowSource {
+ public:
+  virtual ~GlobalRowSource() = default;
+  // Rectangles of fewer cells (rows x (columns + 1)) are computed on the CPU.
+  virtual std::uint64_t min_cells() const = 0;
+  // The spacing of checkpoint rows the source prefers (>= 1). The checkpointed path asks for it, or for
+  // the first multiple of it whose rows fit AlignmentLimits::checkpoint_bytes (about 8 bytes per cell of
+  // each kept row).
+  virtual std::size_t spacing() const = 0;
+  // H and I (I = best ending in a vertical gap, a query residue against a gap) of rows spacing,
+  // 2 * spacing, ..., and of the last row a.size() (once, also when it is a multiple of spacing), of the
+  // global alignment of a (rows) against b (columns) in which a vertical gap that begins at (0, 0) costs
+  // top_open instead of open: exactly the values of the traceback's row recurrence
+  // (kernels/cpu/alignment_rows.hpp) for those rows, with row 0: h = -(open + column * extend), ins =
+  // minus infinity (h = 0 at column 0), and column 0: h = ins = -(top_open + row * extend). Each row has
+  // b.size() + 1 values, the rows one after the other in h and ins, which arrive empty. spacing >=
+  // a.size(): the last row only. a is never empty. Returns false to decline (the caller then computes the
+  // rows itself); rows of the wrong count throw std::logic_error in the caller. May be called from several
+  // threads at once.
+  virtual bool rows(std::string_view a, std::string_view b, std::int32_t top_open, std::size_t spacing,
+                    std::vector<std::int32_t>& h, std::vector<std::int32_t>& ins) = 0;
+};
+
 struct AlignmentLimits {
   // Largest traceback table (one byte per cell) built whole; larger rectangles use checkpointed rows
   // or, beyond checkpoint_bytes, the linear-memory path, whose leaves are tables of at most this size.
@@ -68,10 +103,14 @@ struct AlignmentLimits {
   // Largest memory of the checkpointed traceback (about 2 * sqrt(8 m) * n bytes: rectangles up to about
   // 50,000 x 50,000 at the default); larger rectangles are aligned in linear memory (Myers-Miller).
   std::uint64_t checkpoint_bytes = std::uint64_t{64} << 20;
-  // Threads the linear-memory path may use (its forward and backward passes at once, then the two halves
-  // of each split, each with half the threads; every thread may hold one leaf table). The operations do
-  // not depend on it.
+  // Threads the traceback may use: the checkpointed path rebuilds up to this many bands at once (each in
+  // its own band of traceback bytes, at most 1 GiB of them in all); the linear-memory path runs its
+  // forward and backward passes at once, then the two halves of each split, each with half the threads
+  // (every thread may hold one leaf table). The operations do not depend on it.
   unsigned threads = 1;
+  // Where rows of rectangles of at least row_source->min_cells() cells are computed (not owned; nullptr:
+  // on the CPU). It never changes the operations, nor which path a rectangle takes.
+  GlobalRowSource* row_source = nullptr;
 };
 
 // Steps 1 and 2: score and rectangle, with the striped kernels of the given instruction set (16, 32 or
