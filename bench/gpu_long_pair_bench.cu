@@ -1,0 +1,97 @@
+// GPU long-pair kernel throughput: one pair across the whole GPU (kernels/gpu/long_pair.hpp), for the
+// span (two local passes, or the global pass) and for the rows of a global alignment (the last row only,
+// as Myers and Miller's split asks, or checkpoint rows every 256).
+//
+//   gpu_long_pair_bench [--query-length M] [--subject-length N] [--dna] [--repeat 3] [--tsv out.tsv]
+//
+// The pair is a seeded random query and a mutated copy of it (15% substitutions and indels) inside
+// random flanks, so that the local alignment spans the pair. Each figure is the median of --repeat calls
+// after one warm-up; GCUPS = cells / seconds / 1e9, cells = the passes' (rows x columns), the call's
+// copies and allocations included.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <functional>
+#include <iostream>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "kernels/gpu/long_pair.hpp"
+#include "profile/scoring.hpp"
+#include "tests/random_sequences.hpp"
+
+using namespace warpsearch;
+
+int main(int argc, char** argv) try {
+  std::size_t m = 31921, n = 31921;
+  int repeat = 3;
+  bool dna = false;
+  std::string tsv;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    const auto value = [&] {
+      if (i + 1 >= argc) throw std::invalid_argument(arg + " needs a value");
+      return std::string(argv[++i]);
+    };
+    if (arg == "--query-length")
+      m = std::stoull(value());
+    else if (arg == "--subject-length")
+      n = std::stoull(value());
+    else if (arg == "--dna")
+      dna = true;
+    else if (arg == "--repeat")
+      repeat = std::stoi(value());
+    else if (arg == "--tsv")
+      tsv = value();
+    else
+      throw std::invalid_argument("unknown option " + arg);
+  }
+  const ScoringScheme scoring = dna ? ScoringScheme(SubstitutionMatrix::nucleotide(2, -3), GapOpen{5}, GapExtend{2})
+                                    : ScoringScheme(SubstitutionMatrix::builtin("BLOSUM62"), GapOpen{11}, GapExtend{1});
+  const int alphabet = dna ? 4 : 20;
+  std::mt19937_64 rng(5);
+  const std::string query = test::random_codes(rng, m, alphabet);
+  std::string subject = test::mutated_codes(rng, query, alphabet, 0.15, 4);
+  if (subject.size() < n) subject += test::random_codes(rng, n - subject.size(), alphabet);
+  subject.resize(n);
+  gpu::LongPairAligner aligner(0, scoring);
+  struct Work {
+    std::string name;
+    std::function<void()> run;
+  };
+  std::vector<std::int32_t> h, ins;
+  Span span;
+  const std::vector<Work> works = {
+      {"span local", [&] { span = aligner.span(query, subject, AlignmentMode::local); }},
+      {"span global", [&] { span = aligner.span(query, subject, AlignmentMode::global); }},
+      {"last row", [&] { aligner.global_rows(query, subject, 11, query.size(), h, ins); }},
+      {"rows every 256", [&] { aligner.global_rows(query, subject, 11, 256, h, ins); }},
+  };
+  std::ofstream out;
+  if (!tsv.empty()) out.open(tsv, std::ios::app);
+  std::printf("work\tquery\tsubject\tcells\tseconds\tGCUPS\tscore\n");
+  for (const Work& work : works) {
+    work.run();
+    std::vector<double> seconds;
+    for (int r = 0; r < repeat; ++r) {
+      const auto started = std::chrono::steady_clock::now();
+      work.run();
+      seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+    }
+    std::sort(seconds.begin(), seconds.end());
+    const double median = seconds[seconds.size() / 2];
+    const double cells = static_cast<double>(aligner.last_cells());
+    char line[256];
+    std::snprintf(line, sizeof line, "%s\t%zu\t%zu\t%.0f\t%.4f\t%.1f\t%lld\n", work.name.c_str(), m, n, cells, median,
+                  cells / median / 1e9, static_cast<long long>(span.score));
+    std::fputs(line, stdout);
+    if (out) out << line;
+  }
+  return 0;
+} catch (const std::exception& error) {
+  std::cerr << "gpu_long_pair_bench: " << error.what() << "\n";
+  return 1;
+}

@@ -1,0 +1,75 @@
+// One long pair on the whole GPU: the score, start and end of a single alignment whose DP is too large
+// for one warp (GpuPairAligner runs a pair per warp), and the rows of a global alignment that the CPU
+// traceback uses as checkpoints or as the middle rows of Myers and Miller's split
+// (cpu::GlobalRowSource, kernels/cpu/alignment.hpp). This header holds no CUDA types; the kernel lives
+// in kernels/gpu/long_pair.cu.
+//
+// The query gives the rows, the subject the columns. The rows are cut into stripes of 32 * R rows; a
+// warp takes a stripe (in order, from a counter) and sweeps all columns, lane t holding R rows and
+// running one column behind lane t - 1; the stripe's last row goes to the next stripe through global
+// memory, published 32 columns at a time. So a pair runs on as many warps as it has stripes, all at once,
+// each a few tiles behind the one above: a 31,921-residue pair on 125 warps. Exact: every cell is the
+// recurrence of kernels/reference/reference.hpp; the stripes only pass on the rows between them.
+//
+// Semantics are pair_span's (kernels/cpu/alignment.hpp): local end = the maximal cell with the smallest
+// subject end, then the smallest query end; start = the same pass over the reversed prefixes. 32-bit
+// values: the lengths accepted keep every value far from overflow (kMaxLength, and for global and
+// semi-global passes (query + subject) * extend below 2^28).
+//
+// Thread safety: a LongPairAligner may be used by one thread at a time; several (each with its stream)
+// may run pairs on one device at once, sharing it.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include "core/alignment_mode.hpp"
+#include "core/span.hpp"
+#include "profile/scoring.hpp"
+
+namespace warpsearch::gpu {
+
+class LongPairAligner {
+ public:
+  // Either side of a pair: at most 2^30 residues.
+  static constexpr std::size_t kMaxLength = std::size_t{1} << 30;
+  // The rows between two rows global_rows() gives cheaply (one stripe of the narrow shape).
+  static constexpr std::size_t kRowSpacing = 256;
+
+  // Binds to a device (0-based) and uploads the scoring table. Throws std::invalid_argument for a bad
+  // device and std::runtime_error on a CUDA error.
+  LongPairAligner(int device, const ScoringScheme& scoring);
+  ~LongPairAligner();
+  LongPairAligner(LongPairAligner&&) noexcept;
+  LongPairAligner& operator=(LongPairAligner&&) noexcept;
+  LongPairAligner(const LongPairAligner&) = delete;
+  LongPairAligner& operator=(const LongPairAligner&) = delete;
+
+  // Whether the pair fits the 32-bit values in this mode.
+  static bool accepts(const ScoringScheme& scoring, std::size_t query_length, std::size_t subject_length,
+                      AlignmentMode mode);
+
+  // The score, start and end of the pair (cpu::pair_span's); mode local, global or semiglobal. Throws
+  // std::invalid_argument for a pair accepts() refuses or for xdrop.
+  Span span(std::string_view query, std::string_view subject, AlignmentMode mode);
+
+  // H and I of rows spacing, 2 * spacing, ... and of the last row a.size() of the global alignment of a
+  // (rows) against b (columns) in which a vertical gap from (0, 0) costs top_open instead of open:
+  // cpu::GlobalRowSource::rows. spacing must be a multiple of kRowSpacing, or at least a.size() (the
+  // last row only). Throws std::invalid_argument otherwise, for an empty a or a pair accepts() refuses.
+  void global_rows(std::string_view a, std::string_view b, std::int32_t top_open, std::size_t spacing,
+                   std::vector<std::int32_t>& h, std::vector<std::int32_t>& ins);
+
+  // Cells computed by the last call (span: both passes), and its seconds on the device.
+  std::uint64_t last_cells() const;
+  double last_seconds() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace warpsearch::gpu

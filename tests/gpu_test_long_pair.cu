@@ -1,0 +1,165 @@
+// The long-pair kernel (one pair across the GPU) against the CPU: spans equal cpu::pair_span's in every
+// mode, in both orientations (the query or the subject giving the rows) and with ties everywhere, and
+// the rows of a global alignment equal a plain 64-bit DP's, for pairs of one stripe, of many, of a last
+// stripe cut short, and of the wide shape. Skips (with a warning) where no GPU is usable.
+#include <algorithm>
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "kernels/cpu/alignment.hpp"
+#include "kernels/gpu/gpu_scorer.hpp"
+#include "kernels/gpu/long_pair.hpp"
+#include "profile/scoring.hpp"
+#include "tests/catch.hpp"
+#include "tests/random_sequences.hpp"
+
+namespace {
+
+using warpsearch::AlignmentMode;
+using warpsearch::GapExtend;
+using warpsearch::GapOpen;
+using warpsearch::ScoringScheme;
+using warpsearch::Span;
+using warpsearch::SubstitutionMatrix;
+using warpsearch::gpu::LongPairAligner;
+
+bool have_gpu() {
+  if (warpsearch::gpu::usable_device_count() > 0) return true;
+  WARN("no usable GPU: CUDA reports no device (or no driver); GPU long-pair test skipped");
+  return false;
+}
+
+// A pair that aligns along most of its length: a random query and a mutated copy inside random flanks.
+std::pair<std::string, std::string> related_pair(std::mt19937_64& rng, std::size_t m, std::size_t flank,
+                                                 int alphabet_size) {
+  const std::string query = warpsearch::test::random_codes(rng, m, alphabet_size);
+  const std::string subject = warpsearch::test::random_codes(rng, flank, alphabet_size) +
+                              warpsearch::test::mutated_codes(rng, query, alphabet_size, 0.15, 4) +
+                              warpsearch::test::random_codes(rng, flank, alphabet_size);
+  return {query, subject};
+}
+
+// H and I of the given rows of the global DP of a (rows) against b (columns), a vertical gap from (0, 0)
+// costing top_open; 64-bit.
+void reference_rows(const std::string& a, const std::string& b, const ScoringScheme& scoring, long long top_open,
+                    const std::vector<std::size_t>& wanted, std::vector<long long>& h_out,
+                    std::vector<long long>& i_out) {
+  constexpr long long kMinusInfinity = -(1LL << 60);
+  const long long open = scoring.gap_open(), extend = scoring.gap_extend();
+  const std::size_t n = b.size();
+  std::vector<long long> h(n + 1), ins(n + 1, kMinusInfinity);
+  h[0] = 0;
+  for (std::size_t c = 1; c <= n; ++c) h[c] = -(open + static_cast<long long>(c) * extend);
+  h_out.clear();
+  i_out.clear();
+  std::size_t next = 0;
+  for (std::size_t r = 1; r <= a.size(); ++r) {
+    long long diagonal = h[0], del = kMinusInfinity;
+    h[0] = ins[0] = -(top_open + static_cast<long long>(r) * extend);
+    for (std::size_t c = 1; c <= n; ++c) {
+      ins[c] = std::max(ins[c] - extend, h[c] - open - extend);
+      del = std::max(del - extend, h[c - 1] - open - extend);
+      const long long cell =
+          std::max({diagonal + scoring.score(static_cast<std::uint8_t>(a[r - 1]), static_cast<std::uint8_t>(b[c - 1])),
+                    ins[c], del});
+      diagonal = h[c];
+      h[c] = cell;
+    }
+    if (next < wanted.size() && wanted[next] == r) {
+      h_out.insert(h_out.end(), h.begin(), h.end());
+      i_out.insert(i_out.end(), ins.begin(), ins.end());
+      ++next;
+    }
+  }
+}
+
+void check_spans(LongPairAligner& aligner, const ScoringScheme& scoring, const std::string& query,
+                 const std::string& subject) {
+  for (const AlignmentMode mode : {AlignmentMode::local, AlignmentMode::global, AlignmentMode::semiglobal}) {
+    const Span expected = warpsearch::cpu::pair_span(query, subject, scoring, mode);
+    const Span got = aligner.span(query, subject, mode);
+    INFO("query " << query.size() << ", subject " << subject.size() << ", mode " << static_cast<int>(mode));
+    CHECK(got.score == expected.score);
+    CHECK(got.query_begin == expected.query_begin);
+    CHECK(got.query_end == expected.query_end);
+    CHECK(got.subject_begin == expected.subject_begin);
+    CHECK(got.subject_end == expected.subject_end);
+    CHECK(aligner.last_cells() >= query.size() * subject.size());
+  }
+}
+
+}  // namespace
+
+TEST_CASE("GPU long pair: spans equal cpu::pair_span in every mode", "[gpu][long_pair]") {
+  if (!have_gpu()) return;
+  std::mt19937_64 rng(31);
+  SECTION("protein, BLOSUM62: one stripe, a stripe and one row, many stripes") {
+    const ScoringScheme protein(SubstitutionMatrix::builtin("BLOSUM62"), GapOpen{11}, GapExtend{1});
+    LongPairAligner aligner(0, protein);
+    for (const std::size_t m : {1, 100, 256, 257, 3001, 9000}) {
+      const auto [query, subject] = related_pair(rng, m, 700, 20);
+      check_spans(aligner, protein, query, subject);
+      check_spans(aligner, protein, subject, query);  // the shorter sequence, the subject, gives the rows
+    }
+    // Unrelated sequences: ties among many low-scoring cells.
+    check_spans(aligner, protein, warpsearch::test::random_codes(rng, 2000, 20),
+                warpsearch::test::random_codes(rng, 5000, 20));
+  }
+  SECTION("DNA: multi-stripe, and the wide shape") {
+    const ScoringScheme dna(SubstitutionMatrix::nucleotide(2, -3), GapOpen{5}, GapExtend{2});
+    LongPairAligner aligner(0, dna);
+    const auto [query, subject] = related_pair(rng, 6000, 3000, 4);
+    check_spans(aligner, dna, query, subject);
+    check_spans(aligner, dna, subject, query);
+    // Ties everywhere (match 1, mismatch -1, free gap opens): the tie-breaks in both orientations.
+    const ScoringScheme ties(SubstitutionMatrix::nucleotide(1, -1), GapOpen{0}, GapExtend{1});
+    LongPairAligner tie_aligner(0, ties);
+    const auto [a, b] = related_pair(rng, 3000, 1500, 4);
+    check_spans(tie_aligner, ties, a, b);
+    check_spans(tie_aligner, ties, b, a);
+    const std::string repeat = warpsearch::test::random_codes(rng, 50, 4);
+    std::string repeats;
+    for (int k = 0; k < 60; ++k) repeats += repeat;
+    check_spans(tie_aligner, ties, repeats, repeat + repeat);
+    check_spans(tie_aligner, ties, repeat + repeat, repeats);
+    // Rows enough for the wide shape (32 rows per lane) on any current GPU.
+    const std::string long_query = warpsearch::test::random_codes(rng, 400000, 4);
+    const std::string short_subject = long_query.substr(123456, 300);
+    check_spans(aligner, dna, long_query, short_subject);
+  }
+}
+
+TEST_CASE("GPU long pair: rows of a global alignment equal a 64-bit DP's", "[gpu][long_pair]") {
+  if (!have_gpu()) return;
+  std::mt19937_64 rng(37);
+  const ScoringScheme protein(SubstitutionMatrix::builtin("BLOSUM62"), GapOpen{11}, GapExtend{1});
+  LongPairAligner aligner(0, protein);
+  struct Case {
+    std::size_t m, n, spacing;
+    std::int32_t top_open;
+  };
+  for (const Case c :
+       {Case{1000, 700, 256, 11}, Case{1024, 300, 512, 0}, Case{3000, 2000, 1u << 30, 11}, Case{513, 40, 256, 3}}) {
+    const auto [a, flanked] = related_pair(rng, c.m, 0, 20);
+    const std::string b = flanked.substr(0, std::min(flanked.size(), c.n));
+    std::vector<std::size_t> wanted;
+    for (std::size_t r = c.spacing; r < a.size(); r += c.spacing) wanted.push_back(r);
+    wanted.push_back(a.size());
+    std::vector<long long> h_expected, i_expected;
+    reference_rows(a, b, protein, c.top_open, wanted, h_expected, i_expected);
+    std::vector<std::int32_t> h, ins;
+    aligner.global_rows(a, b, c.top_open, c.spacing, h, ins);
+    INFO("rows " << a.size() << ", columns " << b.size() << ", spacing " << c.spacing);
+    REQUIRE(h.size() == h_expected.size());
+    REQUIRE(ins.size() == i_expected.size());
+    std::size_t wrong = 0;
+    for (std::size_t k = 0; k < h.size(); ++k) wrong += h[k] != h_expected[k] || ins[k] != i_expected[k] ? 1 : 0;
+    CHECK(wrong == 0);
+  }
+  std::vector<std::int32_t> h, ins;
+  const std::string codes(1000, '\1');
+  CHECK_THROWS_AS(aligner.global_rows(codes, codes, 11, 100, h, ins), std::invalid_argument);  // not a stripe multiple
+  CHECK_THROWS_AS(aligner.global_rows("", codes, 11, 256, h, ins), std::invalid_argument);     // no rows
+}
