@@ -1,8 +1,10 @@
 // The GPU backend of the align engine: scores and spans on the GPUs (kernels/gpu/pair_aligner.hpp;
 // X-drop: kernels/gpu/gpu_xdrop.hpp), the pairs split across the GPUs in contiguous shares of about equal
-// work, one host thread per GPU; then, only when operations are asked for, the operations on the CPU
-// threads, so that the output is byte-identical to the CPU backend's:
-//   local, global, semiglobal: the traceback inside each span (cpu::align_in_rectangle);
+// work, one host thread per GPU, the largest pairs across the whole first GPU (search/gpu_long_pairs.hpp);
+// then, only when operations are asked for, the operations on the CPU threads, so that the output is
+// byte-identical to the CPU backend's:
+//   local, global, semiglobal: the traceback inside each span (cpu::align_in_rectangle), the rows of the
+//   largest rectangles from the GPU;
 //   xdrop: XdropAligner with operations, the whole seeded alignment again (its span must equal the
 //   GPU's). A traceback confined to the rectangle from the seed to the GPU's best cell would not do: which
 //   cells live depends on `best`, the best score of the anti-diagonals before, and that may come from cells
@@ -10,7 +12,9 @@
 //   or win a tie. So X-drop with operations costs the CPU engine's time; without them (spans, scores) the
 //   GPU does all the work.
 #include <algorithm>
+#include <mutex>
 #include <numeric>
+#include <optional>
 #include <stdexcept>
 
 #include "base/interrupt.hpp"
@@ -21,6 +25,7 @@
 #include "kernels/gpu/pair_aligner.hpp"
 #include "kernels/reference/banded_xdrop.hpp"
 #include "search/align_backend.hpp"
+#include "search/gpu_long_pairs.hpp"
 
 namespace warpsearch {
 namespace {
@@ -38,6 +43,7 @@ class GpuPairBackend final : public PairBackend {
       if (device < 0 || device >= available)
         throw std::invalid_argument("GPU " + std::to_string(device) + " does not exist (" + std::to_string(available) +
                                     " usable)");
+      devices_.push_back(device);
       if (options.mode == AlignmentMode::xdrop)
         xdrop_aligners_.emplace_back(device, scoring, options.xdrop);
       else
@@ -56,30 +62,45 @@ class GpuPairBackend final : public PairBackend {
   double align(const std::vector<SequencePair>& pairs, std::vector<PairAlignment>& results) override {
     if (options_.mode == AlignmentMode::xdrop) return align_xdrop(pairs, results);
     const AlignmentMode mode = options_.mode;
-    // Contiguous shares of about equal cells, one per GPU.
     const auto area = [&](std::size_t p) {
       return static_cast<double>(pairs[p].query.size()) * static_cast<double>(pairs[p].target.size());
     };
     double total = 0;
     for (std::size_t p = 0; p < pairs.size(); ++p) total += area(p);
-    const std::vector<std::size_t> bounds = shares(pairs.size(), aligners_.size(), area);
+    // The largest pairs across the whole first GPU, a few side by side; the others in contiguous shares
+    // of about equal cells, one per GPU, a warp per pair.
+    GpuLongPairs& long_pairs = this->long_pairs();
+    std::vector<std::size_t> ordinary, long_ones;
+    for (std::size_t p = 0; p < pairs.size(); ++p)
+      (long_pairs.wants(pairs[p].query.size(), pairs[p].target.size(), mode) ? long_ones : ordinary).push_back(p);
+    const std::vector<std::size_t> bounds =
+        shares(ordinary.size(), aligners_.size(), [&](std::size_t k) { return area(ordinary[k]); });
 
     throw_if_interrupted();
+    long_pairs.spans(
+        long_ones, mode, [&](std::size_t p) { return std::make_pair(pairs[p].query, pairs[p].target); },
+        [&](std::size_t p, const Span& span) { set_span(results[p], span); });
     parallel_for(aligners_.size(), static_cast<unsigned>(aligners_.size()), [&](std::size_t g, unsigned) {
       std::vector<gpu::PairTask> tasks;
       tasks.reserve(bounds[g + 1] - bounds[g]);
-      for (std::size_t p = bounds[g]; p < bounds[g + 1]; ++p) tasks.push_back({pairs[p].query, pairs[p].target});
+      for (std::size_t k = bounds[g]; k < bounds[g + 1]; ++k)
+        tasks.push_back({pairs[ordinary[k]].query, pairs[ordinary[k]].target});
       if (tasks.empty()) return;
       std::vector<Span> spans;
       aligners_[g].align(tasks, mode, spans);
-      for (std::size_t k = 0; k < spans.size(); ++k) set_span(results[bounds[g] + k], spans[k]);
+      for (std::size_t k = 0; k < spans.size(); ++k) set_span(results[ordinary[bounds[g] + k]], spans[k]);
     });
 
     if (options_.operations) {
       throw_if_interrupted();
       parallel_for(pairs.size(), threads_, [&](std::size_t p, unsigned) {
         PairAlignment& result = results[p];
-        result.operations = cpu::align_in_rectangle(pairs[p].query, pairs[p].target, scoring_, result).operations;
+        // The largest rectangles take every thread and the GPU's rows; the operations stay the CPU's.
+        cpu::AlignmentLimits limits;
+        limits.row_source = &long_pairs;
+        if (area(p) >= static_cast<double>(GpuLongPairs::kMinCells)) limits.threads = threads_;
+        result.operations =
+            cpu::align_in_rectangle(pairs[p].query, pairs[p].target, scoring_, result, limits).operations;
         const std::int64_t replayed = replay_operations(pairs[p].query, pairs[p].target, scoring_, result);
         if (replayed != result.score)
           throw std::logic_error("internal error: the operations of pair " + std::to_string(p + 1) + " replay to " +
@@ -170,11 +191,19 @@ class GpuPairBackend final : public PairBackend {
     return std::accumulate(cells.begin(), cells.end(), 0.0);
   }
 
+  GpuLongPairs& long_pairs() {
+    std::call_once(long_pairs_made_, [&] { long_pairs_.emplace(devices_.front(), scoring_); });
+    return *long_pairs_;
+  }
+
   const ScoringScheme& scoring_;
   AlignOptions options_;
   unsigned threads_;
   std::vector<gpu::GpuPairAligner> aligners_;
   std::vector<gpu::GpuXdropAligner> xdrop_aligners_;
+  std::vector<int> devices_;
+  std::optional<GpuLongPairs> long_pairs_;  // on the first GPU, created when first needed
+  std::once_flag long_pairs_made_;
 };
 
 }  // namespace

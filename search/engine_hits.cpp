@@ -3,6 +3,13 @@
 #include "search/engine_impl.hpp"
 
 namespace warpsearch {
+namespace {
+
+// Hit rectangles of at least this many cells are traced back on several threads (a 31,921 x 31,921
+// self-hit takes about a second on one core).
+constexpr double kParallelTracebackCells = 1 << 26;
+
+}  // namespace
 
 template <class SubjectOf>
 std::vector<const std::vector<cpu::ColumnRange>*> SearchEngine::Impl::hot_columns(
@@ -143,7 +150,12 @@ void SearchEngine::Impl::align_round(const std::vector<Query>& queries, const st
     const Candidate& candidate = *job.candidate;
     const std::string& query_codes = prepared[job.prepared].codes;
     const std::string& subject = searched_subject(pieces[k].job);
-    const PairAlignment alignment = cpu::align_in_rectangle(query_codes, subject, scoring, pieces[k].span);
+    // The largest rectangles may take every thread and the backend's rows (a GPU's); the operations do
+    // not depend on either.
+    cpu::AlignmentLimits limits;
+    limits.row_source = backend->row_source();
+    if (area(k) >= kParallelTracebackCells) limits.threads = threads;
+    const PairAlignment alignment = cpu::align_in_rectangle(query_codes, subject, scoring, pieces[k].span, limits);
     Hit& hit = (*job.hits)[place[k]];
     hit.subject = candidate.subject;
     hit.subject_length = static_cast<std::uint32_t>(subjects[job.subject].size());

@@ -12,7 +12,9 @@
 // the end, the same kernel on the reversed prefixes for the start), one aligner per GPU, created on the
 // first locate(), and at the same time by the CPU's striped kernels (cpu::pair_span, the same spans),
 // which take the longest pairs (search/locate_split.hpp) and any with a side longer than the pair
-// kernel takes. The GPUs' pairs are split in contiguous shares of about equal cells.
+// kernel takes. The GPUs' pairs are split in contiguous shares of about equal cells. The largest pairs
+// (search/gpu_long_pairs.hpp) run one at a time across the whole first GPU, which also computes the
+// rows of the largest traceback rectangles (row_source()).
 #include <algorithm>
 #include <array>
 #include <atomic>
@@ -33,6 +35,7 @@
 #include "kernels/gpu/gpu_scorer.hpp"
 #include "kernels/gpu/hot_columns.hpp"
 #include "kernels/gpu/pair_aligner.hpp"
+#include "search/gpu_long_pairs.hpp"
 #include "search/locate_split.hpp"
 #include "search/scan_backend.hpp"
 #include "search/subject_segments.hpp"
@@ -40,11 +43,6 @@
 namespace warpsearch {
 namespace {
 
-// Locating speeds (locate_split.hpp). CPU: one core's cpu::pair_span on long real proteins, about half
-// the forward kernel's speed (bench/striped_bench: local 16-bit forward 10 G cells/s with AVX-512BW,
-// 6 with AVX2, 2.7 with SSE4.1, 0.3 scalar), the reverse pass over the prefix costing up to as much
-// again. GPU (H100): 0.13 s for a 5,478 x 22,152 search hit on its warp, both passes; about 0.9 T
-// cells/s over 100,000 pairs (bench/results, gpu_pair_bench); a call's launches and copies about 1 ms.
 // Contiguous shares of items with these weights for `parts` workers (GPUs), of about equal weight:
 // worker g takes items [bounds[g], bounds[g + 1]).
 std::vector<std::size_t> contiguous_shares(const std::vector<double>& weights, std::size_t parts) {
@@ -60,6 +58,11 @@ std::vector<std::size_t> contiguous_shares(const std::vector<double>& weights, s
   return bounds;
 }
 
+// Locating speeds (locate_split.hpp). CPU: one core's cpu::pair_span on long real proteins, about half
+// the forward kernel's speed (bench/striped_bench: local 16-bit forward 10 G cells/s with AVX-512BW,
+// 6 with AVX2, 2.7 with SSE4.1, 0.3 scalar), the reverse pass over the prefix costing up to as much
+// again. GPU (H100): 0.13 s for a 5,478 x 22,152 search hit on its warp, both passes; about 0.9 T
+// cells/s over 100,000 pairs (bench/results, gpu_pair_bench); a call's launches and copies about 1 ms.
 LocateRates locate_rates() {
   LocateRates rates;
   switch (cpu::best_isa()) {
@@ -71,6 +74,14 @@ LocateRates locate_rates() {
   rates.warp = 1e9;
   rates.device = 5e11;
   rates.device_overhead_seconds = 1e-3;
+  // The long-pair kernel (H100 and H200 alike): a 31,921 x 31,921 pair's forward pass in 15 ms, 31,921
+  // columns plus 125 stripes about 100 steps apart (bench/gpu_long_pair_bench); 32 warps per
+  // multiprocessor of 132.
+  rates.long_stripe_rows = static_cast<double>(gpu::LongPairAligner::kRowSpacing);
+  rates.long_step_seconds = 0.4e-6;
+  rates.long_lag_steps = 100;
+  rates.long_overhead_seconds = 1e-3;
+  rates.long_warp_slots = 32 * 132;
   return rates;
 }
 
@@ -412,16 +423,42 @@ class GpuBackend final : public ScanBackend {
       return static_cast<double>(pairs[k].query.size()) * static_cast<double>(pairs[k].subject.size());
     };
     // Largest first: the CPU takes a leading run of the pairs that fit the GPU (locate_split.hpp), and
-    // every pair that does not.
-    std::vector<std::size_t> on_gpu, on_cpu;
+    // every pair that does not; the long-pair kernel a leading run of the pairs large enough for it.
+    std::vector<std::size_t> on_gpu, on_cpu, long_ones;
+    GpuLongPairs& long_pairs = this->long_pairs();
     for (std::size_t k = 0; k < pairs.size(); ++k) {
       const bool fits = pairs[k].query.size() <= gpu::GpuPairAligner::kMaxSequenceLength &&
                         pairs[k].subject.size() <= gpu::GpuPairAligner::kMaxSequenceLength;
-      (fits ? on_gpu : on_cpu).push_back(k);
+      if (long_pairs.wants(pairs[k].query.size(), pairs[k].subject.size(), AlignmentMode::local))
+        long_ones.push_back(k);
+      else
+        (fits ? on_gpu : on_cpu).push_back(k);
     }
-    std::stable_sort(on_gpu.begin(), on_gpu.end(), [&](std::size_t a, std::size_t b) { return cells(a) > cells(b); });
-    std::vector<double> fitting_cells;
+    const auto by_cells = [&](std::size_t a, std::size_t b) { return cells(a) > cells(b); };
+    std::stable_sort(on_gpu.begin(), on_gpu.end(), by_cells);
+    std::stable_sort(long_ones.begin(), long_ones.end(), by_cells);
+    std::vector<double> fitting_cells, long_cells;
+    std::vector<LongPairCost> long_costs;
     for (const std::size_t k : on_gpu) fitting_cells.push_back(cells(k));
+    for (const std::size_t k : long_ones) {
+      long_cells.push_back(cells(k));
+      long_costs.push_back(long_pair_cost(static_cast<double>(pairs[k].query.size()),
+                                          static_cast<double>(pairs[k].subject.size()), rates_));
+    }
+    const std::size_t to_long = pairs_for_long_kernel(long_cells, long_costs, fitting_cells, threads_, rates_);
+    for (std::size_t n = to_long; n < long_ones.size(); ++n) {
+      const std::size_t k = long_ones[n];
+      const bool fits = pairs[k].query.size() <= gpu::GpuPairAligner::kMaxSequenceLength &&
+                        pairs[k].subject.size() <= gpu::GpuPairAligner::kMaxSequenceLength;
+      if (!fits) {
+        on_cpu.push_back(k);
+        continue;
+      }
+      on_gpu.insert(std::upper_bound(on_gpu.begin(), on_gpu.end(), k, by_cells), k);
+      fitting_cells.insert(
+          std::upper_bound(fitting_cells.begin(), fitting_cells.end(), cells(k), std::greater<double>()), cells(k));
+    }
+    long_ones.resize(to_long);
     const std::size_t to_cpu = pairs_for_cpu(fitting_cells, threads_, rates_);
     on_cpu.insert(on_cpu.end(), on_gpu.begin(), on_gpu.begin() + static_cast<std::ptrdiff_t>(to_cpu));
     on_gpu.erase(on_gpu.begin(), on_gpu.begin() + static_cast<std::ptrdiff_t>(to_cpu));
@@ -436,13 +473,32 @@ class GpuBackend final : public ScanBackend {
         spans[k] = cpu::pair_span(pairs[k].query, pairs[k].subject, scoring_, AlignmentMode::local);
       });
     });
+    // The long pairs side by side on the first GPU, beside the pair aligner's batch.
+    std::future<void> long_done = std::async(std::launch::async, [&] {
+      long_pairs.spans(
+          long_ones, AlignmentMode::local,
+          [&](std::size_t k) { return std::make_pair(pairs[k].query, pairs[k].subject); },
+          [&](std::size_t k, const Span& span) { spans[k] = span; });
+    });
     try {
       locate_on_gpus(pairs, on_gpu, spans);
+    } catch (...) {
+      cpu_done.wait();
+      long_done.wait();
+      throw;
+    }
+    try {
+      long_done.get();
     } catch (...) {
       cpu_done.wait();
       throw;
     }
     cpu_done.get();
+  }
+
+  GpuLongPairs& long_pairs() {
+    std::call_once(long_pairs_made_, [&] { long_pairs_.emplace(gpus_.front().device, scoring_); });
+    return *long_pairs_;
   }
 
   // spans[k] for the pairs k of `chosen`, split across the GPUs in contiguous shares of about equal cells.
@@ -506,6 +562,8 @@ class GpuBackend final : public ScanBackend {
 
   bool locates_while_scanning() const override { return true; }
 
+  cpu::GlobalRowSource* row_source() override { return &long_pairs(); }
+
   std::string description() const override {
     std::string names;
     for (const auto& gpu : gpus_) names += (names.empty() ? "" : ", ") + gpu.name;
@@ -518,6 +576,8 @@ class GpuBackend final : public ScanBackend {
   std::optional<Chunk> upcoming_;                             // the part the next scan() gets (ScanBackend::upcoming)
   std::vector<std::optional<gpu::GpuPairAligner>> aligners_;  // one per GPU, created by locate()
   std::vector<std::optional<gpu::HotColumnScanner>> hot_scanners_;  // one per GPU, created by hot_columns()
+  std::optional<GpuLongPairs> long_pairs_;                          // on the first GPU, created when first asked
+  std::once_flag long_pairs_made_;
   const std::vector<PreparedQuery>* queries_ = nullptr;
   std::map<std::uint64_t, SubjectSegments> segments_;  // by the sorted position of their first subject
   std::uint64_t segments_reach_ = 0;

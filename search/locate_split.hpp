@@ -3,11 +3,15 @@
 // on one warp: thousands of pairs together at high throughput, but a single long pair at one warp's
 // speed. A search keeps few hits, and the longest of them decide the time: on the H100, a 5,478-residue
 // query against a 22,152-residue subject took 0.1 s on its warp, against about 20 ms on one CPU core.
-// So the longest pairs go to the CPU cores and the GPU takes the rest.
+// So the longest pairs go to the CPU cores and the GPU takes the rest. A pair long enough to fill the
+// GPU by itself goes to the long-pair kernel instead (search/gpu_long_pairs.hpp): the 31,921-residue
+// self-hit of a titin query takes 30 ms there, about 1.3 s on a CPU core.
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
+#include <functional>
 #include <vector>
 
 namespace warpsearch {
@@ -19,16 +23,50 @@ struct LocateRates {
   double warp = 0;                     // one pair on the GPU (its warp)
   double device = 0;                   // the GPU over many pairs at once
   double device_overhead_seconds = 0;  // a GPU call's fixed cost (launches, copies)
+  // The long-pair kernel (kernels/gpu/long_pair.hpp: one pair across the GPU, a warp per stripe of
+  // `long_stripe_rows` rows of the shorter sequence, sweeping the longer one): seconds per column step
+  // of a stripe, the steps a stripe runs behind the one above, a call's fixed cost, and the warps the
+  // device runs at once (pairs run side by side, several at a time).
+  double long_stripe_rows = 256;
+  double long_step_seconds = 0;
+  double long_lag_steps = 0;
+  double long_overhead_seconds = 0;
+  double long_warp_slots = 1;
 };
+
+// The long-pair kernel on one pair: its seconds alone on the device (two passes, end then start, each
+// as long as its last stripe's sweep, which starts behind the others) and its warps x seconds.
+struct LongPairCost {
+  double seconds = 0;
+  double warp_seconds = 0;
+};
+
+inline LongPairCost long_pair_cost(double query_length, double subject_length, const LocateRates& rates) {
+  const double rows = std::min(query_length, subject_length), columns = std::max(query_length, subject_length);
+  const double stripes = std::ceil(rows / rates.long_stripe_rows);
+  const double seconds =
+      2 * (columns + rates.long_lag_steps * stripes) * rates.long_step_seconds + rates.long_overhead_seconds;
+  return {seconds, seconds * stripes};
+}
 
 // The number k of leading pairs (cells sorted in descending order) the CPU takes, the others going to
 // the GPU: the k with the earliest estimated finish of both sides, the smallest on ties.
 //   CPU (longest first on `threads` cores): max(its largest pair, its total / threads) / rates.core;
 //   GPU: max(its largest pair / rates.warp, its total / rates.device) + rates.device_overhead_seconds.
-inline std::size_t pairs_for_cpu(const std::vector<double>& cells_descending, unsigned threads,
-                                 const LocateRates& rates) {
+struct LocateSplit {
+  std::size_t to_cpu = 0;  // k
+  double seconds = 0;      // the estimated finish of both sides
+};
+
+inline LocateSplit locate_split(const std::vector<double>& cells_descending, unsigned threads,
+                                const LocateRates& rates) {
   const std::size_t n = cells_descending.size();
-  if (threads == 0 || rates.core <= 0) return 0;
+  if (threads == 0 || rates.core <= 0) {
+    double gpu = 0;
+    for (const double cells : cells_descending) gpu += cells;
+    return {0, n == 0 ? 0.0
+                      : std::max(cells_descending[0] / rates.warp, gpu / rates.device) + rates.device_overhead_seconds};
+  }
   std::vector<double> suffix(n + 1, 0.0);  // suffix[k]: cells of pairs k..n-1
   for (std::size_t k = n; k-- > 0;) suffix[k] = suffix[k + 1] + cells_descending[k];
   std::size_t best = 0;
@@ -40,6 +78,40 @@ inline std::size_t pairs_for_cpu(const std::vector<double>& cells_descending, un
         k == n ? 0.0
                : std::max(cells_descending[k] / rates.warp, suffix[k] / rates.device) + rates.device_overhead_seconds;
     const double seconds = std::max(cpu, gpu);
+    if (k == 0 || seconds < best_seconds) {
+      best = k;
+      best_seconds = seconds;
+    }
+  }
+  return {best, best_seconds};
+}
+
+inline std::size_t pairs_for_cpu(const std::vector<double>& cells_descending, unsigned threads,
+                                 const LocateRates& rates) {
+  return locate_split(cells_descending, threads, rates).to_cpu;
+}
+
+// The number k of leading candidates for the long-pair kernel (their cells in descending order, with
+// their costs) that it should take, side by side (the longest of them, or all their warp-seconds over
+// the device's warp slots, whichever is longer), beside the CPU/GPU split of the others
+// (`others_descending`, the remaining candidates joining them): the k of the earliest estimated finish
+// of both, the smallest on ties.
+inline std::size_t pairs_for_long_kernel(const std::vector<double>& candidate_cells,
+                                         const std::vector<LongPairCost>& candidate_costs,
+                                         const std::vector<double>& others_descending, unsigned threads,
+                                         const LocateRates& rates) {
+  std::size_t best = 0;
+  double best_seconds = 0, longest = 0, warp_seconds = 0;
+  for (std::size_t k = 0; k <= candidate_cells.size(); ++k) {
+    if (k > 0) {
+      longest = std::max(longest, candidate_costs[k - 1].seconds);
+      warp_seconds += candidate_costs[k - 1].warp_seconds;
+    }
+    std::vector<double> rest(candidate_cells.begin() + static_cast<std::ptrdiff_t>(k), candidate_cells.end());
+    rest.insert(rest.end(), others_descending.begin(), others_descending.end());
+    std::sort(rest.begin(), rest.end(), std::greater<double>());
+    const double long_seconds = std::max(longest, warp_seconds / rates.long_warp_slots);
+    const double seconds = std::max(long_seconds, locate_split(rest, threads, rates).seconds);
     if (k == 0 || seconds < best_seconds) {
       best = k;
       best_seconds = seconds;

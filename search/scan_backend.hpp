@@ -94,6 +94,10 @@ class ScanBackend {
     (void)hot;
     return false;
   }
+  // Where the traceback of the hits may compute the rows of large rectangles (a GPU:
+  // search/gpu_long_pairs.hpp); nullptr: on the CPU. The operations are the same either way. Called
+  // from several threads at once.
+  virtual cpu::GlobalRowSource* row_source() { return nullptr; }
   // Whether locate() may run on another thread while scan() runs (and gains from it: the scan leaves
   // the CPU cores free).
   virtual bool locates_while_scanning() const { return false; }

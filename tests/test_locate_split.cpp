@@ -73,3 +73,45 @@ TEST_CASE("the split minimises the estimated finish over every choice", "[locate
     }
   }
 }
+
+TEST_CASE("a pair that fills the GPU by itself goes to the long-pair kernel, the others stay", "[locate]") {
+  LocateRates rates = h100_rates();
+  rates.long_stripe_rows = 256;
+  rates.long_step_seconds = 0.4e-6;
+  rates.long_lag_steps = 100;
+  rates.long_overhead_seconds = 1e-3;
+  rates.long_warp_slots = 4000;
+  // A 31,921-residue query's self-hit and its next largest hits, with 700 small ones.
+  const std::vector<double> candidates{31921.0 * 31921, 31921.0 * 9000, 31921.0 * 2500};
+  std::vector<LongPairCost> costs;
+  for (const double cells : candidates) costs.push_back(long_pair_cost(31921, cells / 31921, rates));
+  std::vector<double> others;
+  for (int i = 0; i < 700; ++i) others.push_back(31921.0 * (100 + i));
+  std::sort(others.begin(), others.end(), std::greater<>());
+  // The self-hit: 125 stripes of 256 rows, about 36 ms on the kernel, 0.2 s on one core. The shorter
+  // sequence gives the rows, whichever it is.
+  CHECK(long_pair_cost(31921, 31921, rates).seconds == Approx(2 * (31921 + 100 * 125) * 0.4e-6 + 1e-3));
+  CHECK(long_pair_cost(31921, 31921, rates).warp_seconds == Approx(125 * long_pair_cost(31921, 31921, rates).seconds));
+  CHECK(long_pair_cost(31921, 2500, rates).seconds == long_pair_cost(2500, 31921, rates).seconds);
+  const std::size_t k = pairs_for_long_kernel(candidates, costs, others, 16, rates);
+  CHECK(k >= 1);
+  // Each choice's estimated finish, as the header defines it: k is the earliest.
+  const auto finish = [&](std::size_t taken) {
+    double longest = 0, warp_seconds = 0;
+    for (std::size_t i = 0; i < taken; ++i) {
+      longest = std::max(longest, costs[i].seconds);
+      warp_seconds += costs[i].warp_seconds;
+    }
+    std::vector<double> rest(candidates.begin() + static_cast<std::ptrdiff_t>(taken), candidates.end());
+    rest.insert(rest.end(), others.begin(), others.end());
+    std::sort(rest.begin(), rest.end(), std::greater<>());
+    return std::max(std::max(longest, warp_seconds / rates.long_warp_slots), locate_split(rest, 16, rates).seconds);
+  };
+  for (std::size_t other = 0; other <= candidates.size(); ++other) CHECK(finish(k) <= finish(other));
+  // A kernel slower than the CPU gets nothing; no candidates, nothing.
+  rates.long_step_seconds = 1e-3;
+  costs.clear();
+  for (const double cells : candidates) costs.push_back(long_pair_cost(31921, cells / 31921, rates));
+  CHECK(pairs_for_long_kernel(candidates, costs, others, 16, rates) == 0);
+  CHECK(pairs_for_long_kernel({}, {}, others, 16, rates) == 0);
+}

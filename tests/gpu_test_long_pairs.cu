@@ -1,0 +1,130 @@
+// Long pairs on the GPU (search/gpu_long_pairs.hpp) end to end, against the CPU: the spans the GPU
+// backend's locate() gives for pairs large enough for the whole-GPU kernel equal reference::span's; a
+// search with long protein queries (their self-hits traced back with the GPU's checkpoint rows) and
+// `align` of long DNA pairs (checkpointed and Myers-Miller paths, with the GPU's rows) write the CPU's
+// bytes. Skips (with a warning) where no GPU is usable.
+#include <algorithm>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "core/alphabet.hpp"
+#include "kernels/gpu/gpu_scorer.hpp"
+#include "kernels/reference/reference.hpp"
+#include "search/gpu_long_pairs.hpp"
+#include "search/scan_backend.hpp"
+#include "tests/catch.hpp"
+#include "tests/random_sequences.hpp"
+#include "tests/test_support.hpp"
+
+namespace {
+
+using warpsearch::test::run_warpsearch;
+using warpsearch::test::TempDir;
+
+bool gpu_usable() {
+  if (warpsearch::gpu::usable_device_count() > 0) return true;
+  WARN("no usable GPU: the GPU long-pair tests are skipped");
+  return false;
+}
+
+std::string output_of(const std::string& arguments) {
+  const auto result = run_warpsearch(arguments);
+  INFO("warpsearch " << arguments << "\n" << result.err);
+  REQUIRE(result.exit_code == 0);
+  return result.out;
+}
+
+}  // namespace
+
+TEST_CASE("gpu long pairs: locate() of pairs for the whole-GPU kernel equals reference::span",
+          "[gpu][search][long_pairs]") {
+  if (!gpu_usable()) return;
+  using namespace warpsearch;
+  const ScoringScheme blosum62(SubstitutionMatrix::builtin("BLOSUM62"), GapOpen{11}, GapExtend{1});
+  std::mt19937_64 rng(91);
+  std::vector<std::string> queries, subjects;
+  for (const std::size_t m : {8200, 9000}) {
+    queries.push_back(test::random_codes(rng, m, 20));
+    subjects.push_back(test::random_codes(rng, 300, 20) + test::mutated_codes(rng, queries.back(), 20, 0.2, 5) +
+                       test::random_codes(rng, 500, 20));
+  }
+  queries.push_back(queries[0]);  // the self-hit
+  subjects.push_back(queries[0]);
+  std::vector<HitPair> pairs;
+  for (std::size_t k = 0; k < queries.size(); ++k) {
+    REQUIRE(static_cast<double>(queries[k].size()) * static_cast<double>(subjects[k].size()) >=
+            static_cast<double>(GpuLongPairs::kMinCells));
+    pairs.push_back({queries[k], subjects[k]});
+  }
+  const auto backend = make_gpu_backend(blosum62, {0}, 0, 0);
+  std::vector<Span> spans;
+  backend->locate(pairs, spans);
+  REQUIRE(spans.size() == pairs.size());
+  for (std::size_t k = 0; k < pairs.size(); ++k) {
+    const auto expected = reference::span(queries[k], subjects[k], blosum62, AlignmentMode::local);
+    INFO("pair " << k);
+    CHECK(spans[k].score == expected.score);
+    CHECK(spans[k].query_begin == expected.query_begin);
+    CHECK(spans[k].query_end == expected.query_end);
+    CHECK(spans[k].subject_begin == expected.subject_begin);
+    CHECK(spans[k].subject_end == expected.subject_end);
+  }
+  REQUIRE(backend->row_source() != nullptr);
+}
+
+TEST_CASE("gpu long pairs: a search with long protein queries writes the CPU's bytes", "[gpu][search][long_pairs]") {
+  if (!gpu_usable()) return;
+  TempDir dir;
+  std::mt19937_64 rng(92);
+  const auto& protein = warpsearch::Alphabet::protein();
+  std::string query_fasta, db_fasta;
+  for (int q = 0; q < 2; ++q) {
+    const std::string query = warpsearch::test::random_codes(rng, 9000 + 3000 * static_cast<std::size_t>(q), 20);
+    query_fasta += ">long" + std::to_string(q) + "\n" + protein.decode_string(query) + "\n";
+    db_fasta += ">self" + std::to_string(q) + "\n" + protein.decode_string(query) + "\n";
+    for (int copy = 0; copy < 3; ++copy)
+      db_fasta += ">copy" + std::to_string(q) + "_" + std::to_string(copy) + "\n" +
+                  protein.decode_string(warpsearch::test::mutated_codes(rng, query, 20, 0.1 + 0.1 * copy, 4)) + "\n";
+  }
+  for (int s = 0; s < 200; ++s)
+    db_fasta += ">random" + std::to_string(s) + "\n" +
+                protein.decode_string(warpsearch::test::random_codes(rng, 100 + rng() % 2000, 20)) + "\n";
+  warpsearch::test::write_file(dir.file("db.fa"), db_fasta);
+  warpsearch::test::write_file(dir.file("q.fa"), query_fasta);
+  REQUIRE(run_warpsearch("makedb --quiet " + dir.file("db.fa") + " " + dir.file("db.wsdb")).exit_code == 0);
+  const std::string common =
+      "search --quiet --outfmt '6 qseqid sseqid pident length mismatch gapopen qstart qend "
+      "sstart send evalue bitscore score cigar qseq sseq' -q " +
+      dir.file("q.fa") + " -d " + dir.file("db.wsdb");
+  const std::string cpu = output_of(common + " --device cpu");
+  CHECK(std::count(cpu.begin(), cpu.end(), '\n') >= 8);
+  CHECK(output_of(common + " --device gpu") == cpu);
+}
+
+TEST_CASE("gpu long pairs: align of long DNA pairs writes the CPU's bytes", "[gpu][align][long_pairs]") {
+  if (!gpu_usable()) return;
+  TempDir dir;
+  std::mt19937_64 rng(93);
+  const auto& dna = warpsearch::Alphabet::nucleotide();
+  std::string a_fasta, b_fasta;
+  // 20 kb: the checkpointed traceback; 70 kb: Myers and Miller's (beyond the checkpoint budget).
+  for (const std::size_t length : {20000, 70000}) {
+    const std::string a = warpsearch::test::random_codes(rng, length, 4);
+    const std::string b = warpsearch::test::random_codes(rng, 1000, 4) +
+                          warpsearch::test::mutated_codes(rng, a, 4, 0.1, 5) +
+                          warpsearch::test::random_codes(rng, 700, 4);
+    a_fasta += ">a" + std::to_string(length) + "\n" + dna.decode_string(a) + "\n";
+    b_fasta += ">b" + std::to_string(length) + "\n" + dna.decode_string(b) + "\n";
+  }
+  warpsearch::test::write_file(dir.file("a.fa"), a_fasta);
+  warpsearch::test::write_file(dir.file("b.fa"), b_fasta);
+  for (const char* mode : {"local", "global", "semiglobal"}) {
+    const std::string arguments =
+        "align --quiet -q " + dir.file("a.fa") + " -t " + dir.file("b.fa") + " --mode " + mode + " --cigar --aligned";
+    const std::string cpu = output_of(arguments + " --device cpu");
+    INFO(mode);
+    CHECK(std::count(cpu.begin(), cpu.end(), '\n') >= 2);
+    CHECK(output_of(arguments + " --device gpu") == cpu);
+  }
+}
