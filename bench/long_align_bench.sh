@@ -1,17 +1,18 @@
 #!/usr/bin/env bash
-# Benchmark of long pair alignment on the CPU (docs/long_alignment.md): `warpsearch align --device cpu
+# Benchmark of long pair alignment (docs/long_alignment.md): `warpsearch align --device cpu|gpu
 # --cigar` in global and local mode on one generated pair of related DNA sequences per size (default
 # 100 kb, 300 kb and 1 Mb): a random sequence and a copy with 4% substitutions and 0.5% insertions and
-# 0.5% deletions of 1..8 bases. A size is skipped when the previous one's CPU time, scaled by the square
-# of the length ratio, predicts more than --max-seconds (default 180).
+# 0.5% deletions of 1..8 bases. A size is skipped when the previous one's CPU time (GPU: wall time),
+# scaled by the square of the length ratio, predicts more than --max-seconds (default 180).
 # Each run records wall time, GCUPS (query x target / seconds / 1e9, the whole command: reading, both
 # passes, the traceback, writing), CPU seconds (user + system: what the command took on a shared
-# machine) and peak resident memory (GNU time's "Maximum resident set size", Debian package `time`), with
+# machine) and peak resident memory (GNU time's "Maximum resident set size", or Python's getrusage), with
 # the command, commit, machine, load and date, appended to the results file (default
-# bench/results/long_align_cpu.tsv).
+# bench/results/long_align_cpu.tsv, or long_align_gpu.tsv with --device gpu).
 #
 # usage: bench/long_align_bench.sh [--binary PATH] [--data DIR] [--sizes "100000 300000 1000000"]
 #                                  [--modes "global local"] [--max-seconds S] [--out FILE] [--note TEXT]
+#                                  [--device cpu|gpu]
 #   --binary   the warpsearch tool (default: build/tools/warpsearch, or $WARPSEARCH)
 #   --data     where the pairs are made, once, and reused (default: ${TMPDIR:-/tmp}/warpsearch-long-align)
 #   --note     free text for the results' note column (e.g. "2 shared cores, load 5")
@@ -20,7 +21,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
 binary=${WARPSEARCH:-$root/build/tools/warpsearch} data=${TMPDIR:-/tmp}/warpsearch-long-align
-sizes="100000 300000 1000000" modes="global local" max_seconds=180 out="" note=""
+sizes="100000 300000 1000000" modes="global local" max_seconds=180 out="" note="" device=cpu
 while [[ $# -gt 0 ]]; do
   case $1 in
     --binary) binary=$2; shift 2 ;;
@@ -30,13 +31,35 @@ while [[ $# -gt 0 ]]; do
     --max-seconds) max_seconds=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
     --note) note=$2; shift 2 ;;
-    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+    --device) device=$2; shift 2 ;;
+    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
     *) echo "long_align_bench: unknown argument '$1' (--help lists them)" >&2; exit 2 ;;
   esac
 done
 [[ -x $binary ]] || { echo "long_align_bench: no warpsearch binary at $binary (--binary PATH)" >&2; exit 2; }
-[[ -x /usr/bin/time ]] || { echo "long_align_bench: needs GNU time at /usr/bin/time (Debian package 'time')" >&2; exit 2; }
-[[ -n $out ]] || out=$root/bench/results/long_align_cpu.tsv
+# Wall time, CPU time and peak memory of a command, in GNU time's -v lines: GNU time where it is
+# installed (Debian package `time`), else the same three figures from Python's resource module.
+timed() {
+  local report=$1
+  shift
+  if [[ -x /usr/bin/time ]]; then
+    /usr/bin/time -v -o "$report" "$@"
+  else
+    python3 - "$report" "$@" <<'PYTHON'
+import resource, subprocess, sys, time
+start = time.monotonic()
+status = subprocess.call(sys.argv[2:])
+wall = time.monotonic() - start
+usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+with open(sys.argv[1], "w") as report:
+    report.write(f"User time (seconds): {usage.ru_utime:.2f}\nSystem time (seconds): {usage.ru_stime:.2f}\n")
+    report.write(f"Elapsed (wall clock) time (h:mm:ss or m:ss): {int(wall // 60)}:{wall % 60:05.2f}\n")
+    report.write(f"Maximum resident set size (kbytes): {usage.ru_maxrss}\n")
+sys.exit(status)
+PYTHON
+  fi
+}
+[[ -n $out ]] || out=$root/bench/results/long_align_$device.tsv
 mkdir -p "$data"
 
 # One related pair per size, made once (seeded: the same pair on every machine).
@@ -92,9 +115,9 @@ for mode in $modes; do
     [[ -s $data/pair_${size}_target.fa ]] || make_pair "$size"
     query=$data/pair_${size}_query.fa target=$data/pair_${size}_target.fa
     m=$(residues "$query") n=$(residues "$target")
-    command=("$binary" align --device cpu --mode "$mode" --cigar --quiet --query "$query" --target "$target"
+    command=("$binary" align --device "$device" --mode "$mode" --cigar --quiet --query "$query" --target "$target"
              -o "$data/out_${mode}_$size.tsv")
-    /usr/bin/time -v -o "$data/time_${mode}_$size.txt" "${command[@]}"
+    timed "$data/time_${mode}_$size.txt" "${command[@]}"
     load=$(cut -d' ' -f1 /proc/loadavg)  # at the end of the run
     seconds=$(awk -F': ' '/Elapsed \(wall clock\)/ { n = split($2, t, ":"); s = 0; for (k = 1; k <= n; ++k) s = s * 60 + t[k]; printf "%.2f", s }' \
               "$data/time_${mode}_$size.txt")
@@ -108,6 +131,7 @@ for mode in $modes; do
       "${command[*]}" >>"$out"
     printf '%-7s %8s x %8s  %8s s (%s s CPU)  %7s GCUPS  %8s MB peak  score %s\n' "$mode" "$m" "$n" "$seconds" \
       "$cpu_seconds" "$gcups" "$rss_mb" "${score:-?}"
-    previous_size=$size previous_seconds=$cpu_seconds
+    # The CPU's time predicts the next size on the CPU; on the GPU the wall time does.
+    previous_size=$size previous_seconds=$([[ $device == gpu ]] && echo "$seconds" || echo "$cpu_seconds")
   done
 done
