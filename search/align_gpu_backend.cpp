@@ -98,7 +98,9 @@ class GpuPairBackend final : public PairBackend {
         // The largest rectangles take every thread and the GPU's rows; the operations stay the CPU's.
         cpu::AlignmentLimits limits;
         limits.row_source = &long_pairs;
-        if (area(p) >= static_cast<double>(GpuLongPairs::kMinCells)) limits.threads = threads_;
+        // Four threads per core: the linear path's halves each take a share of the threads, and a
+        // share of one runs its two passes one after the other, which on the GPU would leave it idle.
+        if (area(p) >= static_cast<double>(GpuLongPairs::kMinCells)) limits.threads = 4 * threads_;
         result.operations =
             cpu::align_in_rectangle(pairs[p].query, pairs[p].target, scoring_, result, limits).operations;
         const std::int64_t replayed = replay_operations(pairs[p].query, pairs[p].target, scoring_, result);

@@ -36,9 +36,9 @@ namespace warpsearch {
 class GpuLongPairs final : public cpu::GlobalRowSource {
  public:
   static constexpr std::uint64_t kMinCells = std::uint64_t{1} << 26;
-  // The traceback's rows come from the GPU for rectangles of this many cells and more: a 4,096 x 4,096
-  // pass takes about 2 ms there and about 10 ms on a CPU core.
-  static constexpr std::uint64_t kRowSourceMinCells = std::uint64_t{1} << 24;
+  // The traceback's rows come from the GPU for rectangles of this many cells and more: a 2,048 x 4,096
+  // pass takes about 2 ms there and about 5 ms on a CPU core.
+  static constexpr std::uint64_t kRowSourceMinCells = std::uint64_t{1} << 23;
   static constexpr std::size_t kMinRows = 8192;
   // The traceback's rows: at least this many rows.
   static constexpr std::size_t kRowSourceMinRows = 1024;
