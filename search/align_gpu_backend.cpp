@@ -26,9 +26,18 @@
 #include "kernels/reference/banded_xdrop.hpp"
 #include "search/align_backend.hpp"
 #include "search/gpu_long_pairs.hpp"
+#include "search/shares.hpp"
 
 namespace warpsearch {
 namespace {
+
+// The weights of items 0..count-1.
+template <typename Weight>
+std::vector<double> weights(std::size_t count, const Weight& weight) {
+  std::vector<double> out(count);
+  for (std::size_t k = 0; k < count; ++k) out[k] = weight(k);
+  return out;
+}
 
 class GpuPairBackend final : public PairBackend {
  public:
@@ -74,7 +83,7 @@ class GpuPairBackend final : public PairBackend {
     for (std::size_t p = 0; p < pairs.size(); ++p)
       (long_pairs.wants(pairs[p].query.size(), pairs[p].target.size(), mode) ? long_ones : ordinary).push_back(p);
     const std::vector<std::size_t> bounds =
-        shares(ordinary.size(), aligners_.size(), [&](std::size_t k) { return area(ordinary[k]); });
+        contiguous_shares(weights(ordinary.size(), [&](std::size_t k) { return area(ordinary[k]); }), aligners_.size());
 
     throw_if_interrupted();
     long_pairs.spans(
@@ -113,21 +122,6 @@ class GpuPairBackend final : public PairBackend {
   }
 
  private:
-  // Bounds of contiguous shares of about equal weight, one per GPU: share g is [bounds[g], bounds[g + 1]).
-  template <typename Weight>
-  static std::vector<std::size_t> shares(std::size_t count, std::size_t gpus, const Weight& weight) {
-    double total = 0;
-    for (std::size_t p = 0; p < count; ++p) total += weight(p);
-    std::vector<std::size_t> bounds{0};
-    double running = 0;
-    for (std::size_t p = 0; p < count && bounds.size() < gpus; ++p) {
-      running += weight(p);
-      if (running >= total / static_cast<double>(gpus) * static_cast<double>(bounds.size())) bounds.push_back(p + 1);
-    }
-    while (bounds.size() <= gpus) bounds.push_back(count);
-    return bounds;
-  }
-
   // X-drop: the spans on the GPUs, shares weighted by residues (an extension's band, not m x n, is its
   // cost); the operations, when asked for, by the CPU engine (see the top of this file).
   double align_xdrop(const std::vector<SequencePair>& pairs, std::vector<PairAlignment>& results) {
@@ -144,7 +138,7 @@ class GpuPairBackend final : public PairBackend {
     const auto residues = [&](std::size_t p) {
       return static_cast<double>(pairs[p].query.size()) + static_cast<double>(pairs[p].target.size());
     };
-    const std::vector<std::size_t> bounds = shares(pairs.size(), xdrop_aligners_.size(), residues);
+    const std::vector<std::size_t> bounds = contiguous_shares(weights(pairs.size(), residues), xdrop_aligners_.size());
     std::vector<double> cells(xdrop_aligners_.size(), 0.0);
     throw_if_interrupted();
     parallel_for(xdrop_aligners_.size(), static_cast<unsigned>(xdrop_aligners_.size()), [&](std::size_t g, unsigned) {

@@ -8,17 +8,15 @@
 // its scan is done). Long subjects (kLongSubjectLength and more) are scored as overlapping segments
 // (scan_long_subjects).
 //
-// Hits are located by the GPU pair aligner (kernels/gpu/pair_aligner.hpp, local mode: forward pass for
-// the end, the same kernel on the reversed prefixes for the start), one aligner per GPU, created on the
-// first locate(), and at the same time by the CPU's striped kernels (cpu::pair_span, the same spans),
-// which take the longest pairs (search/locate_split.hpp) and any with a side longer than the pair
-// kernel takes. The GPUs' pairs are split in contiguous shares of about equal cells. The largest pairs
-// (search/gpu_long_pairs.hpp) run one at a time across the whole first GPU, which also computes the
-// rows of the largest traceback rectangles (row_source()).
+// Hits are located by the GPU pair aligner (kernels/gpu/pair_aligner.hpp: the end, then the start from
+// the reversed prefixes; one per GPU, the pairs in contiguous shares of about equal cells), by the CPU's
+// striped kernels (the longest pairs and those too long for the pair kernel: search/locate_split.hpp)
+// and, the largest, by the long-pair kernel across the first GPU (search/gpu_long_pairs.hpp), which also
+// computes the rows of large tracebacks (row_source()).
 #include <algorithm>
-#include <array>
 #include <atomic>
 #include <deque>
+#include <exception>
 #include <future>
 #include <map>
 #include <memory>
@@ -38,25 +36,11 @@
 #include "search/gpu_long_pairs.hpp"
 #include "search/locate_split.hpp"
 #include "search/scan_backend.hpp"
+#include "search/shares.hpp"
 #include "search/subject_segments.hpp"
 
 namespace warpsearch {
 namespace {
-
-// Contiguous shares of items with these weights for `parts` workers (GPUs), of about equal weight:
-// worker g takes items [bounds[g], bounds[g + 1]).
-std::vector<std::size_t> contiguous_shares(const std::vector<double>& weights, std::size_t parts) {
-  double total = 0;
-  for (const double weight : weights) total += weight;
-  std::vector<std::size_t> bounds{0};
-  double running = 0;
-  for (std::size_t k = 0; k < weights.size() && bounds.size() < parts; ++k) {
-    running += weights[k];
-    if (running >= total / static_cast<double>(parts) * static_cast<double>(bounds.size())) bounds.push_back(k + 1);
-  }
-  while (bounds.size() <= parts) bounds.push_back(weights.size());
-  return bounds;
-}
 
 // Locating speeds (locate_split.hpp). CPU: one core's cpu::pair_span on long real proteins, about half
 // the forward kernel's speed (bench/striped_bench: local 16-bit forward 10 G cells/s with AVX-512BW,
@@ -422,43 +406,41 @@ class GpuBackend final : public ScanBackend {
     const auto cells = [&](std::size_t k) {
       return static_cast<double>(pairs[k].query.size()) * static_cast<double>(pairs[k].subject.size());
     };
-    // Largest first: the CPU takes a leading run of the pairs that fit the GPU (locate_split.hpp), and
-    // every pair that does not; the long-pair kernel a leading run of the pairs large enough for it.
-    std::vector<std::size_t> on_gpu, on_cpu, long_ones;
+    // Largest first: the long-pair kernel takes a leading run of the pairs large enough for it, the CPU
+    // a leading run of the others that fit the pair aligner (locate_split.hpp) and every one that does not.
     GpuLongPairs& long_pairs = this->long_pairs();
-    for (std::size_t k = 0; k < pairs.size(); ++k) {
-      const bool fits = pairs[k].query.size() <= gpu::GpuPairAligner::kMaxSequenceLength &&
-                        pairs[k].subject.size() <= gpu::GpuPairAligner::kMaxSequenceLength;
-      if (long_pairs.wants(pairs[k].query.size(), pairs[k].subject.size(), AlignmentMode::local))
-        long_ones.push_back(k);
-      else
-        (fits ? on_gpu : on_cpu).push_back(k);
-    }
-    const auto by_cells = [&](std::size_t a, std::size_t b) { return cells(a) > cells(b); };
-    std::stable_sort(on_gpu.begin(), on_gpu.end(), by_cells);
-    std::stable_sort(long_ones.begin(), long_ones.end(), by_cells);
-    std::vector<double> fitting_cells, long_cells;
+    const auto fits = [&](std::size_t k) {
+      return pairs[k].query.size() <= gpu::GpuPairAligner::kMaxSequenceLength &&
+             pairs[k].subject.size() <= gpu::GpuPairAligner::kMaxSequenceLength;
+    };
+    std::vector<std::size_t> order(pairs.size()), long_ones, on_gpu, on_cpu;
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return cells(a) > cells(b); });
+    std::vector<double> long_cells, fitting_cells;
     std::vector<LongPairCost> long_costs;
-    for (const std::size_t k : on_gpu) fitting_cells.push_back(cells(k));
-    for (const std::size_t k : long_ones) {
-      long_cells.push_back(cells(k));
-      long_costs.push_back(long_pair_cost(static_cast<double>(pairs[k].query.size()),
-                                          static_cast<double>(pairs[k].subject.size()), rates_));
-    }
-    const std::size_t to_long = pairs_for_long_kernel(long_cells, long_costs, fitting_cells, threads_, rates_);
-    for (std::size_t n = to_long; n < long_ones.size(); ++n) {
-      const std::size_t k = long_ones[n];
-      const bool fits = pairs[k].query.size() <= gpu::GpuPairAligner::kMaxSequenceLength &&
-                        pairs[k].subject.size() <= gpu::GpuPairAligner::kMaxSequenceLength;
-      if (!fits) {
-        on_cpu.push_back(k);
-        continue;
+    for (const std::size_t k : order) {
+      const std::size_t query = pairs[k].query.size(), subject = pairs[k].subject.size();
+      if (long_pairs.wants(query, subject, AlignmentMode::local)) {
+        long_ones.push_back(k);
+        long_cells.push_back(cells(k));
+        long_costs.push_back(long_pair_cost(static_cast<double>(query), static_cast<double>(subject), rates_));
+      } else if (fits(k)) {
+        fitting_cells.push_back(cells(k));
       }
-      on_gpu.insert(std::upper_bound(on_gpu.begin(), on_gpu.end(), k, by_cells), k);
-      fitting_cells.insert(
-          std::upper_bound(fitting_cells.begin(), fitting_cells.end(), cells(k), std::greater<double>()), cells(k));
     }
-    long_ones.resize(to_long);
+    long_ones.resize(pairs_for_long_kernel(long_cells, long_costs, fitting_cells, threads_, rates_));
+    std::vector<bool> on_long(pairs.size(), false);
+    for (const std::size_t k : long_ones) on_long[k] = true;
+    fitting_cells.clear();
+    for (const std::size_t k : order) {
+      if (on_long[k]) continue;
+      if (fits(k)) {
+        on_gpu.push_back(k);
+        fitting_cells.push_back(cells(k));
+      } else {
+        on_cpu.push_back(k);
+      }
+    }
     const std::size_t to_cpu = pairs_for_cpu(fitting_cells, threads_, rates_);
     on_cpu.insert(on_cpu.end(), on_gpu.begin(), on_gpu.begin() + static_cast<std::ptrdiff_t>(to_cpu));
     on_gpu.erase(on_gpu.begin(), on_gpu.begin() + static_cast<std::ptrdiff_t>(to_cpu));
@@ -480,20 +462,18 @@ class GpuBackend final : public ScanBackend {
           [&](std::size_t k) { return std::make_pair(pairs[k].query, pairs[k].subject); },
           [&](std::size_t k, const Span& span) { spans[k] = span; });
     });
+    std::exception_ptr failure;
     try {
       locate_on_gpus(pairs, on_gpu, spans);
     } catch (...) {
-      cpu_done.wait();
-      long_done.wait();
-      throw;
+      failure = std::current_exception();
     }
-    try {
-      long_done.get();
-    } catch (...) {
-      cpu_done.wait();
-      throw;
-    }
-    cpu_done.get();
+    for (std::future<void>* done : {&long_done, &cpu_done}) try {
+        done->get();
+      } catch (...) {
+        if (!failure) failure = std::current_exception();
+      }
+    if (failure) std::rethrow_exception(failure);
   }
 
   GpuLongPairs& long_pairs() {
