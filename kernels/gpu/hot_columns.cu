@@ -21,6 +21,7 @@
 #include "core/alphabet.hpp"
 #include "kernels/gpu/cuda_support.cuh"
 #include "kernels/gpu/dpx.cuh"
+#include "kernels/gpu/score_table.cuh"
 
 namespace warpsearch::gpu {
 namespace {
@@ -153,14 +154,7 @@ HotColumnScanner::HotColumnScanner(int device, const ScoringScheme& scoring) {
   impl_->multiprocessors = properties.multiProcessorCount;
   impl_->gap_open_extend = scoring.gap_open() + scoring.gap_extend();
   impl_->gap_extend = scoring.gap_extend();
-  std::vector<std::int32_t> table(kMaxCodes * kMaxCodes);
-  for (int a = 0; a < kMaxCodes; ++a)
-    for (int b = 0; b < kMaxCodes; ++b)
-      table[static_cast<std::size_t>(a * kMaxCodes + b)] =
-          scoring.score(static_cast<std::uint8_t>(a), static_cast<std::uint8_t>(b));
-  impl_->matrix = detail::DeviceBuffer<std::int32_t>(table.size(), device);
-  WARPSEARCH_CUDA_CHECK(
-      cudaMemcpy(impl_->matrix.get(), table.data(), table.size() * sizeof(std::int32_t), cudaMemcpyHostToDevice));
+  impl_->matrix = detail::upload_score_table(scoring, device);
 }
 
 HotColumnScanner::~HotColumnScanner() = default;

@@ -33,6 +33,7 @@
 #include "core/alphabet.hpp"
 #include "kernels/gpu/cuda_support.cuh"
 #include "kernels/gpu/dpx.cuh"
+#include "kernels/gpu/score_table.cuh"
 
 namespace warpsearch::gpu {
 namespace {
@@ -354,14 +355,7 @@ LongPairAligner::LongPairAligner(int device, const ScoringScheme& scoring) {
   impl_->multiprocessors = properties.multiProcessorCount;
   impl_->open = scoring.gap_open();
   impl_->extend = scoring.gap_extend();
-  std::vector<std::int32_t> table(kMaxCodes * kMaxCodes);
-  for (int x = 0; x < kMaxCodes; ++x)
-    for (int y = 0; y < kMaxCodes; ++y)
-      table[static_cast<std::size_t>(x * kMaxCodes + y)] =
-          scoring.score(static_cast<std::uint8_t>(x), static_cast<std::uint8_t>(y));
-  impl_->matrix = detail::DeviceBuffer<std::int32_t>(table.size(), device);
-  WARPSEARCH_CUDA_CHECK(
-      cudaMemcpy(impl_->matrix.get(), table.data(), table.size() * sizeof(std::int32_t), cudaMemcpyHostToDevice));
+  impl_->matrix = detail::upload_score_table(scoring, device);
 }
 
 LongPairAligner::~LongPairAligner() = default;
