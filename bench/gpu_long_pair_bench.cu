@@ -3,6 +3,7 @@
 // as Myers and Miller's split asks, or checkpoint rows every 256).
 //
 //   gpu_long_pair_bench [--query-length M] [--subject-length N] [--dna] [--repeat 3] [--tsv out.tsv]
+//                       [--rows-per-lane 0|8|16|32]
 //
 // The pair is a seeded random query and a mutated copy of it (15% substitutions and indels) inside
 // random flanks, so that the local alignment spans the pair. Each figure is the median of --repeat calls
@@ -27,7 +28,7 @@ using namespace warpsearch;
 
 int main(int argc, char** argv) try {
   std::size_t m = 31921, n = 31921;
-  int repeat = 3;
+  int repeat = 3, rows_per_lane = 0;
   bool dna = false;
   std::string tsv;
   for (int i = 1; i < argc; ++i) {
@@ -46,6 +47,8 @@ int main(int argc, char** argv) try {
       repeat = std::stoi(value());
     else if (arg == "--tsv")
       tsv = value();
+    else if (arg == "--rows-per-lane")
+      rows_per_lane = std::stoi(value());
     else
       throw std::invalid_argument("unknown option " + arg);
   }
@@ -58,6 +61,7 @@ int main(int argc, char** argv) try {
   if (subject.size() < n) subject += test::random_codes(rng, n - subject.size(), alphabet);
   subject.resize(n);
   gpu::LongPairAligner aligner(0, scoring);
+  aligner.set_rows_per_lane(rows_per_lane);
   struct Work {
     std::string name;
     std::function<void()> run;

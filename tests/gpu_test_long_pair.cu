@@ -103,6 +103,14 @@ TEST_CASE("GPU long pair: spans equal cpu::pair_span in every mode", "[gpu][long
       check_spans(aligner, protein, query, subject);
       check_spans(aligner, protein, subject, query);  // the shorter sequence, the subject, gives the rows
     }
+    // Every shape on one pair (the shape is chosen by the rows; results never depend on it).
+    const auto [query, subject] = related_pair(rng, 5000, 300, 20);
+    for (const int rows_per_lane : {8, 16, 32}) {
+      aligner.set_rows_per_lane(rows_per_lane);
+      check_spans(aligner, protein, query, subject);
+    }
+    aligner.set_rows_per_lane(0);
+    CHECK_THROWS_AS(aligner.set_rows_per_lane(12), std::invalid_argument);
     // Unrelated sequences: ties among many low-scoring cells.
     check_spans(aligner, protein, warpsearch::test::random_codes(rng, 2000, 20),
                 warpsearch::test::random_codes(rng, 5000, 20));

@@ -269,9 +269,8 @@ struct LongPairAligner::Impl {
 
   // One pass of rows a against columns b. rows_every: 0 for local (best cell) passes; else the stripes
   // between rows written out (a very large value: the last row only), which come back in `rows`.
-  PassResult pass(std::string_view a, std::string_view b, bool local, bool free_top, std::int32_t top_open, bool narrow,
-                  int rows_every, std::vector<int2>* rows, bool rows_first = false) {
-    const int rows_per_lane = narrow ? 8 : 32;
+  PassResult pass(std::string_view a, std::string_view b, bool local, bool free_top, std::int32_t top_open,
+                  int rows_per_lane, int rows_every, std::vector<int2>* rows, bool rows_first = false) {
     const int stripe_rows = 32 * rows_per_lane;
     const int m = static_cast<int>(a.size()), n = static_cast<int>(b.size());
     const int stripes = (m + stripe_rows - 1) / stripe_rows;
@@ -308,7 +307,9 @@ struct LongPairAligner::Impl {
     p.stripe_best = stripe_best.get();
     p.out_every = local ? 0 : out_every;
     p.rows_out = rows_out.get();
-    const auto kernel = narrow ? long_pair_kernel<8> : long_pair_kernel<32>;
+    const auto kernel = rows_per_lane == 8    ? long_pair_kernel<8>
+                        : rows_per_lane == 16 ? long_pair_kernel<16>
+                                              : long_pair_kernel<32>;
     int blocks_per_sm = 0;
     WARPSEARCH_CUDA_CHECK(
         cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, kernel, 32 * kWarpsPerBlock, 0));
@@ -341,9 +342,15 @@ struct LongPairAligner::Impl {
     return result;
   }
 
-  // The narrow shape (R = 8) unless the rows give the wide one two stripes per multiprocessor.
-  bool narrow_for(std::size_t rows) const {
-    return rows < std::size_t{2} * 32 * 32 * static_cast<std::size_t>(multiprocessors);
+  // Rows per lane: 8 unless the rows give a taller shape two stripes per multiprocessor (more rows per
+  // lane amortise a step's shuffles and tile loads; fewer stripes start the later ones sooner).
+  int shape = 0;  // set_rows_per_lane(); 0: by the rows
+  int rows_per_lane_for(std::size_t rows) const {
+    if (shape != 0) return shape;
+    for (const int r : {32, 16})
+      if (rows >= std::size_t{2} * 32 * static_cast<std::size_t>(r) * static_cast<std::size_t>(multiprocessors))
+        return r;
+    return 8;
   }
 };
 
@@ -390,10 +397,10 @@ Span LongPairAligner::span(std::string_view query, std::string_view subject, Ali
     // (score, query residues, subject residues) up to the best cell of q against s.
     const auto local_pass = [&](std::string_view q, std::string_view s) {
       if (transposed) {
-        const PassResult r = impl_->pass(s, q, true, false, 0, impl_->narrow_for(s.size()), 0, nullptr, true);
+        const PassResult r = impl_->pass(s, q, true, false, 0, impl_->rows_per_lane_for(s.size()), 0, nullptr, true);
         return std::make_tuple(r.score, static_cast<std::uint64_t>(r.column) + 1, static_cast<std::uint64_t>(r.row));
       }
-      const PassResult r = impl_->pass(q, s, true, false, 0, impl_->narrow_for(q.size()), 0, nullptr);
+      const PassResult r = impl_->pass(q, s, true, false, 0, impl_->rows_per_lane_for(q.size()), 0, nullptr);
       return std::make_tuple(r.score, static_cast<std::uint64_t>(r.row), static_cast<std::uint64_t>(r.column) + 1);
     };
     const auto [score, query_end, subject_end] = local_pass(query, subject);
@@ -413,7 +420,7 @@ Span LongPairAligner::span(std::string_view query, std::string_view subject, Ali
   // Global and semi-global: the last row.
   std::vector<int2> last;
   const bool semiglobal = mode == AlignmentMode::semiglobal;
-  impl_->pass(query, subject, false, semiglobal, impl_->open, impl_->narrow_for(query.size()), INT_MAX, &last);
+  impl_->pass(query, subject, false, semiglobal, impl_->open, impl_->rows_per_lane_for(query.size()), INT_MAX, &last);
   span.query_end = query.size();
   if (!semiglobal) {
     span.score = last[subject.size()].x;
@@ -429,7 +436,7 @@ Span LongPairAligner::span(std::string_view query, std::string_view subject, Ali
   span.subject_end = end;
   if (end == 0) return span;
   impl_->pass(reversed_query, reversed_prefix(reversed_subject, end), false, true, impl_->open,
-              impl_->narrow_for(query.size()), INT_MAX, &last);
+              impl_->rows_per_lane_for(query.size()), INT_MAX, &last);
   std::size_t start = 0;
   for (std::size_t c = 1; c <= end; ++c)
     if (last[c].x > last[start].x) start = c;
@@ -448,17 +455,24 @@ void LongPairAligner::global_rows(std::string_view a, std::string_view b, std::i
                                 " x " + std::to_string(b.size()) + " residues are not accepted");
   impl_->cells = 0;
   impl_->seconds = 0;
-  const bool narrow = spacing < a.size() || impl_->narrow_for(a.size());
-  const std::size_t stripe_rows = narrow ? kRowSpacing : 32 * 32;
+  // Rows every k stripes need stripes of kRowSpacing rows (8 per lane).
+  const int rows_per_lane = spacing < a.size() ? 8 : impl_->rows_per_lane_for(a.size());
+  const std::size_t stripe_rows = 32 * static_cast<std::size_t>(rows_per_lane);
   const int every = spacing >= a.size() ? INT_MAX : static_cast<int>(spacing / stripe_rows);
   std::vector<int2> rows;
-  impl_->pass(a, b, false, false, top_open, narrow, every, &rows);
+  impl_->pass(a, b, false, false, top_open, rows_per_lane, every, &rows);
   h.resize(rows.size());
   ins.resize(rows.size());
   for (std::size_t i = 0; i < rows.size(); ++i) {
     h[i] = rows[i].x;
     ins[i] = rows[i].y;
   }
+}
+
+void LongPairAligner::set_rows_per_lane(int rows) {
+  if (rows != 0 && rows != 8 && rows != 16 && rows != 32)
+    throw std::invalid_argument("long pair: rows per lane must be 8, 16 or 32 (or 0: by the rows)");
+  impl_->shape = rows;
 }
 
 std::uint64_t LongPairAligner::last_cells() const { return impl_->cells; }

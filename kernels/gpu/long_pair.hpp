@@ -4,7 +4,8 @@
 // (cpu::GlobalRowSource, kernels/cpu/alignment.hpp). This header holds no CUDA types; the kernel lives
 // in kernels/gpu/long_pair.cu.
 //
-// The query gives the rows, the subject the columns. The rows are cut into stripes of 32 * R rows; a
+// The query gives the rows, the subject the columns. The rows are cut into stripes of 32 * R rows (R = 8,
+// 16 or 32 by the rows); a
 // warp takes a stripe (in order, from a counter) and sweeps all columns, lane t holding R rows and
 // running one column behind lane t - 1; the stripe's last row goes to the next stripe through global
 // memory, published 32 columns at a time. So a pair runs on as many warps as it has stripes, all at once,
@@ -62,6 +63,10 @@ class LongPairAligner {
   // last row only). Throws std::invalid_argument otherwise, for an empty a or a pair accepts() refuses.
   void global_rows(std::string_view a, std::string_view b, std::int32_t top_open, std::size_t spacing,
                    std::vector<std::int32_t>& h, std::vector<std::int32_t>& ins);
+
+  // The rows each lane holds (8, 16 or 32), for benchmarks; 0 (the default) chooses by the rows.
+  // Results never depend on it. Throws std::invalid_argument for another value.
+  void set_rows_per_lane(int rows);
 
   // Cells computed by the last call (span: both passes), and its seconds on the device.
   std::uint64_t last_cells() const;
