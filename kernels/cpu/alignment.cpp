@@ -16,6 +16,7 @@ namespace {
 
 using detail::GlobalAligner;
 using detail::kMinusInfinity;
+using detail::PassRows;
 using detail::row_functions;
 using detail::RowFunctions;
 using detail::RowJob;
@@ -58,14 +59,6 @@ class LinearAligner {
   }
 
  private:
-  // The rows one pass works in, for a sub-rectangle of `columns` - 1 columns; the pass leaves its last
-  // row in h_above and ins_above.
-  struct PassRows {
-    explicit PassRows(std::size_t columns)
-        : h(columns), ins(columns), h_above(columns), ins_above(columns), m_or_i(columns), del(columns) {}
-    std::vector<std::int32_t> h, ins, h_above, ins_above, m_or_i, del;
-  };
-
   // What a pass reads: the forward pass a_, b_ and their profile, the backward pass the reversed ones.
   struct Direction {
     const SubjectProfile& profile;
@@ -161,29 +154,10 @@ class LinearAligner {
     }
     rows.h.resize(rows.h_above.size());
     rows.ins.resize(rows.ins_above.size());
-    rows.h_above[0] = 0;
-    rows.ins_above[0] = kMinusInfinity;
-    for (std::size_t j = 1; j < columns; ++j) {
-      rows.h_above[j] = -(open_ + static_cast<std::int32_t>(j) * extend_);
-      rows.ins_above[j] = kMinusInfinity;
-    }
-    for (std::size_t i = 1; i <= r1 - r0; ++i) {
-      rows.h[0] = rows.ins[0] = -(top_open + static_cast<std::int32_t>(i) * extend_);
-      const RowJob job{columns,
-                       open_,
-                       extend_,
-                       direction.profile.row(direction.a[r0 + i - 1]) + c0,
-                       rows.h_above.data(),
-                       rows.ins_above.data(),
-                       rows.h.data(),
-                       rows.ins.data(),
-                       rows.m_or_i.data(),
-                       rows.del.data(),
-                       nullptr};
-      rows_.score(job);
-      std::swap(rows.h, rows.h_above);
-      std::swap(rows.ins, rows.ins_above);
-    }
+    rows.start(columns, open_, extend_);
+    for (std::size_t i = 1; i <= r1 - r0; ++i)
+      rows.advance(rows_, columns, open_, extend_, top_open, i, direction.profile.row(direction.a[r0 + i - 1]) + c0,
+                   nullptr);
   }
 
   std::string_view a_, b_;

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <limits>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "core/alphabet.hpp"
@@ -82,6 +83,40 @@ struct RowFunctions {
 // The row functions of an instruction set (one the CPU runs); below AVX2, the portable loops (SSE2 on
 // x86-64, whatever the target's baseline vectorises elsewhere).
 RowFunctions row_functions(Isa isa);
+
+// The rows one pass of the global DP works in: the row above, the row being computed, and RowJob's
+// scratch. Shared by the checkpointed and the linear-memory traceback (kernels/cpu/global_aligner.cpp,
+// kernels/cpu/alignment.cpp).
+struct PassRows {
+  explicit PassRows(std::size_t columns)
+      : h_above(columns), ins_above(columns), h(columns), ins(columns), m_or_i(columns), del(columns) {}
+
+  // Row 0 of a global alignment into the row above: H(0, j) = -(open + j * extend), I minus infinity.
+  void start(std::size_t columns, std::int32_t open, std::int32_t extend) {
+    h_above[0] = 0;
+    ins_above[0] = kMinusInfinity;
+    for (std::size_t j = 1; j < columns; ++j) {
+      h_above[j] = -(open + static_cast<std::int32_t>(j) * extend);
+      ins_above[j] = kMinusInfinity;
+    }
+  }
+
+  // Row i (>= 1) from the row above, which it then becomes: `columns` columns, column 0 a vertical gap
+  // from (0, 0) that costs top_open instead of open; substitution: the row's scores against the columns
+  // (SubjectProfile::row); tb: the row's traceback bytes (columns >= 1), or nullptr.
+  void advance(const RowFunctions& functions, std::size_t columns, std::int32_t open, std::int32_t extend,
+               std::int32_t top_open, std::size_t i, const std::int8_t* substitution, std::uint8_t* tb) {
+    h[0] = ins[0] = -(top_open + static_cast<std::int32_t>(i) * extend);
+    const RowJob job{
+        columns,       open,       extend, substitution, h_above.data(), ins_above.data(), h.data(), ins.data(),
+        m_or_i.data(), del.data(), tb};
+    (tb ? functions.traceback : functions.score)(job);
+    std::swap(h, h_above);
+    std::swap(ins, ins_above);
+  }
+
+  std::vector<std::int32_t> h_above, ins_above, h, ins, m_or_i, del;
+};
 
 // The subject profile, so that a row reads its substitutions contiguously instead of gathering them from
 // the matrix: one row of columns() scores for each code that occurs in a, starting at offset_[code];

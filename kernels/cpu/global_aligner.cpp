@@ -90,39 +90,16 @@ std::uint64_t GlobalAligner::checkpoint_bytes(std::size_t rows, std::size_t cols
   return banded_bytes(rows, cols, band_height(rows, cols, full_traceback_cells));
 }
 
-void GlobalAligner::first_row(std::int32_t* h, std::int32_t* ins) const {
-  h[0] = 0;
-  ins[0] = kMinusInfinity;
-  for (std::size_t j = 1; j < columns(); ++j) {
-    h[j] = -(open_ + static_cast<std::int32_t>(j) * extend_);
-    ins[j] = kMinusInfinity;
-  }
-}
-
 void GlobalAligner::next_row(std::size_t i, std::size_t width, Rows& rows, std::uint8_t* tb) const {
-  rows.h[0] = rows.ins[0] = -(top_open_ + static_cast<std::int32_t>(i) * extend_);
   if (tb) tb[0] = static_cast<std::uint8_t>(kFromI | (i > 1 ? kIExtends : 0));
-  const RowJob job{width,
-                   open_,
-                   extend_,
-                   profile_.row(a_[i - 1]),
-                   rows.h_above.data(),
-                   rows.ins_above.data(),
-                   rows.h.data(),
-                   rows.ins.data(),
-                   rows.m_or_i.data(),
-                   rows.del.data(),
-                   tb};
-  (tb ? rows_.traceback : rows_.score)(job);
-  std::swap(rows.h, rows.h_above);
-  std::swap(rows.ins, rows.ins_above);
+  rows.advance(rows_, width, open_, extend_, top_open_, i, profile_.row(a_[i - 1]), tb);
 }
 
 void GlobalAligner::forward_pass(Rows& rows, Checkpoints& kept, std::uint8_t* tb) const {
   const std::size_t last = a_.size(), cols = columns();
   kept.h.resize(kept.bands * cols);
   kept.ins.resize(kept.bands * cols);
-  first_row(rows.h_above.data(), rows.ins_above.data());
+  rows.start(columns(), open_, extend_);
   for (std::size_t i = 1; i <= last; ++i) {
     next_row(i, cols, rows, tb ? tb + (i - 1) * cols : nullptr);
     if (i % kept.band == 0 || i == last) {
@@ -168,7 +145,7 @@ void GlobalAligner::rebuild_bands(const Checkpoints& kept, std::size_t first, st
     const std::size_t t = first - k;
     Rows& own = rows[worker];
     if (t == 0) {
-      first_row(own.h_above.data(), own.ins_above.data());
+      own.start(columns(), open_, extend_);
     } else {
       const auto at = static_cast<std::ptrdiff_t>((t - 1) * columns());
       std::copy_n(kept.h.begin() + at, width, own.h_above.begin());

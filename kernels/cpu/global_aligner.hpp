@@ -47,12 +47,8 @@ class GlobalAligner {
   static std::uint64_t checkpoint_bytes(std::size_t rows, std::size_t cols, std::uint64_t full_traceback_cells);
 
  private:
-  // One thread's rows: the row above, the row being computed, and RowJob's scratch.
-  struct Rows {
-    explicit Rows(std::size_t columns)
-        : h_above(columns), ins_above(columns), h(columns), ins(columns), m_or_i(columns), del(columns) {}
-    std::vector<std::int32_t> h_above, ins_above, h, ins, m_or_i, del;
-  };
+  // One thread's rows (kernels/cpu/alignment_rows.hpp).
+  using Rows = PassRows;
 
   // The kept rows: band, 2 * band, ..., and the last one, one after the other.
   struct Checkpoints {
@@ -68,7 +64,6 @@ class GlobalAligner {
   };
 
   std::size_t columns() const { return columns_; }
-  void first_row(std::int32_t* h, std::int32_t* ins) const;
   // Row i >= 1 of columns 0..width - 1 from rows.h_above / ins_above, which it then holds. tb: the row's
   // traceback bytes, or nullptr.
   void next_row(std::size_t i, std::size_t width, Rows& rows, std::uint8_t* tb) const;
