@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/bench_support.hpp"
 #include "kernels/gpu/long_pair.hpp"
 #include "profile/scoring.hpp"
 #include "tests/random_sequences.hpp"
@@ -31,12 +32,9 @@ int main(int argc, char** argv) try {
   int repeat = 3, rows_per_lane = 0;
   bool dna = false;
   std::string tsv;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    const auto value = [&] {
-      if (i + 1 >= argc) throw std::invalid_argument(arg + " needs a value");
-      return std::string(argv[++i]);
-    };
+  for (bench::Arguments args(argc, argv); args.next();) {
+    const std::string& arg = args.option();
+    const auto value = [&] { return args.value(); };
     if (arg == "--query-length")
       m = std::stoull(value());
     else if (arg == "--subject-length")
@@ -44,7 +42,7 @@ int main(int argc, char** argv) try {
     else if (arg == "--dna")
       dna = true;
     else if (arg == "--repeat")
-      repeat = std::stoi(value());
+      repeat = std::max(1, std::stoi(value()));
     else if (arg == "--tsv")
       tsv = value();
     else if (arg == "--rows-per-lane")
@@ -85,8 +83,7 @@ int main(int argc, char** argv) try {
       work.run();
       seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
     }
-    std::sort(seconds.begin(), seconds.end());
-    const double median = seconds[seconds.size() / 2];
+    const double median = bench::median(seconds);
     const double cells = static_cast<double>(aligner.last_cells());
     char line[256];
     std::snprintf(line, sizeof line, "%s\t%zu\t%zu\t%.0f\t%.4f\t%.1f\t%lld\n", work.name.c_str(), m, n, cells, median,
