@@ -25,7 +25,7 @@ using test::write_file;
 
 namespace {
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+using warpsearch::test::contains;
 std::string quoted(const std::string& path) { return "'" + path + "'"; }
 
 std::vector<std::vector<std::string>> rows_of(const std::string& text) {

@@ -26,7 +26,7 @@ bool have(const std::string& tool) { return warpsearch::test::have_tool(tool); }
 
 std::string quoted(const std::string& path) { return "'" + path + "'"; }
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+using warpsearch::test::contains;
 
 // Runs `PROGRAM ARGS -outfmt FORMAT` with BLAST+ and with warpsearch, and compares the two outputs.
 void compare(const TempDir& dir, const std::string& program, const std::string& arguments, const std::string& format,

@@ -9,18 +9,12 @@
 namespace {
 
 using warpsearch::test::CommandResult;
+using warpsearch::test::put_file;
 using warpsearch::test::run_shell;
 using warpsearch::test::source_path;
 using warpsearch::test::TempDir;
 
-// A file of a scratch tree, with its folders.
-void put(const TempDir& tree, const std::string& relative, const std::string& contents) {
-  const std::string path = tree.file(relative);
-  std::filesystem::create_directories(std::filesystem::path(path).parent_path());
-  warpsearch::test::write_file(path, contents);
-}
-
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+using warpsearch::test::contains;
 
 CommandResult check_layers(const std::string& root) {
   return run_shell("python3 '" + source_path("scripts/check-layers.py") + "' '" + root + "'");
@@ -28,15 +22,16 @@ CommandResult check_layers(const std::string& root) {
 
 // A small tree that keeps the order: each layer includes its own headers and those below it.
 void put_good_tree(const TempDir& tree) {
-  put(tree, "base/text.hpp", "#pragma once\n#include <string>\n");
-  put(tree, "core/alphabet.hpp", "#pragma once\n#include \"base/text.hpp\"\n");
-  put(tree, "profile/scoring.hpp", "#pragma once\n#include \"core/alphabet.hpp\"\n");
-  put(tree, "kernels/reference/reference.hpp", "#pragma once\n#include \"profile/scoring.hpp\"\n");
-  put(tree, "kernels/cpu/striped.hpp", "#pragma once\n#include \"kernels/reference/reference.hpp\"\n");
-  put(tree, "kernels/gpu/pair.cu", "#include \"kernels/reference/reference.hpp\"\n#include \"kernels/gpu/x.hpp\"\n");
-  put(tree, "search/engine.cpp", "#include \"kernels/cpu/striped.hpp\"\n#include \"kernels/gpu/x.hpp\"\n");
-  put(tree, "api/search.cpp", "#include \"warpsearch/search.hpp\"\n#include \"search/engine.hpp\"\n");
-  put(tree, "db/CMakeLists.txt", "target_link_libraries(warpsearch_db PUBLIC warpsearch_core warpsearch_base)\n");
+  put_file(tree, "base/text.hpp", "#pragma once\n#include <string>\n");
+  put_file(tree, "core/alphabet.hpp", "#pragma once\n#include \"base/text.hpp\"\n");
+  put_file(tree, "profile/scoring.hpp", "#pragma once\n#include \"core/alphabet.hpp\"\n");
+  put_file(tree, "kernels/reference/reference.hpp", "#pragma once\n#include \"profile/scoring.hpp\"\n");
+  put_file(tree, "kernels/cpu/striped.hpp", "#pragma once\n#include \"kernels/reference/reference.hpp\"\n");
+  put_file(tree, "kernels/gpu/pair.cu",
+           "#include \"kernels/reference/reference.hpp\"\n#include \"kernels/gpu/x.hpp\"\n");
+  put_file(tree, "search/engine.cpp", "#include \"kernels/cpu/striped.hpp\"\n#include \"kernels/gpu/x.hpp\"\n");
+  put_file(tree, "api/search.cpp", "#include \"warpsearch/search.hpp\"\n#include \"search/engine.hpp\"\n");
+  put_file(tree, "db/CMakeLists.txt", "target_link_libraries(warpsearch_db PUBLIC warpsearch_core warpsearch_base)\n");
 }
 
 }  // namespace
@@ -53,7 +48,7 @@ TEST_CASE("check-layers: a tree that keeps the order passes", "[layers]") {
 TEST_CASE("check-layers: an include that goes up fails with its file, line and rule", "[layers]") {
   TempDir tree;
   put_good_tree(tree);
-  put(tree, "base/interrupt.cpp", "#include <csignal>\n#include \"core/alphabet.hpp\"\n");
+  put_file(tree, "base/interrupt.cpp", "#include <csignal>\n#include \"core/alphabet.hpp\"\n");
   const CommandResult result = check_layers(tree.path());
   INFO(result.out);
   CHECK(result.exit_code == 1);
@@ -64,7 +59,7 @@ TEST_CASE("check-layers: an include that goes up fails with its file, line and r
 TEST_CASE("check-layers: the GPU kernels may not include the CPU kernels (sideways)", "[layers]") {
   TempDir tree;
   put_good_tree(tree);
-  put(tree, "kernels/gpu/xdrop.cu", "// X-drop\n\n#include \"kernels/cpu/striped.hpp\"\n");
+  put_file(tree, "kernels/gpu/xdrop.cu", "// X-drop\n\n#include \"kernels/cpu/striped.hpp\"\n");
   const CommandResult result = check_layers(tree.path());
   INFO(result.out);
   CHECK(result.exit_code == 1);
@@ -75,7 +70,7 @@ TEST_CASE("check-layers: the GPU kernels may not include the CPU kernels (sidewa
 TEST_CASE("check-layers: an include path that names no layer fails", "[layers]") {
   TempDir tree;
   put_good_tree(tree);
-  put(tree, "db/fasta.cpp", "#include \"fasta.hpp\"\n");
+  put_file(tree, "db/fasta.cpp", "#include \"fasta.hpp\"\n");
   const CommandResult result = check_layers(tree.path());
   INFO(result.out);
   CHECK(result.exit_code == 1);
@@ -85,10 +80,10 @@ TEST_CASE("check-layers: an include path that names no layer fails", "[layers]")
 TEST_CASE("check-layers: a layer's target may not link a layer above it", "[layers]") {
   TempDir tree;
   put_good_tree(tree);
-  put(tree, "profile/CMakeLists.txt",
-      "warpsearch_layer(warpsearch_profile)\n"
-      "target_link_libraries(warpsearch_profile PUBLIC warpsearch_core\n"
-      "                      warpsearch_db)\n");
+  put_file(tree, "profile/CMakeLists.txt",
+           "warpsearch_layer(warpsearch_profile)\n"
+           "target_link_libraries(warpsearch_profile PUBLIC warpsearch_core\n"
+           "                      warpsearch_db)\n");
   const CommandResult result = check_layers(tree.path());
   INFO(result.out);
   CHECK(result.exit_code == 1);

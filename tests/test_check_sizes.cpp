@@ -11,17 +11,12 @@
 namespace {
 
 using warpsearch::test::CommandResult;
+using warpsearch::test::put_file;
 using warpsearch::test::run_shell;
 using warpsearch::test::source_path;
 using warpsearch::test::TempDir;
 
-void put(const TempDir& tree, const std::string& relative, const std::string& contents) {
-  const std::string path = tree.file(relative);
-  std::filesystem::create_directories(std::filesystem::path(path).parent_path());
-  warpsearch::test::write_file(path, contents);
-}
-
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+using warpsearch::test::contains;
 
 CommandResult check_sizes(const std::string& root) {
   return run_shell("python3 '" + source_path("scripts/check-sizes.py") + "' '" + root + "'");
@@ -43,8 +38,8 @@ std::string function(const std::string& name, int length) {
 
 TEST_CASE("check-sizes: a function of 121 lines fails with its file, line, name and length; 120 pass", "[sizes]") {
   TempDir tree;
-  put(tree, "base/a.cpp",
-      "namespace warpsearch {\n\n" + function("at_limit", 120) + "\n" + function("over", 121) + "\n}\n");
+  put_file(tree, "base/a.cpp",
+           "namespace warpsearch {\n\n" + function("at_limit", 120) + "\n" + function("over", 121) + "\n}\n");
   const CommandResult result = check_sizes(tree.path());
   INFO(result.out);
   CHECK(result.exit_code == 1);
@@ -55,9 +50,9 @@ TEST_CASE("check-sizes: a function of 121 lines fails with its file, line, name 
 TEST_CASE("check-sizes: braces in strings, characters, comments and raw strings are not counted", "[sizes]") {
   TempDir tree;
   const std::string tricky = "  const char* s = \"}}}\";\n  char c = '}';\n  // }}\n  /* } */\n  x += '{';\n";
-  put(tree, "db/a.cpp",
-      "namespace {\n\nint tricky(int x) {\n" + statements(30, tricky) + "  auto r = R\"(}\n}\n)\";\n" + statements(10) +
-          "  return x;\n}\n\n}  // namespace\n");
+  put_file(tree, "db/a.cpp",
+           "namespace {\n\nint tricky(int x) {\n" + statements(30, tricky) + "  auto r = R\"(}\n}\n)\";\n" +
+               statements(10) + "  return x;\n}\n\n}  // namespace\n");
   const CommandResult result = check_sizes(tree.path());
   INFO(result.out);
   CHECK(result.exit_code == 1);
@@ -66,14 +61,14 @@ TEST_CASE("check-sizes: braces in strings, characters, comments and raw strings 
 
 TEST_CASE("check-sizes: TEST_CASEs, methods in classes and constructors count; initializers do not", "[sizes]") {
   TempDir tree;
-  put(tree, "tests/test_a.cpp", "TEST_CASE(\"a long test\", \"[tag]\") {\n" + statements(130) + "}\n");
-  put(tree, "core/b.hpp",
-      "namespace warpsearch {\nclass Holder : public Base {\n public:\n  Holder(int y) : y_{y}, z_(y) {\n" +
-          statements(125, "    y_ += 1;\n") + "  }\n  int method() const {\n" + statements(125, "    (void)0;\n") +
-          "    return y_;\n  }\n private:\n  int y_, z_;\n};\n}  // namespace warpsearch\n");
-  put(tree, "profile/c.cpp",
-      "constexpr int kTable[] = {\n" + statements(200, "  1,\n") + "};\nstruct Point {\n" +
-          statements(200, "  int member = 0;\n") + "};\n");
+  put_file(tree, "tests/test_a.cpp", "TEST_CASE(\"a long test\", \"[tag]\") {\n" + statements(130) + "}\n");
+  put_file(tree, "core/b.hpp",
+           "namespace warpsearch {\nclass Holder : public Base {\n public:\n  Holder(int y) : y_{y}, z_(y) {\n" +
+               statements(125, "    y_ += 1;\n") + "  }\n  int method() const {\n" + statements(125, "    (void)0;\n") +
+               "    return y_;\n  }\n private:\n  int y_, z_;\n};\n}  // namespace warpsearch\n");
+  put_file(tree, "profile/c.cpp",
+           "constexpr int kTable[] = {\n" + statements(200, "  1,\n") + "};\nstruct Point {\n" +
+               statements(200, "  int member = 0;\n") + "};\n");
   const CommandResult result = check_sizes(tree.path());
   INFO(result.out);
   CHECK(result.exit_code == 1);
@@ -85,14 +80,14 @@ TEST_CASE("check-sizes: TEST_CASEs, methods in classes and constructors count; i
 
 TEST_CASE("check-sizes: 'stays one function' just above a function, or 'stays one file', exempts it", "[sizes]") {
   TempDir tree;
-  put(tree, "kernels/gpu/k.cuh",
-      "// The kernel stays one function on purpose: its registers live\n// across the loop.\ntemplate <int G>\n"
-      "__global__ void kernel(int x) {\n" +
-          statements(130) +
-          "}\n\n// Not this one: stays one function is not said just above it.\n\nvoid other(int x) {\n" +
-          statements(130) + "}\n");
-  put(tree, "kernels/cpu/big.cpp", "// The table stays one file: generated.\n" + statements(700, "int v;\n"));
-  put(tree, "kernels/cpu/bigger.cpp", statements(601, "int v;\n"));
+  put_file(tree, "kernels/gpu/k.cuh",
+           "// The kernel stays one function on purpose: its registers live\n// across the loop.\ntemplate <int G>\n"
+           "__global__ void kernel(int x) {\n" +
+               statements(130) +
+               "}\n\n// Not this one: stays one function is not said just above it.\n\nvoid other(int x) {\n" +
+               statements(130) + "}\n");
+  put_file(tree, "kernels/cpu/big.cpp", "// The table stays one file: generated.\n" + statements(700, "int v;\n"));
+  put_file(tree, "kernels/cpu/bigger.cpp", statements(601, "int v;\n"));
   const CommandResult result = check_sizes(tree.path());
   INFO(result.out);
   CHECK(result.exit_code == 1);

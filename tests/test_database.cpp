@@ -35,7 +35,7 @@ struct Expected {
   std::string id, description, codes;
 };
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+using warpsearch::test::contains;
 
 template <typename F>
 std::string error_of(F&& action) {

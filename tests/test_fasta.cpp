@@ -42,7 +42,7 @@ std::string read_error(const std::string& path, std::optional<ws::SequenceType> 
   return "(no error)";
 }
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+using warpsearch::test::contains;
 
 }  // namespace
 

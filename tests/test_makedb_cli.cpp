@@ -25,7 +25,7 @@ using ws::test::TempDir;
 using ws::test::write_gzip;
 
 namespace {
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+using warpsearch::test::contains;
 std::string quoted(const std::string& path) { return "'" + path + "'"; }
 // The summary of a makedb run up to its counts ("N protein sequences, R residues, K skipped, C chunks").
 std::string summary_counts(const std::string& err) {

@@ -29,7 +29,7 @@ namespace {
 
 std::string quoted(const std::string& text) { return "'" + text + "'"; }
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+using warpsearch::test::contains;
 
 std::string environment_or(const char* name, const char* fallback) {
   const char* value = std::getenv(name);

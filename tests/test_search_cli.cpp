@@ -16,7 +16,7 @@ using warpsearch::test::TempDir;
 
 namespace {
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+using warpsearch::test::contains;
 
 std::string quoted(const std::string& path) { return "'" + path + "'"; }
 

@@ -31,7 +31,7 @@ using warpsearch::test::write_file;
 
 namespace {
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+using warpsearch::test::contains;
 
 std::string quoted(const std::string& path) { return "'" + path + "'"; }
 

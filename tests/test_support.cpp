@@ -55,6 +55,12 @@ void write_file(const std::string& path, const std::string& contents) {
   if (!out) throw std::runtime_error("cannot write " + path);
 }
 
+void put_file(const TempDir& tree, const std::string& relative, const std::string& contents) {
+  const std::string path = tree.file(relative);
+  std::filesystem::create_directories(std::filesystem::path(path).parent_path());
+  write_file(path, contents);
+}
+
 std::string read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw std::runtime_error("cannot read " + path);

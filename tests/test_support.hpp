@@ -26,6 +26,10 @@ class TempDir {
 };
 
 void write_file(const std::string& path, const std::string& contents);
+// write_file of a file inside a scratch tree, its folders made first.
+void put_file(const TempDir& tree, const std::string& relative, const std::string& contents);
+// Whether text holds part.
+inline bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 std::string read_file(const std::string& path);
 bool path_exists(const std::string& path);
 // Writes contents gzip-compressed, as one member (mode "wb1"; "ab1" appends another member). Throws

@@ -9,39 +9,30 @@
 #include "tests/test_support.hpp"
 
 namespace ws = warpsearch;
+using ws::test::put_file;
 using ws::test::TempDir;
-using ws::test::write_file;
-
-namespace {
-
-void put(const TempDir& root, const std::string& relative, const std::string& text) {
-  std::filesystem::create_directories(std::filesystem::path(root.file(relative)).parent_path());
-  write_file(root.file(relative), text);
-}
-
-}  // namespace
 
 TEST_CASE("usable cpus: cgroup v2 cpu.max, the tightest along the path", "[cpus]") {
   TempDir root;
   const std::string cgroup = "0::/user.slice/job\n";
   CHECK(!ws::cgroup_cpu_limit(cgroup, root.path()));  // no files: no limit
-  put(root, "user.slice/job/cpu.max", "max 100000\n");
+  put_file(root, "user.slice/job/cpu.max", "max 100000\n");
   CHECK(!ws::cgroup_cpu_limit(cgroup, root.path()));
-  put(root, "user.slice/job/cpu.max", "150000 100000\n");
+  put_file(root, "user.slice/job/cpu.max", "150000 100000\n");
   CHECK(ws::cgroup_cpu_limit(cgroup, root.path()) == 2u);  // 1.5 CPUs: 2 threads
-  put(root, "user.slice/job/cpu.max", "400000 100000\n");
+  put_file(root, "user.slice/job/cpu.max", "400000 100000\n");
   CHECK(ws::cgroup_cpu_limit(cgroup, root.path()) == 4u);
-  put(root, "user.slice/cpu.max", "50000 100000\n");  // a parent's quota binds its children
+  put_file(root, "user.slice/cpu.max", "50000 100000\n");  // a parent's quota binds its children
   CHECK(ws::cgroup_cpu_limit(cgroup, root.path()) == 1u);
 }
 
 TEST_CASE("usable cpus: cgroup v1 cfs quota and period", "[cpus]") {
   TempDir root;
   const std::string cgroup = "4:memory:/x\n3:cpu,cpuacct:/docker/abc\n2:cpuset:/\n";
-  put(root, "cpu,cpuacct/docker/abc/cpu.cfs_quota_us", "-1\n");
-  put(root, "cpu,cpuacct/docker/abc/cpu.cfs_period_us", "100000\n");
+  put_file(root, "cpu,cpuacct/docker/abc/cpu.cfs_quota_us", "-1\n");
+  put_file(root, "cpu,cpuacct/docker/abc/cpu.cfs_period_us", "100000\n");
   CHECK(!ws::cgroup_cpu_limit(cgroup, root.path()));
-  put(root, "cpu,cpuacct/docker/abc/cpu.cfs_quota_us", "250000\n");
+  put_file(root, "cpu,cpuacct/docker/abc/cpu.cfs_quota_us", "250000\n");
   CHECK(ws::cgroup_cpu_limit(cgroup, root.path()) == 3u);
   // A controller line without cpu is not read.
   CHECK(!ws::cgroup_cpu_limit("4:memory:/docker/abc\n", root.path()));
