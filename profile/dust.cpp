@@ -251,10 +251,7 @@ std::vector<MaskedInterval> dust_intervals(std::string_view codes, const DustPar
 }
 
 std::string dust_masked(std::string_view codes, const DustParameters& parameters) {
-  std::string masked(codes);
-  for (const MaskedInterval& m : dust_intervals(codes, parameters))
-    std::fill(masked.begin() + m.begin, masked.begin() + m.end, static_cast<char>(kNCode));
-  return masked;
+  return mask_intervals(codes, dust_intervals(codes, parameters), static_cast<char>(kNCode));
 }
 
 }  // namespace warpsearch

@@ -250,11 +250,14 @@ std::vector<MaskedInterval> seg_intervals(std::string_view codes, const SegParam
   return intervals;
 }
 
+std::string mask_intervals(std::string_view codes, const std::vector<MaskedInterval>& intervals, char code) {
+  std::string out(codes);
+  for (const MaskedInterval& m : intervals) std::fill(out.begin() + m.begin, out.begin() + m.end, code);
+  return out;
+}
+
 std::string seg_masked(std::string_view codes, const SegParameters& parameters) {
-  std::string masked(codes);
-  for (const MaskedInterval& m : seg_intervals(codes, parameters))
-    std::fill(masked.begin() + m.begin, masked.begin() + m.end, static_cast<char>(kXCode));
-  return masked;
+  return mask_intervals(codes, seg_intervals(codes, parameters), static_cast<char>(kXCode));
 }
 
 }  // namespace warpsearch

@@ -38,6 +38,9 @@ struct MaskedInterval {
   std::uint32_t begin = 0, end = 0;  // 0-based, end exclusive
 };
 
+// codes with every residue inside the intervals replaced by `code` (SEG's X, DUST's N).
+std::string mask_intervals(std::string_view codes, const std::vector<MaskedInterval>& intervals, char code);
+
 // The low-complexity intervals of a protein sequence of residue codes (core/alphabet.hpp), in the order
 // SEG finds them (they may overlap; their union is what is masked).
 std::vector<MaskedInterval> seg_intervals(std::string_view codes, const SegParameters& parameters);
