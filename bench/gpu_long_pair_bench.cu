@@ -3,10 +3,14 @@
 // as Myers and Miller's split asks, or checkpoint rows every 256).
 //
 //   gpu_long_pair_bench [--query-length M] [--subject-length N] [--dna] [--repeat 3] [--tsv out.tsv]
-//                       [--rows-per-lane 0|8|16|32]
+//                       [--rows-per-lane 0|8|16|32] [--no-checkpoint-rows] [--mutation 0.15]
 //
-// The pair is a seeded random query and a mutated copy of it (15% substitutions and indels) inside
-// random flanks, so that the local alignment spans the pair. Each figure is the median of --repeat calls
+// Besides the span and the rows of the whole DP, the last row in two bands (profile/exact_band.hpp): the
+// guess band of a global score, and the exact band of the pair's global score (whose width the mutation
+// rate sets); --no-checkpoint-rows leaves out the rows every 256 (a slow pass at 1 Mb).
+//
+// The pair is a seeded random query and a mutated copy of it (by default 15% substitutions and indels)
+// inside random flanks, so that the local alignment spans the pair. Each figure is the median of --repeat calls
 // after one warm-up; GCUPS = cells / seconds / 1e9, cells = the passes' (rows x columns), the call's
 // copies and allocations included.
 #include <algorithm>
@@ -15,6 +19,7 @@
 #include <fstream>
 #include <functional>
 #include <iostream>
+#include <optional>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -22,6 +27,7 @@
 
 #include "bench/bench_support.hpp"
 #include "kernels/gpu/long_pair.hpp"
+#include "profile/exact_band.hpp"
 #include "profile/scoring.hpp"
 #include "tests/random_sequences.hpp"
 
@@ -30,7 +36,8 @@ using namespace warpsearch;
 int main(int argc, char** argv) try {
   std::size_t m = 31921, n = 31921;
   int repeat = 3, rows_per_lane = 0;
-  bool dna = false;
+  bool dna = false, checkpoint_rows = true;
+  double mutation = 0.15;
   std::string tsv;
   for (bench::Arguments args(argc, argv); args.next();) {
     const std::string& arg = args.option();
@@ -47,6 +54,10 @@ int main(int argc, char** argv) try {
       tsv = value();
     else if (arg == "--rows-per-lane")
       rows_per_lane = std::stoi(value());
+    else if (arg == "--no-checkpoint-rows")
+      checkpoint_rows = false;
+    else if (arg == "--mutation")
+      mutation = std::stod(value());
     else
       throw std::invalid_argument("unknown option " + arg);
   }
@@ -55,23 +66,35 @@ int main(int argc, char** argv) try {
   const int alphabet = dna ? 4 : 20;
   std::mt19937_64 rng(5);
   const std::string query = test::random_codes(rng, m, alphabet);
-  std::string subject = test::mutated_codes(rng, query, alphabet, 0.15, 4);
+  std::string subject = test::mutated_codes(rng, query, alphabet, mutation, 4);
   if (subject.size() < n) subject += test::random_codes(rng, n - subject.size(), alphabet);
   subject.resize(n);
   gpu::LongPairAligner aligner(0, scoring);
   aligner.set_rows_per_lane(rows_per_lane);
+  aligner.set_band_always(true);  // the banded works below are measured at any length
   struct Work {
     std::string name;
     std::function<void()> run;
   };
   std::vector<std::int32_t> h, ins;
   Span span;
-  const std::vector<Work> works = {
+  const DiagonalBand guess = guess_band(query.size(), subject.size());
+  std::optional<DiagonalBand> band;
+  std::vector<Work> works = {
       {"span local", [&] { span = aligner.span(query, subject, AlignmentMode::local); }},
-      {"span global", [&] { span = aligner.span(query, subject, AlignmentMode::global); }},
+      {"span global",
+       [&] {
+         span = aligner.span(query, subject, AlignmentMode::global);
+         band = optimal_band(query.size(), subject.size(), span.score, scoring, scoring.gap_open());
+       }},
       {"last row", [&] { aligner.global_rows(query, subject, 11, query.size(), h, ins); }},
-      {"rows every 256", [&] { aligner.global_rows(query, subject, 11, 256, h, ins); }},
+      {"last row, guess band",
+       [&] { aligner.global_rows(query, subject, scoring.gap_open(), query.size(), h, ins, &guess); }},
+      {"last row, exact band",
+       [&] { aligner.global_rows(query, subject, scoring.gap_open(), query.size(), h, ins, band ? &*band : nullptr); }},
   };
+  if (checkpoint_rows)
+    works.push_back({"rows every 256", [&] { aligner.global_rows(query, subject, 11, 256, h, ins); }});
   std::ofstream out;
   if (!tsv.empty()) out.open(tsv, std::ios::app);
   std::printf("work\tquery\tsubject\tcells\tseconds\tGCUPS\tscore\n");

@@ -78,7 +78,7 @@ class GpuLongPairs final : public cpu::GlobalRowSource {
   std::size_t spacing() const override { return gpu::LongPairAligner::kRowSpacing; }
 
   bool rows(std::string_view a, std::string_view b, std::int32_t top_open, std::size_t spacing,
-            std::vector<std::int32_t>& h, std::vector<std::int32_t>& ins) override {
+            std::vector<std::int32_t>& h, std::vector<std::int32_t>& ins, const DiagonalBand* band) override {
     if (a.size() < kRowSourceMinRows ||
         !gpu::LongPairAligner::accepts(scoring_, a.size(), b.size(), AlignmentMode::global))
       return false;
@@ -86,7 +86,7 @@ class GpuLongPairs final : public cpu::GlobalRowSource {
     const std::uint64_t count = spacing >= a.size() ? 1 : a.size() / spacing + 1;
     if (count * (b.size() + 1) * 8 > kMaxRowBytes) return false;
     return with_aligner([&](gpu::LongPairAligner& aligner) {
-      aligner.global_rows(a, b, top_open, spacing, h, ins);
+      aligner.global_rows(a, b, top_open, spacing, h, ins, band);
       return true;
     });
   }

@@ -1,7 +1,8 @@
 // The long-pair kernel (one pair across the GPU) against the CPU: spans equal cpu::pair_span's in every
 // mode, in both orientations (the query or the subject giving the rows) and with ties everywhere, and
 // the rows of a global alignment equal a plain 64-bit DP's, for pairs of one stripe, of many, of a last
-// stripe cut short, and of the wide shape. Skips (with a warning) where no GPU is usable.
+// stripe cut short, and of the wide shape; with an exact band, the rows are minus infinity outside it, at
+// most the 64-bit DP's inside, and exact at the pair's corner. Skips (with a warning) where no GPU is usable.
 #include <algorithm>
 #include <cstdint>
 #include <random>
@@ -11,6 +12,7 @@
 #include "kernels/cpu/alignment.hpp"
 #include "kernels/gpu/gpu_scorer.hpp"
 #include "kernels/gpu/long_pair.hpp"
+#include "profile/exact_band.hpp"
 #include "profile/scoring.hpp"
 #include "tests/catch.hpp"
 #include "tests/random_sequences.hpp"
@@ -86,7 +88,8 @@ void check_spans(LongPairAligner& aligner, const ScoringScheme& scoring, const s
     CHECK(got.query_end == expected.query_end);
     CHECK(got.subject_begin == expected.subject_begin);
     CHECK(got.subject_end == expected.subject_end);
-    CHECK(aligner.last_cells() >= query.size() * subject.size());
+    // Global passes of large related pairs run in bands (fewer cells); the others cover the whole DP.
+    if (mode != AlignmentMode::global) CHECK(aligner.last_cells() >= query.size() * subject.size());
   }
 }
 
@@ -132,6 +135,14 @@ TEST_CASE("GPU long pair: spans equal cpu::pair_span in every mode", "[gpu][long
     for (int k = 0; k < 60; ++k) repeats += repeat;
     check_spans(tie_aligner, ties, repeats, repeat + repeat);
     check_spans(tie_aligner, ties, repeat + repeat, repeats);
+    // Global spans in bands: identical (the guess proves its score), mutated (a second band), shifted by
+    // 300 at one end (the guess misses the optimal path).
+    const std::string copy_of = warpsearch::test::random_codes(rng, 9000, 4);
+    aligner.set_band_always(true);
+    check_spans(aligner, dna, copy_of, copy_of);
+    check_spans(aligner, dna, copy_of, warpsearch::test::mutated_codes(rng, copy_of, 4, 0.06, 4));
+    check_spans(aligner, dna, copy_of, warpsearch::test::random_codes(rng, 300, 4) + copy_of.substr(0, 8700));
+    aligner.set_band_always(false);
     // Rows enough for the wide shape (32 rows per lane) on any current GPU.
     const std::string long_query = warpsearch::test::random_codes(rng, 400000, 4);
     const std::string short_subject = long_query.substr(123456, 300);
@@ -170,4 +181,51 @@ TEST_CASE("GPU long pair: rows of a global alignment equal a 64-bit DP's", "[gpu
   const std::string codes(1000, '\1');
   CHECK_THROWS_AS(aligner.global_rows(codes, codes, 11, 100, h, ins), std::invalid_argument);  // not a stripe multiple
   CHECK_THROWS_AS(aligner.global_rows("", codes, 11, 256, h, ins), std::invalid_argument);     // no rows
+}
+
+TEST_CASE("GPU long pair: rows inside an exact band", "[gpu][long_pair]") {
+  if (!have_gpu()) return;
+  std::mt19937_64 rng(39);
+  const ScoringScheme dna(SubstitutionMatrix::nucleotide(2, -3), GapOpen{5}, GapExtend{2});
+  LongPairAligner aligner(0, dna);
+  aligner.set_band_always(true);  // at these lengths a band would not pay: the whole DP by default
+  constexpr std::int32_t kMinusInfinity = -(1 << 29);
+  for (const std::size_t m : {3000, 9000}) {
+    const std::string a = warpsearch::test::random_codes(rng, m, 4);
+    const std::string b = warpsearch::test::mutated_codes(rng, a, 4, 0.06, 4);
+    const Span global = warpsearch::cpu::pair_span(a, b, dna, AlignmentMode::global);
+    const auto band = warpsearch::optimal_band(a.size(), b.size(), global.score, dna, dna.gap_open());
+    REQUIRE(band.has_value());
+    REQUIRE(band->width() < b.size() / 2);  // the stripes sweep a part of the columns
+    for (const std::size_t spacing : {std::size_t{256}, std::size_t{1} << 30}) {
+      std::vector<std::size_t> wanted;
+      for (std::size_t r = spacing; r < a.size(); r += spacing) wanted.push_back(r);
+      wanted.push_back(a.size());
+      std::vector<long long> h_expected, i_expected;
+      reference_rows(a, b, dna, dna.gap_open(), wanted, h_expected, i_expected);
+      std::vector<std::int32_t> h, ins;
+      aligner.global_rows(a, b, dna.gap_open(), spacing, h, ins, &*band);
+      INFO("rows " << a.size() << ", columns " << b.size() << ", spacing " << spacing << ", band " << band->low << ".."
+                   << band->high);
+      REQUIRE(h.size() == h_expected.size());
+      REQUIRE(ins.size() == i_expected.size());
+      std::size_t above_exact = 0, outside_not_minus_infinity = 0, inside = 0;
+      for (std::size_t q = 0; q < wanted.size(); ++q) {
+        for (std::size_t c = 0; c <= b.size(); ++c) {
+          const std::size_t k = q * (b.size() + 1) + c;
+          above_exact += h[k] > h_expected[k] || ins[k] > i_expected[k] ? 1 : 0;
+          const auto diagonal = static_cast<std::int64_t>(c) - static_cast<std::int64_t>(wanted[q]);
+          if (c > 0 && (diagonal < band->low || diagonal > band->high))
+            outside_not_minus_infinity += h[k] != kMinusInfinity || ins[k] != kMinusInfinity ? 1 : 0;
+          else
+            ++inside;
+        }
+      }
+      CHECK(above_exact == 0);
+      CHECK(outside_not_minus_infinity == 0);
+      CHECK(inside < h.size() / 2);
+      CHECK(h.back() == global.score);  // the corner lies on every optimal alignment
+      CHECK(aligner.last_cells() < a.size() * b.size() / 2);
+    }
+  }
 }

@@ -42,7 +42,7 @@ class ScalarRowSource final : public cpu::GlobalRowSource {
   std::size_t spacing() const override { return spacing_; }
 
   bool rows(std::string_view a, std::string_view b, std::int32_t top_open, std::size_t spacing,
-            std::vector<std::int32_t>& h, std::vector<std::int32_t>& ins) override {
+            std::vector<std::int32_t>& h, std::vector<std::int32_t>& ins, const DiagonalBand*) override {
     {
       std::lock_guard<std::mutex> lock(mutex_);
       requests_.push_back({a.size(), b.size(), spacing, top_open});
@@ -244,8 +244,15 @@ TEST_CASE("row source: the linear-memory path with the source's last rows", "[al
         for (const unsigned threads : {1u, 4u}) {
           INFO(scoring.matrix().name() << " " << c.rows() << " x " << c.columns() << ", min_cells " << min_cells << ", "
                                        << threads << " threads");
-          ScalarRowSource source(scoring, 7, min_cells);
           cpu::AlignmentLimits limits = linear_limits(threads);
+          {  // with the exact band the CPU's rows are banded and the source's exact: the same operations
+            ScalarRowSource banded_source(scoring, 7, min_cells);
+            limits.row_source = &banded_source;
+            require_same(cpu::align_in_rectangle(c.pair.query, c.pair.subject, scoring, c.span, limits), linear);
+          }
+          // Without it, the source is asked for every pass of min_cells cells or more.
+          limits.exact_band = false;
+          ScalarRowSource source(scoring, 7, min_cells);
           limits.row_source = &source;
           require_same(cpu::align_in_rectangle(c.pair.query, c.pair.subject, scoring, c.span, limits), linear);
           const std::vector<RowRequest> requests = source.requests();

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <future>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 #include <utility>
 #include <vector>
@@ -31,11 +32,14 @@ using detail::SubjectProfile;
 // was charged its open on both sides). The two halves are then aligned the same way, a crossing gap
 // continuing into them without a new open (their top_open / bottom_open), until a half fits the whole
 // traceback table (a GlobalAligner leaf). With threads > 1 the two passes run at once, then the two
-// halves, each with half the threads; the choices, hence the operations, are the same.
+// halves, each with half the threads; the choices, hence the operations, are the same. With a band
+// (DiagonalBand) every pass and leaf is computed inside it, and the crossing is sought among the middle
+// row's columns in it: the operations are the same as without it. Each half's score is known from the
+// crossing, so each half gets its own band (optimal_band), narrower than its share of the parent's.
 class LinearAligner {
  public:
   LinearAligner(std::string_view a, std::string_view b, const ScoringScheme& scoring, Isa isa, std::uint64_t leaf_cells,
-                GlobalRowSource* row_source)
+                GlobalRowSource* row_source, std::optional<DiagonalBand> band)
       : a_(a),
         b_(b),
         reversed_a_(a.rbegin(), a.rend()),
@@ -48,13 +52,14 @@ class LinearAligner {
         row_source_(row_source),
         profile_(a, b, scoring),
         reversed_profile_(reversed_a_, reversed_b_, scoring),
-        rows_(row_functions(isa)) {}
+        rows_(row_functions(isa)),
+        band_(band) {}
 
   // The operations of an optimal global alignment, and its score.
   std::string align(unsigned threads, std::int32_t* score) {
     std::string operations;
     operations.reserve(a_.size() + b_.size());
-    solve(0, a_.size(), 0, b_.size(), open_, open_, std::max(threads, 1u), operations, score);
+    solve(0, a_.size(), 0, b_.size(), open_, open_, band_, std::max(threads, 1u), operations, score);
     return operations;
   }
 
@@ -67,16 +72,34 @@ class LinearAligner {
   Direction forward() const { return {profile_, a_, b_}; }
   Direction backward() const { return {reversed_profile_, reversed_a_, reversed_b_}; }
 
-  // Appends the operations of an optimal alignment of a[r0, r1) x b[c0, c1) to operations.
-  // score (the top call's only): the score of the rectangle's alignment.
+  // The cells of a pass or leaf of rows x columns in that band.
+  static std::uint64_t cells(const std::optional<DiagonalBand>& band, std::size_t rows, std::size_t columns) {
+    return band ? band->cells(rows, columns) : static_cast<std::uint64_t>(rows) * columns;
+  }
+
+  // The band of a half of rows x cols residues that scores `score` (its own opens at the corners), within
+  // `outer` (the parent's band in the half's coordinates) when there is one.
+  std::optional<DiagonalBand> half_band(std::size_t rows, std::size_t cols, std::int64_t score, std::int32_t top_open,
+                                        std::int32_t bottom_open, const std::optional<DiagonalBand>& outer) const {
+    const std::optional<DiagonalBand> own =
+        optimal_band(rows, cols, score, scoring_, std::min({open_, top_open, bottom_open}));
+    if (!own) return outer;
+    if (!outer) return own;
+    return DiagonalBand{std::max(own->low, outer->low), std::min(own->high, outer->high)};
+  }
+
+  // Appends the operations of an optimal alignment of a[r0, r1) x b[c0, c1) to operations. band: the
+  // rectangle's, in its own coordinates (row r0, column c0 at (0, 0)). score (the top call's only): the
+  // score of the rectangle's alignment.
   void solve(std::size_t r0, std::size_t r1, std::size_t c0, std::size_t c1, std::int32_t top_open,
-             std::int32_t bottom_open, unsigned threads, std::string& operations, std::int32_t* score = nullptr) {
+             std::int32_t bottom_open, const std::optional<DiagonalBand>& band, unsigned threads,
+             std::string& operations, std::int32_t* score = nullptr) {
     const std::size_t rows = r1 - r0, cols = c1 - c0;
-    if (rows <= 1 || cols == 0 || static_cast<std::uint64_t>(rows) * (cols + 1) <= leaf_cells_) {
+    if (rows <= 1 || cols == 0 || cells(band, rows, cols + 1) <= leaf_cells_) {
       std::int32_t leaf_score = 0;
       AlignmentLimits whole;
       whole.full_traceback_cells = std::numeric_limits<std::uint64_t>::max();
-      operations += GlobalAligner(a_.substr(r0, rows), b_.substr(c0, cols), scoring_, isa_)
+      operations += GlobalAligner(a_.substr(r0, rows), b_.substr(c0, cols), scoring_, isa_, band ? &*band : nullptr)
                         .align(whole, &leaf_score, top_open, bottom_open);
       if (score) *score = leaf_score;
       return;
@@ -84,40 +107,60 @@ class LinearAligner {
     const std::size_t mid = r0 + rows / 2;
     std::size_t best_column = 0;
     bool through_gap = false;
-    {  // the rows live only through the passes, not through the recursion
+    std::int64_t upper_score = 0, lower_score = 0;  // each half's, with its own corner opens
+    {                                               // the rows live only through the passes, not through the recursion
       PassRows into(cols + 1), out_of(cols + 1);
       const std::size_t m = a_.size(), n = b_.size();
       // Into the middle row, and (reversed) out of it.
-      const auto backward_pass = [&] { last_row(backward(), m - r1, m - mid, n - c1, n - c0, bottom_open, out_of); };
+      const std::optional<DiagonalBand> reversed_band =
+          band ? std::optional(band->reversed(rows, cols + 1)) : std::nullopt;
+      const auto backward_pass = [&] {
+        last_row(backward(), m - r1, m - mid, n - c1, n - c0, bottom_open, reversed_band, out_of);
+      };
       if (threads > 1) {
         std::future<void> pending = std::async(std::launch::async, backward_pass);
-        last_row(forward(), r0, mid, c0, c1, top_open, into);
+        last_row(forward(), r0, mid, c0, c1, top_open, band, into);
         pending.get();
       } else {
-        last_row(forward(), r0, mid, c0, c1, top_open, into);
+        last_row(forward(), r0, mid, c0, c1, top_open, band, into);
         backward_pass();
       }
-      // The leftmost best crossing; at one column a cell before a gap.
+      // The leftmost best crossing; at one column a cell before a gap. Only the band's columns hold values.
+      std::size_t first = 0, last = cols;
+      if (band) {
+        first = static_cast<std::size_t>(band->first_column(mid - r0));
+        last = static_cast<std::size_t>(band->last_column(mid - r0, cols + 1));
+      }
       std::int64_t best = std::numeric_limits<std::int64_t>::min();
-      for (std::size_t j = 0; j <= cols; ++j) {
+      for (std::size_t j = first; j <= last; ++j) {
         const std::int64_t at_cell = std::int64_t{into.h_above[j]} + out_of.h_above[cols - j];
         const std::int64_t in_gap = std::int64_t{into.ins_above[j]} + out_of.ins_above[cols - j] + open_;
         if (at_cell > best) best = at_cell, best_column = j, through_gap = false;
         if (in_gap > best) best = in_gap, best_column = j, through_gap = true;
       }
       if (score) *score = static_cast<std::int32_t>(best);
+      // Through a cell the halves score H and H'. Through a gap, each half ends (begins) at the gap with
+      // no open there: I = (the upper half's score) - open - extend, and the same for I'.
+      const std::size_t j = best_column;
+      upper_score = through_gap ? std::int64_t{into.ins_above[j]} + open_ + extend_ : into.h_above[j];
+      lower_score = through_gap ? std::int64_t{out_of.ins_above[cols - j]} + open_ + extend_ : out_of.h_above[cols - j];
     }
     const std::size_t c = c0 + best_column;
     // The upper half, then the lower one (at once on two thread shares when there are threads to share);
     // a crossing gap covers a[mid - 1] and a[mid] in column c, and goes on into both halves for free.
     const std::size_t upper_end = through_gap ? mid - 1 : mid, lower_begin = through_gap ? mid + 1 : mid;
     const std::int32_t inner_open = through_gap ? 0 : open_;
+    const std::optional<DiagonalBand> upper_band =
+        half_band(upper_end - r0, c - c0, upper_score, top_open, inner_open, band);
+    const std::optional<DiagonalBand> lower_band =
+        half_band(r1 - lower_begin, c1 - c, lower_score, inner_open, bottom_open,
+                  band ? std::optional(band->within(lower_begin - r0, c - c0)) : std::nullopt);
     const auto upper = [&](unsigned share, std::string& out) {
-      solve(r0, upper_end, c0, c, top_open, inner_open, share, out);
+      solve(r0, upper_end, c0, c, top_open, inner_open, upper_band, share, out);
       if (through_gap) out += "II";
     };
     const auto lower = [&](unsigned share, std::string& out) {
-      solve(lower_begin, r1, c, c1, inner_open, bottom_open, share, out);
+      solve(lower_begin, r1, c, c1, inner_open, bottom_open, lower_band, share, out);
     };
     if (threads > 1) {
       std::string lower_operations;
@@ -133,16 +176,17 @@ class LinearAligner {
   }
 
   // H and I of the last row of the global alignment of direction.a[r0, r1) x direction.b[c0, c1), left
-  // in rows.h_above and rows.ins_above; a vertical gap from (0, 0) costs top_open instead of open. From
-  // the row source when there is one for this rectangle and it does not decline.
+  // in rows.h_above and rows.ins_above; a vertical gap from (0, 0) costs top_open instead of open; band:
+  // in the pass's coordinates. From the row source when there is one for this rectangle and it does not
+  // decline.
   void last_row(const Direction& direction, std::size_t r0, std::size_t r1, std::size_t c0, std::size_t c1,
-                std::int32_t top_open, PassRows& rows) const {
+                std::int32_t top_open, const std::optional<DiagonalBand>& band, PassRows& rows) const {
     const std::size_t columns = c1 - c0 + 1;
     rows.h.clear();
     rows.ins.clear();
-    if (row_source_ && r1 > r0 && static_cast<std::uint64_t>(r1 - r0) * columns >= row_source_->min_cells() &&
+    if (row_source_ && r1 > r0 && cells(band, r1 - r0, columns) >= row_source_->min_cells() &&
         row_source_->rows(direction.a.substr(r0, r1 - r0), direction.b.substr(c0, c1 - c0), top_open, r1 - r0, rows.h,
-                          rows.ins)) {
+                          rows.ins, band ? &*band : nullptr)) {
       if (rows.h.size() != columns || rows.ins.size() != columns)
         throw std::logic_error("GlobalRowSource::rows gave " + std::to_string(rows.h.size()) + " H and " +
                                std::to_string(rows.ins.size()) + " I values for the last row of " +
@@ -155,9 +199,13 @@ class LinearAligner {
     rows.h.resize(rows.h_above.size());
     rows.ins.resize(rows.ins_above.size());
     rows.start(columns, open_, extend_);
-    for (std::size_t i = 1; i <= r1 - r0; ++i)
-      rows.advance(rows_, columns, open_, extend_, top_open, i, direction.profile.row(direction.a[r0 + i - 1]) + c0,
-                   nullptr);
+    for (std::size_t i = 1; i <= r1 - r0; ++i) {
+      const std::int8_t* substitution = direction.profile.row(direction.a[r0 + i - 1]) + c0;
+      if (band)
+        rows.advance_in_band(rows_, *band, columns, open_, extend_, top_open, i, substitution, nullptr);
+      else
+        rows.advance(rows_, columns, open_, extend_, top_open, i, substitution, nullptr);
+    }
   }
 
   std::string_view a_, b_;
@@ -169,6 +217,7 @@ class LinearAligner {
   GlobalRowSource* row_source_;
   SubjectProfile profile_, reversed_profile_;
   RowFunctions rows_;
+  std::optional<DiagonalBand> band_;
 };
 
 // The score of the operations replayed over the two substrings; fills the counts of the alignment.
@@ -211,6 +260,38 @@ bool fits_traceback_rows(std::size_t rows, std::size_t cols, const ScoringScheme
              std::numeric_limits<std::int32_t>::max();
 }
 
+// Global pairs of this many cells and more have their score computed in bands (banded_global_score).
+constexpr std::uint64_t kBandedScoreCells = std::uint64_t{1} << 24;
+
+// The global score of a against b from the traceback's rows restricted to bands: first guess_band, whose
+// best alignment scores a lower bound L of the optimum; then, unless optimal_band(L) lies inside the
+// guess (the optimum is then L), optimal_band(L), which holds every alignment scoring L or more. None
+// where the rows would take longer than the striped pass (a band over 40% of the columns: the rows run
+// at about 2 G cells/s on a core, the striped 32-bit pass at about 5) or do not hold the pair's range.
+std::optional<std::int64_t> banded_global_score(std::string_view a, std::string_view b, const ScoringScheme& scoring,
+                                                Isa isa) {
+  const std::size_t columns = b.size() + 1;
+  const DiagonalBand guess = guess_band(a.size(), b.size());
+  if (a.empty() || guess.width() * 3 > columns || !fits_traceback_rows(a.size(), b.size(), scoring))
+    return std::nullopt;
+  const std::int32_t open = scoring.gap_open(), extend = scoring.gap_extend();
+  const RowFunctions functions = row_functions(isa);
+  const SubjectProfile profile(a, b, scoring);
+  PassRows rows(columns);
+  const auto corner = [&](const DiagonalBand& band) {
+    rows.start(columns, open, extend);
+    for (std::size_t i = 1; i <= a.size(); ++i)
+      rows.advance_in_band(functions, band, columns, open, extend, open, i, profile.row(a[i - 1]), nullptr);
+    return std::int64_t{rows.h_above[b.size()]};
+  };
+  const std::int64_t lower = corner(guess);
+  const std::optional<DiagonalBand> band = optimal_band(a.size(), b.size(), lower, scoring, open);
+  if (!band) return std::nullopt;
+  if (band->low >= guess.low && band->high <= guess.high) return lower;
+  if (band->width() * 5 > columns * 2) return std::nullopt;
+  return corner(*band);
+}
+
 std::string reversed_prefix(std::string_view codes, std::size_t length) {
   return std::string(codes.rend() - static_cast<std::ptrdiff_t>(length), codes.rend());
 }
@@ -238,13 +319,17 @@ PairAlignment rectangle_alignment(std::string_view query_codes, std::string_view
     throw std::overflow_error("align_in_rectangle: the rectangle (" + rectangle_text(span) +
                               ") is too large for the traceback's 32-bit rows at this gap extend cost");
   std::int32_t global_score = 0;
-  const std::uint64_t cells = static_cast<std::uint64_t>(a.size()) * (b.size() + 1);
+  const std::optional<DiagonalBand> band =
+      limits.exact_band ? optimal_band(a.size(), b.size(), span.score, scoring, scoring.gap_open()) : std::nullopt;
+  const std::size_t tb_width = band ? std::min(band->width() + 1, b.size() + 1) : b.size() + 1;
+  const std::uint64_t cells = static_cast<std::uint64_t>(a.size()) * tb_width;
   if (cells <= limits.full_traceback_cells ||
-      GlobalAligner::checkpoint_bytes(a.size(), b.size() + 1, limits.full_traceback_cells) <= limits.checkpoint_bytes)
-    alignment.operations =
-        GlobalAligner(a, b, scoring, isa).align(limits, &global_score, scoring.gap_open(), scoring.gap_open());
+      GlobalAligner::checkpoint_bytes(a.size(), b.size() + 1, tb_width, limits.full_traceback_cells) <=
+          limits.checkpoint_bytes)
+    alignment.operations = GlobalAligner(a, b, scoring, isa, band ? &*band : nullptr)
+                               .align(limits, &global_score, scoring.gap_open(), scoring.gap_open());
   else
-    alignment.operations = LinearAligner(a, b, scoring, isa, limits.full_traceback_cells, limits.row_source)
+    alignment.operations = LinearAligner(a, b, scoring, isa, limits.full_traceback_cells, limits.row_source, band)
                                .align(limits.threads, &global_score);
   const std::int64_t replayed = replay(a, b, scoring, alignment);
   if (global_score != span.score || replayed != span.score)
@@ -259,6 +344,15 @@ PairAlignment rectangle_alignment(std::string_view query_codes, std::string_view
 Span pair_span(std::string_view query_codes, std::string_view subject_codes, const ScoringScheme& scoring,
                AlignmentMode mode, Isa isa) {
   Span span;
+  if (mode == AlignmentMode::global &&
+      static_cast<std::uint64_t>(query_codes.size()) * subject_codes.size() >= kBandedScoreCells) {
+    if (const std::optional<std::int64_t> score = banded_global_score(query_codes, subject_codes, scoring, isa)) {
+      span.score = *score;
+      span.query_end = static_cast<std::uint32_t>(query_codes.size());
+      span.subject_end = static_cast<std::uint32_t>(subject_codes.size());
+      return span;
+    }
+  }
   const PairEnd end = StripedScorer(query_codes, scoring, isa).end(subject_codes, mode);
   span.score = end.score;
   span.query_end = end.query_end;

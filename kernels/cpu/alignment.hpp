@@ -3,7 +3,9 @@
 //
 // 1. A forward pass of the striped kernel (kernels/cpu/striped.hpp) gives the score and the end: local =
 //    the maximal cell with the smallest subject end, then the smallest query end; global = (m, n);
-//    semiglobal = (m, the smallest subject end among the optimal alignments).
+//    semiglobal = (m, the smallest subject end among the optimal alignments). Global pairs of 2^24 cells
+//    and more are scored by the traceback's rows in bands instead, where that is faster: a narrow guessed
+//    band's score, then the exact band of that score (profile/exact_band.hpp).
 // 2. The same kernel, in the same mode, over the reversed prefixes that end there gives the start (its
 //    own tie-break, the smallest reversed subject then query end, is the reference's: largest subject
 //    start, then largest query start). Global starts at (0, 0) and needs no reverse pass.
@@ -62,6 +64,7 @@
 #include <vector>
 
 #include "core/alignment_mode.hpp"
+#include "core/diagonal_band.hpp"
 #include "core/pair_alignment.hpp"
 #include "core/span.hpp"
 #include "kernels/cpu/query_scorer.hpp"
@@ -72,7 +75,7 @@ namespace warpsearch::cpu {
 // Rows of global alignments computed elsewhere (a GPU), for the traceback's checkpointed and
 // linear-memory paths: the checkpointed path takes its checkpoint rows from rows(), at the source's
 // spacing, and rebuilds only the bands of traceback bytes; the linear path takes the last row of each
-// forward and backward pass. The values must be exactly the CPU's, so the operations do not change.
+// forward and backward pass. The values must be the DP's (below), so the operations do not change.
 class GlobalRowSource {
  public:
   virtual ~GlobalRowSource() = default;
@@ -91,9 +94,12 @@ class GlobalRowSource {
   // b.size() + 1 values, the rows one after the other in h and ins, which arrive empty. spacing >=
   // a.size(): the last row only. a is never empty. Returns false to decline (the caller then computes the
   // rows itself); rows of the wrong count throw std::logic_error in the caller. May be called from several
-  // threads at once.
+  // threads at once. band (nullptr: none): the exact band (core/diagonal_band.hpp) of the caller, in
+  // a x b's coordinates. The source may ignore it (the values above), or compute the recurrence only on
+  // cells that include the band, minus infinity (-2^29) elsewhere: every value is then at most the exact
+  // one and exact on the cells of optimal alignments, which is all the traceback's choices need.
   virtual bool rows(std::string_view a, std::string_view b, std::int32_t top_open, std::size_t spacing,
-                    std::vector<std::int32_t>& h, std::vector<std::int32_t>& ins) = 0;
+                    std::vector<std::int32_t>& h, std::vector<std::int32_t>& ins, const DiagonalBand* band) = 0;
 };
 
 struct AlignmentLimits {
@@ -108,6 +114,12 @@ struct AlignmentLimits {
   // forward and backward passes at once, then the two halves of each split, each with half the threads
   // (every thread may hold one leaf table). The operations do not depend on it.
   unsigned threads = 1;
+  // Compute only the diagonals an optimal alignment can reach, from the rectangle's score and the best
+  // the scoring allows (about 12% of a 1 Mb pair at 4% substitutions and 1% indels, one diagonal for
+  // identical sequences; docs/long_alignment.md, "Exact band"). Inside a path it never changes the
+  // operations; a rectangle whose band fits the whole table or the checkpoint budget takes that path
+  // (the whole table's operations) where it would otherwise have taken the linear one.
+  bool exact_band = true;
   // Where rows of rectangles of at least row_source->min_cells() cells are computed (not owned; nullptr:
   // on the CPU). It never changes the operations, nor which path a rectangle takes.
   GlobalRowSource* row_source = nullptr;

@@ -8,12 +8,17 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <optional>
+#include <stdexcept>
+#include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
 #include "core/alphabet.hpp"
+#include "core/diagonal_band.hpp"
 #include "kernels/cpu/query_scorer.hpp"
+#include "profile/exact_band.hpp"
 #include "profile/scoring.hpp"
 
 namespace warpsearch::cpu::detail {
@@ -110,6 +115,35 @@ struct PassRows {
     const RowJob job{
         columns,       open,       extend, substitution, h_above.data(), ins_above.data(), h.data(), ins.data(),
         m_or_i.data(), del.data(), tb};
+    (tb ? functions.traceback : functions.score)(job);
+    std::swap(h, h_above);
+    std::swap(ins, ins_above);
+  }
+
+  // advance() restricted to the band's columns of row i (band.first_column(i) <= band.last_column(i,
+  // columns)); tb: the row's traceback bytes in the band's layout (DiagonalBand::slot), or nullptr. The
+  // columns the band gains on the right since the row above hold earlier rows' values there: they are
+  // set to minus infinity first, and so is the column left of the band in this row.
+  void advance_in_band(const RowFunctions& functions, const DiagonalBand& band, std::size_t columns, std::int32_t open,
+                       std::int32_t extend, std::int32_t top_open, std::size_t i, const std::int8_t* substitution,
+                       std::uint8_t* tb) {
+    const std::int64_t first = band.first_column(i), last = band.last_column(i, columns);
+    if (first > last) throw std::logic_error("advance_in_band: row " + std::to_string(i) + " leaves the band");
+    for (std::int64_t j = std::max<std::int64_t>(band.last_column(i - 1, columns) + 1, 0); j <= last; ++j)
+      h_above[static_cast<std::size_t>(j)] = ins_above[static_cast<std::size_t>(j)] = kMinusInfinity;
+    const auto base = static_cast<std::size_t>(first == 0 ? 0 : first - 1);  // the job's column 0
+    h[base] = ins[base] = first == 0 ? -(top_open + static_cast<std::int32_t>(i) * extend) : kMinusInfinity;
+    const RowJob job{static_cast<std::size_t>(last) + 1 - base,
+                     open,
+                     extend,
+                     substitution + base,
+                     h_above.data() + base,
+                     ins_above.data() + base,
+                     h.data() + base,
+                     ins.data() + base,
+                     m_or_i.data() + base,
+                     del.data() + base,
+                     tb ? tb + band.slot(i, base) : nullptr};
     (tb ? functions.traceback : functions.score)(job);
     std::swap(h, h_above);
     std::swap(ins, ins_above);

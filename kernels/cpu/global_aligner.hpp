@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -28,9 +29,14 @@ namespace warpsearch::cpu::detail {
 // left, so a band is rebuilt only up to the column at which the traceback enters it (the values of
 // columns 0..j depend on no column beyond j), and with threads > 1 the next `threads` bands up are
 // rebuilt at once, each into its own traceback buffer.
+//
+// With a band (DiagonalBand, kernels/cpu/alignment_rows.hpp) every row is computed only inside it and
+// its traceback bytes take band.width() + 1 bytes instead of a byte per column (a band no narrower
+// than the columns is not used); the operations are the same as without it.
 class GlobalAligner {
  public:
-  GlobalAligner(std::string_view a, std::string_view b, const ScoringScheme& scoring, Isa isa);
+  GlobalAligner(std::string_view a, std::string_view b, const ScoringScheme& scoring, Isa isa,
+                const DiagonalBand* band = nullptr);
 
   // The operations of an optimal global alignment, and its score (with the top and bottom opens given).
   // limits: the table size, and for the checkpointed case the row source and the threads.
@@ -38,13 +44,15 @@ class GlobalAligner {
                     std::int32_t bottom_open);
 
   // Band height of the checkpointed traceback computed on the CPU: every row when the whole table fits
-  // the limit, else about sqrt(8 * rows), which balances the checkpoint rows (8 bytes per cell) against
-  // one band of traceback bytes.
-  static std::size_t band_height(std::size_t rows, std::size_t cols, std::uint64_t full_traceback_cells);
+  // the limit (rows x tb_width traceback bytes: tb_width = cols, or band.width() + 1), else about
+  // sqrt(8 * rows), which balances the checkpoint rows (8 bytes per cell) against one band of traceback
+  // bytes.
+  static std::size_t band_height(std::size_t rows, std::size_t tb_width, std::uint64_t full_traceback_cells);
 
-  // The memory of the checkpointed traceback at that band height (checkpoint rows and one band of
-  // traceback bytes).
-  static std::uint64_t checkpoint_bytes(std::size_t rows, std::size_t cols, std::uint64_t full_traceback_cells);
+  // The memory of the checkpointed traceback at that band height (checkpoint rows of cols values and one
+  // band of traceback bytes).
+  static std::uint64_t checkpoint_bytes(std::size_t rows, std::size_t cols, std::size_t tb_width,
+                                        std::uint64_t full_traceback_cells);
 
  private:
   // One thread's rows (kernels/cpu/alignment_rows.hpp).
@@ -64,6 +72,8 @@ class GlobalAligner {
   };
 
   std::size_t columns() const { return columns_; }
+  // Traceback bytes of a row: one per column, or the band's layout.
+  std::size_t tb_width() const { return band_ ? band_->width() + 1 : columns_; }
   // Row i >= 1 of columns 0..width - 1 from rows.h_above / ins_above, which it then holds. tb: the row's
   // traceback bytes, or nullptr.
   void next_row(std::size_t i, std::size_t width, Rows& rows, std::uint8_t* tb) const;
@@ -84,6 +94,7 @@ class GlobalAligner {
   SubjectProfile profile_;
   std::size_t columns_;
   RowFunctions rows_;
+  std::optional<DiagonalBand> band_;
 };
 
 }  // namespace warpsearch::cpu::detail

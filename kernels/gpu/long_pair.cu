@@ -26,6 +26,7 @@
 #include <algorithm>
 #include <chrono>
 #include <climits>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <tuple>
@@ -34,6 +35,7 @@
 #include "kernels/gpu/cuda_support.cuh"
 #include "kernels/gpu/dpx.cuh"
 #include "kernels/gpu/score_table.cuh"
+#include "profile/exact_band.hpp"
 
 namespace warpsearch::gpu {
 namespace {
@@ -53,12 +55,13 @@ struct LongPairParams {
   bool rows_first = false;  // local ties: the smallest row, then column (else column, then row)
   bool free_top = false;    // semi-global: row 0 free
   int stripes = 0;
-  int2* ring = nullptr;         // 2 x (n + 1): (H, I) of a stripe's last row, entry 0 = column 0
-  int* progress = nullptr;      // per stripe: columns of its last row published
-  int* ticket = nullptr;        // the next stripe to take
-  int4* stripe_best = nullptr;  // per stripe (local): (score, column (0-based), row (1-based), 0)
-  int out_every = 0;            // stripes between rows written out (0: the last row only)
-  int2* rows_out = nullptr;     // (count) x (n + 1)
+  int2* ring = nullptr;             // 2 x (n + 1): (H, I) of a stripe's last row, entry 0 = column 0
+  int* progress = nullptr;          // per stripe: columns of its last row published
+  int* ticket = nullptr;            // the next stripe to take
+  int4* stripe_best = nullptr;      // per stripe (local): (score, column (0-based), row (1-based), 0)
+  int out_every = 0;                // stripes between rows written out (0: the last row only)
+  int2* rows_out = nullptr;         // (count) x (n + 1)
+  int band_low = 0, band_high = 0;  // the diagonals (column - row) computed: -m and n for all
 };
 
 __device__ __forceinline__ int left_boundary(const LongPairParams& p, int row) {
@@ -79,7 +82,9 @@ __host__ __device__ __forceinline__ bool before(bool rows_first, int a, int b, i
 __device__ __forceinline__ void wait_for(const int* progress, int columns, int lane) {
   if (progress != nullptr) {
     if (lane == 0)
-      while (*reinterpret_cast<const volatile int*>(progress) < columns) __nanosleep(64);
+      for (unsigned sleep = 32; *reinterpret_cast<const volatile int*>(progress) < columns;
+           sleep = min(2 * sleep, 512u))
+        __nanosleep(sleep);  // backing off: warps that wait long leave the memory system to the others
     __syncwarp();
     __threadfence();
   }
@@ -114,35 +119,44 @@ __device__ __forceinline__ void run_stripe(const LongPairParams& p, const int* s
   const int2* ring_in = p.ring + static_cast<long long>((k + 1) & 1) * (n + 1);
   int2* ring_out = !kTail && lane == 31 ? p.ring + static_cast<long long>(k & 1) * (n + 1) : nullptr;
   const int* ready = k > 0 ? p.progress + k - 1 : nullptr;
+  // The columns j_begin .. j_end - 1 (cells j + 1) that hold the band's cells of the stripe's rows, and
+  // how far the stripe above computed its last row; further right that row counts as minus infinity.
+  const int j_begin = max(0, k * S + p.band_low), j_end = min(n, stripe_last + p.band_high);
+  const int above_end = k == 0 ? n : min(n, k * S + p.band_high);
 
   int row_code[R], left[R], gap_left[R];  // per row: score-table offset, H(row, j - 1), D(row, j)
 #pragma unroll
   for (int r = 0; r < R; ++r) {
     row_code[r] = (r < valid_rows ? p.rows[first_row + r] & (kMaxCodes - 1) : 0) * kMaxCodes;
-    left[r] = left_boundary(p, first_row + r + 1);
+    left[r] = j_begin == 0 ? left_boundary(p, first_row + r + 1) : kNegative;
     gap_left[r] = kNegative;
   }
   // Subject codes and lane 0's top row come in tiles of 32 columns, one per lane, a tile ahead of use,
   // handed round by shuffles: at step s the lanes work on columns s - 31 .. s.
   const auto load_code = [&](int j) { return j < n ? static_cast<int>(p.columns[j] & (kMaxCodes - 1)) : 0; };
   const auto load_top = [&](int j) {
-    if (j >= n) return make_int2(0, kNegative);
+    if (j >= above_end) return make_int2(kNegative, kNegative);
     return k == 0 ? top_boundary(p, j + 1) : __ldcg(ring_in + j + 1);
   };
-  wait_for(ready, min(n, 64), lane);
-  int code_previous = 0, code_current = load_code(lane), code_next = load_code(32 + lane);
-  int2 top_current = load_top(lane), top_next = load_top(32 + lane);
-  int diagonal = left_boundary(p, first_row);  // H(first_row, j - 1)
-  int handed_h = 0, handed_f = kNegative;      // this lane's last row, for lane + 1
+  wait_for(ready, min(above_end, j_begin + 64), lane);
+  int code_previous = 0, code_current = load_code(j_begin + lane), code_next = load_code(j_begin + 32 + lane);
+  int2 top_current = load_top(j_begin + lane), top_next = load_top(j_begin + 32 + lane);
+  // H(first_row, j_begin): the boundary; right of it, lane 0's comes from the row above (the stripe above's
+  // last row, or row 0), the other lanes' rows are left of the band there.
+  int diagonal = j_begin == 0 ? left_boundary(p, first_row)
+                 : lane > 0   ? kNegative
+                 : k == 0     ? top_boundary(p, j_begin).x
+                              : __ldcg(ring_in + j_begin).x;
+  int handed_h = 0, handed_f = kNegative;  // this lane's last row, for lane + 1
   int best = 0, best_column = INT_MAX, best_row = INT_MAX;
-  for (int step = 0; step < n + 31; ++step) {
+  for (int step = 0; step < j_end - j_begin + 31; ++step) {
     if (step > 0 && (step & 31) == 0) {
-      wait_for(ready, min(n, step + 64), lane);
+      wait_for(ready, min(above_end, j_begin + step + 64), lane);
       code_previous = code_current;
       code_current = code_next;
-      code_next = load_code(step + 32 + lane);
+      code_next = load_code(j_begin + step + 32 + lane);
       top_current = top_next;
-      top_next = load_top(step + 32 + lane);
+      top_next = load_top(j_begin + step + 32 + lane);
     }
     const int tile_base = step & ~31;
     const int served = tile_base + lane <= step ? tile_base + lane : tile_base + lane - 32;
@@ -151,8 +165,8 @@ __device__ __forceinline__ void run_stripe(const LongPairParams& p, const int* s
     const int top_f = __shfl_sync(kFull, top_current.y, step & 31);
     int above_h = __shfl_up_sync(kFull, handed_h, 1);
     int above_f = __shfl_up_sync(kFull, handed_f, 1);
-    const int j = step - lane;
-    if (j < 0 || j >= n) continue;
+    const int j = j_begin + step - lane;
+    if (j < j_begin || j >= j_end) continue;
     if (lane == 0) {
       above_h = top_h;
       above_f = top_f;
@@ -196,7 +210,7 @@ __device__ __forceinline__ void run_stripe(const LongPairParams& p, const int* s
     if (out_row != nullptr) out_row[j + 1] = make_int2(out_h, out_f);
     if (ring_out != nullptr) {
       __stcg(ring_out + j + 1, make_int2(h, f));
-      if ((j & 31) == 31 || j == n - 1) {
+      if ((j & 31) == 31 || j == j_end - 1) {
         __threadfence();
         *reinterpret_cast<volatile int*>(p.progress + k) = j + 1;
       }
@@ -258,19 +272,28 @@ struct LongPairAligner::Impl {
   detail::DeviceBuffer<int4> stripe_best;
   std::uint64_t cells = 0;
 
+  // Buffers outgrown, freed with the aligner: a cudaFree now would wait for every kernel on the device,
+  // the other aligners' passes too (growing by half at a time, they hold less than twice the largest).
+  // Kept, they also let the pass before on this stream read the old buffer without a wait.
+  std::vector<std::shared_ptr<void>> outgrown;
+
   template <class T>
   void grow(detail::DeviceBuffer<T>& buffer, std::size_t count) {
     if (buffer.size() < count) {
-      stream.synchronize();  // the previous pass on this stream may still read it
-      buffer = detail::DeviceBuffer<T>(std::max(count, buffer.size() * 3 / 2), device);
+      const std::size_t grown = std::max(count, buffer.size() * 3 / 2);
+      outgrown.push_back(std::make_shared<detail::DeviceBuffer<T>>(std::move(buffer)));
+      buffer = detail::DeviceBuffer<T>(grown, device);
     }
   }
   double seconds = 0;
 
   // One pass of rows a against columns b. rows_every: 0 for local (best cell) passes; else the stripes
   // between rows written out (a very large value: the last row only), which come back in `rows`.
+  // band: the diagonals computed in a global pass (nullptr: all); the rows come back with minus infinity
+  // outside it.
   PassResult pass(std::string_view a, std::string_view b, bool local, bool free_top, std::int32_t top_open,
-                  int rows_per_lane, int rows_every, std::vector<int2>* rows, bool rows_first = false) {
+                  int rows_per_lane, int rows_every, std::vector<int2>* rows, bool rows_first = false,
+                  const DiagonalBand* band = nullptr) {
     const int stripe_rows = 32 * rows_per_lane;
     const int m = static_cast<int>(a.size()), n = static_cast<int>(b.size());
     const int stripes = (m + stripe_rows - 1) / stripe_rows;
@@ -307,14 +330,26 @@ struct LongPairAligner::Impl {
     p.stripe_best = stripe_best.get();
     p.out_every = local ? 0 : out_every;
     p.rows_out = rows_out.get();
+    p.band_low = -m;
+    p.band_high = n;
+    if (band != nullptr && !local) {
+      p.band_low = static_cast<int>(std::clamp<std::int64_t>(band->low, -m, 0));
+      p.band_high = static_cast<int>(std::clamp<std::int64_t>(band->high, 0, n));
+    }
     const auto kernel = rows_per_lane == 8    ? long_pair_kernel<8>
                         : rows_per_lane == 16 ? long_pair_kernel<16>
                                               : long_pair_kernel<32>;
     int blocks_per_sm = 0;
     WARPSEARCH_CUDA_CHECK(
         cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, kernel, 32 * kWarpsPerBlock, 0));
+    // Warps for every stripe that can be at work at once: all of them, or in a band the width's worth
+    // (twice, so that the next stripes are taken while the band's last ones finish); more would spin.
+    int busy = stripes;
+    if (p.band_low > -m || p.band_high < n)
+      busy = static_cast<int>(
+          std::min<long long>(stripes, 2 * ((static_cast<long long>(p.band_high) - p.band_low) / stripe_rows + 2)));
     const int blocks = std::max(
-        1, std::min((stripes + kWarpsPerBlock - 1) / kWarpsPerBlock, std::max(1, blocks_per_sm) * multiprocessors));
+        1, std::min((busy + kWarpsPerBlock - 1) / kWarpsPerBlock, std::max(1, blocks_per_sm) * multiprocessors));
     const auto started = std::chrono::steady_clock::now();
     kernel<<<blocks, 32 * kWarpsPerBlock, 0, s>>>(p);
     WARPSEARCH_CUDA_CHECK_LAUNCH();
@@ -336,17 +371,47 @@ struct LongPairAligner::Impl {
       WARPSEARCH_CUDA_CHECK(
           cudaMemcpyAsync(rows->data(), rows_out.get(), rows->size() * sizeof(int2), cudaMemcpyDeviceToHost, s));
       stream.synchronize();
+      if (p.band_low > -m || p.band_high < n) {  // the stripes wrote only their own columns
+        for (std::size_t q = 0; q < out_count; ++q) {
+          const long long row = q + 1 == out_count ? m : static_cast<long long>(q + 1) * out_every * stripe_rows;
+          int2* values = rows->data() + q * (static_cast<std::size_t>(n) + 1);
+          const long long first = std::max(1LL, row + p.band_low), last = std::min<long long>(n, row + p.band_high);
+          for (long long c = 1; c <= n; ++c)
+            if (c < first || c > last) values[c] = make_int2(kNegative, kNegative);
+        }
+      }
     }
     seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    cells += static_cast<std::uint64_t>(m) * static_cast<std::uint64_t>(n);
+    for (long long k = 0; k < stripes; ++k) {  // the cells the stripes swept
+      const long long first_row = k * stripe_rows, last_row = std::min<long long>(m, first_row + stripe_rows);
+      const long long begin = std::max(0LL, first_row + p.band_low),
+                      end = std::min<long long>(n, last_row + p.band_high);
+      cells +=
+          static_cast<std::uint64_t>(std::max(0LL, end - begin)) * static_cast<std::uint64_t>(last_row - first_row);
+    }
     return result;
   }
 
   // Rows per lane: 8 unless the rows give a taller shape two stripes per multiprocessor (more rows per
-  // lane amortise a step's shuffles and tile loads; fewer stripes start the later ones sooner).
+  // lane amortise a step's shuffles and tile loads; fewer stripes start the later ones sooner). In a
+  // band, a stripe starts only once the one above has swept its S = 32 R rows' worth of the diagonal, so
+  // the stripes at work at once are those of the band's width, not of the rows: that width decides, and
+  // a pass takes about (rows) x (1 + 95 / S) steps one after the other, shorter steps with fewer rows per
+  // lane.
   int shape = 0;  // set_rows_per_lane(); 0: by the rows
-  int rows_per_lane_for(std::size_t rows) const {
+
+  // Whether a band makes a pass of this many columns faster. A pass in a band is a chain along the
+  // diagonal: each stripe waits for the one above to sweep its rows' worth of columns, so the pass takes
+  // about 0.45 us a row whatever the band's width (one H100: 1 M rows in 0.46-0.48 s, for bands of 8 k and
+  // 145 k columns); a whole pass, about rows x columns / 1.4 T cells/s. The band pays from about 630,000
+  // columns (the span of a global pair takes two banded passes: twice that).
+  bool band_always = false;  // set_band_always()
+  bool band_pays(std::size_t columns, int passes = 1) const {
+    return band_always || static_cast<double>(columns) > passes * 0.45e-6 * 1.4e12;
+  }
+  int rows_per_lane_for(std::size_t rows, const DiagonalBand* band = nullptr) const {
     if (shape != 0) return shape;
+    if (band != nullptr) rows = std::min(rows, band->width());
     for (const int r : {32, 16})
       if (rows >= std::size_t{2} * 32 * static_cast<std::size_t>(r) * static_cast<std::size_t>(multiprocessors))
         return r;
@@ -420,13 +485,28 @@ Span LongPairAligner::span(std::string_view query, std::string_view subject, Ali
   // Global and semi-global: the last row.
   std::vector<int2> last;
   const bool semiglobal = mode == AlignmentMode::semiglobal;
-  impl_->pass(query, subject, false, semiglobal, impl_->open, impl_->rows_per_lane_for(query.size()), INT_MAX, &last);
   span.query_end = query.size();
   if (!semiglobal) {
-    span.score = last[subject.size()].x;
     span.subject_end = subject.size();
+    // In bands, as cpu::pair_span: the guess's banded score L, then (unless its band proves L optimal)
+    // the band of every alignment scoring L or more.
+    const DiagonalBand guess = guess_band(query.size(), subject.size());
+    std::optional<DiagonalBand> band;
+    if (impl_->band_pays(subject.size(), 2) && guess.width() * 3 <= subject.size() + 1) {
+      impl_->pass(query, subject, false, false, impl_->open, impl_->rows_per_lane_for(query.size(), &guess), INT_MAX,
+                  &last, false, &guess);
+      span.score = last[subject.size()].x;
+      band = optimal_band(query.size(), subject.size(), span.score, impl_->scoring, impl_->open);
+      if (band && band->low >= guess.low && band->high <= guess.high) return span;
+    }
+    impl_->pass(query, subject, false, false, impl_->open,
+                impl_->rows_per_lane_for(query.size(), band ? &*band : nullptr), INT_MAX, &last, false,
+                band ? &*band : nullptr);
+    span.score = last[subject.size()].x;
     return span;
   }
+  const int rows_per_lane = impl_->rows_per_lane_for(query.size());
+  impl_->pass(query, subject, false, semiglobal, impl_->open, rows_per_lane, INT_MAX, &last);
   // Semi-global: the smallest optimal subject end (column 0 included), then the same over the reversed
   // subject prefix for the largest optimal start.
   std::size_t end = 0;
@@ -448,7 +528,8 @@ Span LongPairAligner::span(std::string_view query, std::string_view subject, Ali
 }
 
 void LongPairAligner::global_rows(std::string_view a, std::string_view b, std::int32_t top_open, std::size_t spacing,
-                                  std::vector<std::int32_t>& h, std::vector<std::int32_t>& ins) {
+                                  std::vector<std::int32_t>& h, std::vector<std::int32_t>& ins,
+                                  const DiagonalBand* band) {
   if (!accepts(impl_->scoring, a.size(), b.size(), AlignmentMode::global) ||
       (spacing < a.size() && (spacing == 0 || spacing % kRowSpacing != 0)))
     throw std::invalid_argument("long pair: rows every " + std::to_string(spacing) + " of " + std::to_string(a.size()) +
@@ -456,11 +537,12 @@ void LongPairAligner::global_rows(std::string_view a, std::string_view b, std::i
   impl_->cells = 0;
   impl_->seconds = 0;
   // Rows every k stripes need stripes of kRowSpacing rows (8 per lane).
-  const int rows_per_lane = spacing < a.size() ? 8 : impl_->rows_per_lane_for(a.size());
+  if (band != nullptr && !impl_->band_pays(b.size())) band = nullptr;
+  const int rows_per_lane = spacing < a.size() ? 8 : impl_->rows_per_lane_for(a.size(), band);
   const std::size_t stripe_rows = 32 * static_cast<std::size_t>(rows_per_lane);
   const int every = spacing >= a.size() ? INT_MAX : static_cast<int>(spacing / stripe_rows);
   std::vector<int2> rows;
-  impl_->pass(a, b, false, false, top_open, rows_per_lane, every, &rows);
+  impl_->pass(a, b, false, false, top_open, rows_per_lane, every, &rows, false, band);
   h.resize(rows.size());
   ins.resize(rows.size());
   for (std::size_t i = 0; i < rows.size(); ++i) {
@@ -474,6 +556,8 @@ void LongPairAligner::set_rows_per_lane(int rows) {
     throw std::invalid_argument("long pair: rows per lane must be 8, 16 or 32 (or 0: by the rows)");
   impl_->shape = rows;
 }
+
+void LongPairAligner::set_band_always(bool always) { impl_->band_always = always; }
 
 std::uint64_t LongPairAligner::last_cells() const { return impl_->cells; }
 double LongPairAligner::last_seconds() const { return impl_->seconds; }

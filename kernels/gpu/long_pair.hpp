@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "core/alignment_mode.hpp"
+#include "core/diagonal_band.hpp"
 #include "core/span.hpp"
 #include "profile/scoring.hpp"
 
@@ -61,12 +62,20 @@ class LongPairAligner {
   // (rows) against b (columns) in which a vertical gap from (0, 0) costs top_open instead of open:
   // cpu::GlobalRowSource::rows. spacing must be a multiple of kRowSpacing, or at least a.size() (the
   // last row only). Throws std::invalid_argument otherwise, for an empty a or a pair accepts() refuses.
+  // band (nullptr: all): each stripe sweeps only the columns that hold the band's cells of its rows,
+  // and the rows come back with minus infinity (-2^29) outside the band; the values are then those
+  // GlobalRowSource::rows allows with a band. It is ignored (the whole DP computed) where b is too
+  // short for a band to pay: a banded pass is a chain along the diagonal (long_pair.cu, band_pays).
   void global_rows(std::string_view a, std::string_view b, std::int32_t top_open, std::size_t spacing,
-                   std::vector<std::int32_t>& h, std::vector<std::int32_t>& ins);
+                   std::vector<std::int32_t>& h, std::vector<std::int32_t>& ins, const DiagonalBand* band = nullptr);
 
   // The rows each lane holds (8, 16 or 32), for benchmarks; 0 (the default) chooses by the rows.
   // Results never depend on it. Throws std::invalid_argument for another value.
   void set_rows_per_lane(int rows);
+
+  // Bands whatever the columns (global spans and rows), for tests and benchmarks. The results stay
+  // what the contracts above allow.
+  void set_band_always(bool always);
 
   // Cells computed by the last call (span: both passes), and its seconds on the device.
   std::uint64_t last_cells() const;

@@ -1,0 +1,35 @@
+#include "profile/exact_band.hpp"
+
+#include <algorithm>
+
+#include "core/alphabet.hpp"
+
+namespace warpsearch {
+
+std::optional<DiagonalBand> optimal_band(std::size_t rows, std::size_t cols, std::int64_t score,
+                                         const ScoringScheme& scoring, std::int64_t open) {
+  std::int64_t best = scoring.matrix().max_score();  // and any code's score, whatever the matrix's rows
+  for (int x = 0; x < kMaxCodes; ++x)
+    for (int y = 0; y < kMaxCodes; ++y)
+      best = std::max<std::int64_t>(best, scoring.score(static_cast<std::uint8_t>(x), static_cast<std::uint8_t>(y)));
+  const std::int64_t extend = scoring.gap_extend();
+  if (best + 2 * extend <= 0) return std::nullopt;
+  const auto m = static_cast<std::int64_t>(rows), n = static_cast<std::int64_t>(cols);
+  // The largest g with best * (m + n - g) - 2 * extend * g - 2 * open * [g > 0] >= 2 * score.
+  const std::int64_t reach = best * (m + n) - 2 * open - 2 * score;
+  const std::int64_t gaps = reach >= 0 ? reach / (best + 2 * extend) : best * (m + n) >= 2 * score ? 0 : -1;
+  const std::int64_t skew = n - m, least = skew < 0 ? -skew : skew;  // the gaps of every alignment
+  if (gaps < least) return std::nullopt;  // only where the score is not the optimum (the caller's check fails)
+  const std::int64_t half = (gaps - least) / 2;
+  const DiagonalBand band{std::min<std::int64_t>(0, skew) - half, std::max<std::int64_t>(0, skew) + half};
+  if (band.low <= -m && band.high >= n) return std::nullopt;
+  return band;
+}
+
+DiagonalBand guess_band(std::size_t rows, std::size_t cols) {
+  const auto m = static_cast<std::int64_t>(rows), n = static_cast<std::int64_t>(cols);
+  const std::int64_t widen = std::max<std::int64_t>(32, (m + n) / 512);
+  return {std::min<std::int64_t>(0, n - m) - widen, std::max<std::int64_t>(0, n - m) + widen};
+}
+
+}  // namespace warpsearch

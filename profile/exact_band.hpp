@@ -1,0 +1,32 @@
+// The exact band of a global alignment (core/diagonal_band.hpp) from its score and the scoring, for the
+// traceback's rows on the CPU (kernels/cpu/alignment.cpp) and the long-pair kernel's passes on the GPU
+// (kernels/gpu/long_pair.cu); docs/long_alignment.md, "Exact band".
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+
+#include "core/diagonal_band.hpp"
+#include "profile/scoring.hpp"
+
+namespace warpsearch {
+
+// The band of a global alignment of rows x cols residues (the DP's columns 0..cols) whose optimal score
+// is `score`; none where it would not exclude a column (or where the matrix's best score is so low that
+// the bound below does not fall with the gaps). An alignment through cell (i, j) has at least
+// g = |j - i| + |(cols - j) - (rows - i)| residues against gaps, hence (rows + cols - g) / 2 pairs, and
+// scores at most max_score * (rows + cols - g) / 2 - extend * g - (g > 0 ? open : 0), open being the least
+// a gap may open for (the scheme's, or less for a gap at a corner of a Myers-Miller half). Where that is below
+// `score` no optimal alignment passes: the band is the diagonals whose g stays at or below the largest g
+// at which the bound still reaches `score`.
+std::optional<DiagonalBand> optimal_band(std::size_t rows, std::size_t cols, std::int64_t score,
+                                         const ScoringScheme& scoring, std::int64_t open);
+
+// A narrow band to guess a global score in: the diagonals between the two corners' (0 and cols - rows),
+// widened on each side by 1/512 of the lengths (at least 32). Its banded score is a lower bound L of the
+// optimum S; when optimal_band(L) lies inside it, S = L, else S is the banded score in optimal_band(L)
+// (cpu::pair_span and the long-pair kernel's span in global mode).
+DiagonalBand guess_band(std::size_t rows, std::size_t cols);
+
+}  // namespace warpsearch
