@@ -82,9 +82,7 @@ __host__ __device__ __forceinline__ bool before(bool rows_first, int a, int b, i
 __device__ __forceinline__ void wait_for(const int* progress, int columns, int lane) {
   if (progress != nullptr) {
     if (lane == 0)
-      for (unsigned sleep = 32; *reinterpret_cast<const volatile int*>(progress) < columns;
-           sleep = min(2 * sleep, 512u))
-        __nanosleep(sleep);  // backing off: warps that wait long leave the memory system to the others
+      while (*reinterpret_cast<const volatile int*>(progress) < columns) __nanosleep(64);
     __syncwarp();
     __threadfence();
   }
