@@ -2,16 +2,13 @@
 
 #include <algorithm>
 
-#include "core/alphabet.hpp"
-
 namespace warpsearch {
 
 std::optional<DiagonalBand> optimal_band(std::size_t rows, std::size_t cols, std::int64_t score,
                                          const ScoringScheme& scoring, std::int64_t open) {
-  std::int64_t best = scoring.matrix().max_score();  // and any code's score, whatever the matrix's rows
-  for (int x = 0; x < kMaxCodes; ++x)
-    for (int y = 0; y < kMaxCodes; ++y)
-      best = std::max<std::int64_t>(best, scoring.score(static_cast<std::uint8_t>(x), static_cast<std::uint8_t>(y)));
+  // The matrix's best score is every code's: other codes copy a letter's scores, padding scores the
+  // minimum (profile/scoring.cpp).
+  const std::int64_t best = scoring.matrix().max_score();
   const std::int64_t extend = scoring.gap_extend();
   if (best + 2 * extend <= 0) return std::nullopt;
   const auto m = static_cast<std::int64_t>(rows), n = static_cast<std::int64_t>(cols);
