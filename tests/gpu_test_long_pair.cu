@@ -138,11 +138,11 @@ TEST_CASE("GPU long pair: spans equal cpu::pair_span in every mode", "[gpu][long
     // Global spans in bands: identical (the guess proves its score), mutated (a second band), shifted by
     // 300 at one end (the guess misses the optimal path).
     const std::string copy_of = warpsearch::test::random_codes(rng, 9000, 4);
-    aligner.set_band_always(true);
+    aligner.set_span_bands_always(true);
     check_spans(aligner, dna, copy_of, copy_of);
     check_spans(aligner, dna, copy_of, warpsearch::test::mutated_codes(rng, copy_of, 4, 0.06, 4));
     check_spans(aligner, dna, copy_of, warpsearch::test::random_codes(rng, 300, 4) + copy_of.substr(0, 8700));
-    aligner.set_band_always(false);
+    aligner.set_span_bands_always(false);
     // Rows enough for the wide shape (32 rows per lane) on any current GPU.
     const std::string long_query = warpsearch::test::random_codes(rng, 400000, 4);
     const std::string short_subject = long_query.substr(123456, 300);
@@ -188,7 +188,6 @@ TEST_CASE("GPU long pair: rows inside an exact band", "[gpu][long_pair]") {
   std::mt19937_64 rng(39);
   const ScoringScheme dna(SubstitutionMatrix::nucleotide(2, -3), GapOpen{5}, GapExtend{2});
   LongPairAligner aligner(0, dna);
-  aligner.set_band_always(true);  // at these lengths a band would not pay: the whole DP by default
   constexpr std::int32_t kMinusInfinity = -(1 << 29);
   for (const std::size_t m : {3000, 9000}) {
     const std::string a = warpsearch::test::random_codes(rng, m, 4);

@@ -398,14 +398,17 @@ struct LongPairAligner::Impl {
   // lane.
   int shape = 0;  // set_rows_per_lane(); 0: by the rows
 
-  // Whether a band makes a pass of this many columns faster. A pass in a band is a chain along the
-  // diagonal: each stripe waits for the one above to sweep its rows' worth of columns, so the pass takes
-  // about 0.45 us a row whatever the band's width (one H100: 1 M rows in 0.46-0.48 s, for bands of 8 k and
-  // 145 k columns); a whole pass, about rows x columns / 1.4 T cells/s. The band pays from about 630,000
-  // columns (the span of a global pair takes two banded passes: twice that).
-  bool band_always = false;  // set_band_always()
-  bool band_pays(std::size_t columns, int passes = 1) const {
-    return band_always || static_cast<double>(columns) > passes * 0.45e-6 * 1.4e12;
+  // Whether a global span of this many columns is faster in bands. A pass in a band is a chain along
+  // the diagonal: each stripe waits for the one above to sweep its rows' worth of columns, so it takes
+  // about 0.46 us a row whatever the band's width (one H100: 1 M rows in 0.46-0.48 s, for bands of 8 k and
+  // 145 k columns). A whole pass is a chain along the columns, with all its stripes at work: a square
+  // 1 M pass takes 0.73 s. A span in bands takes two passes (the guess, then its score's band), so it
+  // pays from about 1.26 M columns. The traceback's passes are banded whenever they have a band: Myers
+  // and Miller's have half the rows and all the columns, where the band's chain is the shorter (1 Mb x
+  // 1 Mb global: 2.5 s against 3.0-3.2 s with whole passes below 630,000 columns).
+  bool span_bands_always = false;  // set_span_bands_always()
+  bool span_band_pays(std::size_t columns) const {
+    return span_bands_always || static_cast<double>(columns) > 2 * 0.45e-6 * 1.4e12;
   }
   int rows_per_lane_for(std::size_t rows, const DiagonalBand* band = nullptr) const {
     if (shape != 0) return shape;
@@ -490,7 +493,7 @@ Span LongPairAligner::span(std::string_view query, std::string_view subject, Ali
     // the band of every alignment scoring L or more.
     const DiagonalBand guess = guess_band(query.size(), subject.size());
     std::optional<DiagonalBand> band;
-    if (impl_->band_pays(subject.size(), 2) && guess.width() * 3 <= subject.size() + 1) {
+    if (impl_->span_band_pays(subject.size()) && guess.width() * 3 <= subject.size() + 1) {
       impl_->pass(query, subject, false, false, impl_->open, impl_->rows_per_lane_for(query.size(), &guess), INT_MAX,
                   &last, false, &guess);
       span.score = last[subject.size()].x;
@@ -535,7 +538,6 @@ void LongPairAligner::global_rows(std::string_view a, std::string_view b, std::i
   impl_->cells = 0;
   impl_->seconds = 0;
   // Rows every k stripes need stripes of kRowSpacing rows (8 per lane).
-  if (band != nullptr && !impl_->band_pays(b.size())) band = nullptr;
   const int rows_per_lane = spacing < a.size() ? 8 : impl_->rows_per_lane_for(a.size(), band);
   const std::size_t stripe_rows = 32 * static_cast<std::size_t>(rows_per_lane);
   const int every = spacing >= a.size() ? INT_MAX : static_cast<int>(spacing / stripe_rows);
@@ -555,7 +557,7 @@ void LongPairAligner::set_rows_per_lane(int rows) {
   impl_->shape = rows;
 }
 
-void LongPairAligner::set_band_always(bool always) { impl_->band_always = always; }
+void LongPairAligner::set_span_bands_always(bool always) { impl_->span_bands_always = always; }
 
 std::uint64_t LongPairAligner::last_cells() const { return impl_->cells; }
 double LongPairAligner::last_seconds() const { return impl_->seconds; }

@@ -64,8 +64,7 @@ class LongPairAligner {
   // last row only). Throws std::invalid_argument otherwise, for an empty a or a pair accepts() refuses.
   // band (nullptr: all): each stripe sweeps only the columns that hold the band's cells of its rows,
   // and the rows come back with minus infinity (-2^29) outside the band; the values are then those
-  // GlobalRowSource::rows allows with a band. It is ignored (the whole DP computed) where b is too
-  // short for a band to pay: a banded pass is a chain along the diagonal (long_pair.cu, band_pays).
+  // GlobalRowSource::rows allows with a band.
   void global_rows(std::string_view a, std::string_view b, std::int32_t top_open, std::size_t spacing,
                    std::vector<std::int32_t>& h, std::vector<std::int32_t>& ins, const DiagonalBand* band = nullptr);
 
@@ -73,9 +72,9 @@ class LongPairAligner {
   // Results never depend on it. Throws std::invalid_argument for another value.
   void set_rows_per_lane(int rows);
 
-  // Bands whatever the columns (global spans and rows), for tests and benchmarks. The results stay
-  // what the contracts above allow.
-  void set_band_always(bool always);
+  // Global spans in bands whatever the columns (by default only where that is faster: long_pair.cu,
+  // span_band_pays), for tests and benchmarks. The results stay what the contracts above allow.
+  void set_span_bands_always(bool always);
 
   // Cells computed by the last call (span: both passes), and its seconds on the device.
   std::uint64_t last_cells() const;
