@@ -12,6 +12,7 @@
 #include "kernels/gpu/hot_columns.hpp"
 #include "profile/scoring.hpp"
 #include "tests/catch.hpp"
+#include "tests/gpu_test_support.hpp"
 #include "tests/random_sequences.hpp"
 
 namespace {
@@ -48,11 +49,7 @@ std::vector<long long> column_maxima(const std::string& query, const std::string
   return maxima;
 }
 
-bool have_gpu() {
-  if (warpsearch::gpu::usable_device_count() > 0) return true;
-  WARN("no usable GPU: CUDA reports no device (or no driver); GPU hot-column test skipped");
-  return false;
-}
+bool have_gpu() { return warpsearch::test::gpu_usable("GPU hot-column test"); }
 
 // A subject of `length` random residues with mutated copies of the query planted at `copies` places.
 std::string subject_with_copies(std::mt19937_64& rng, const std::string& query, std::size_t length, int copies,

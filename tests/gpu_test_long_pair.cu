@@ -15,6 +15,7 @@
 #include "profile/exact_band.hpp"
 #include "profile/scoring.hpp"
 #include "tests/catch.hpp"
+#include "tests/gpu_test_support.hpp"
 #include "tests/random_sequences.hpp"
 
 namespace {
@@ -27,11 +28,7 @@ using warpsearch::Span;
 using warpsearch::SubstitutionMatrix;
 using warpsearch::gpu::LongPairAligner;
 
-bool have_gpu() {
-  if (warpsearch::gpu::usable_device_count() > 0) return true;
-  WARN("no usable GPU: CUDA reports no device (or no driver); GPU long-pair test skipped");
-  return false;
-}
+bool have_gpu() { return warpsearch::test::gpu_usable("GPU long-pair test"); }
 
 // A pair that aligns along most of its length: a random query and a mutated copy inside random flanks.
 std::pair<std::string, std::string> related_pair(std::mt19937_64& rng, std::size_t m, std::size_t flank,

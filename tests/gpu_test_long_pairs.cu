@@ -14,6 +14,7 @@
 #include "search/gpu_long_pairs.hpp"
 #include "search/scan_backend.hpp"
 #include "tests/catch.hpp"
+#include "tests/gpu_test_support.hpp"
 #include "tests/random_sequences.hpp"
 #include "tests/test_support.hpp"
 
@@ -22,11 +23,7 @@ namespace {
 using warpsearch::test::run_warpsearch;
 using warpsearch::test::TempDir;
 
-bool gpu_usable() {
-  if (warpsearch::gpu::usable_device_count() > 0) return true;
-  WARN("no usable GPU: the GPU long-pair tests are skipped");
-  return false;
-}
+bool gpu_usable() { return warpsearch::test::gpu_usable("the GPU long-pair tests"); }
 
 std::string output_of(const std::string& arguments) {
   const auto result = run_warpsearch(arguments);

@@ -18,6 +18,7 @@
 #include "kernels/reference/reference.hpp"
 #include "profile/scoring.hpp"
 #include "tests/catch.hpp"
+#include "tests/gpu_test_support.hpp"
 #include "tests/test_support.hpp"
 
 namespace {
@@ -34,11 +35,7 @@ using warpsearch::gpu::usable_device_count;
 
 constexpr AlignmentMode kModes[] = {AlignmentMode::local, AlignmentMode::global, AlignmentMode::semiglobal};
 
-bool have_gpu() {
-  if (usable_device_count() > 0) return true;
-  WARN("no usable GPU: CUDA reports no device (or no driver); GPU pair aligner test skipped");
-  return false;
-}
+bool have_gpu() { return warpsearch::test::gpu_usable("GPU pair aligner test"); }
 
 struct Pair {
   std::string query;

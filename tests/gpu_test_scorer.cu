@@ -13,6 +13,7 @@
 #include "kernels/gpu/table_copies.hpp"
 #include "profile/scoring.hpp"
 #include "tests/catch.hpp"
+#include "tests/gpu_test_support.hpp"
 #include "tests/test_support.hpp"
 
 namespace {
@@ -105,11 +106,7 @@ std::string make_subject(std::mt19937_64& rng, std::size_t length, int alphabet_
   return s;
 }
 
-bool have_gpu() {
-  if (usable_device_count() > 0) return true;
-  WARN("no usable GPU: CUDA reports no device (or no driver); GPU scorer test skipped");
-  return false;
-}
+bool have_gpu() { return warpsearch::test::gpu_usable("GPU scorer test"); }
 
 // Scores every query against every subject on the GPU, with each number of substitution-table copies
 // (kernels/gpu/table_copies.hpp: the copies and their plan change only which shared-memory words are

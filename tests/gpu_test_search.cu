@@ -16,6 +16,7 @@
 #include "kernels/reference/reference.hpp"
 #include "search/scan_backend.hpp"
 #include "tests/catch.hpp"
+#include "tests/gpu_test_support.hpp"
 #include "tests/test_support.hpp"
 
 namespace {
@@ -35,11 +36,7 @@ std::string search(const std::string& arguments) {
   return result.out;
 }
 
-bool gpu_usable() {
-  if (warpsearch::gpu::usable_device_count() > 0) return true;
-  WARN("no usable GPU: the GPU search tests are skipped");
-  return false;
-}
+bool gpu_usable() { return warpsearch::test::gpu_usable("the GPU search tests"); }
 
 struct CodesPair {
   std::string query, subject;

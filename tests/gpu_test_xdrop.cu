@@ -18,6 +18,7 @@
 #include "kernels/reference/banded_xdrop.hpp"
 #include "kernels/reference/reference_xdrop.hpp"
 #include "tests/catch.hpp"
+#include "tests/gpu_test_support.hpp"
 #include "tests/random_sequences.hpp"
 #include "tests/xdrop_cases.hpp"
 
@@ -28,11 +29,7 @@ using warpsearch::gpu::XdropTask;
 
 namespace {
 
-bool have_gpu() {
-  if (gpu::usable_device_count() > 0) return true;
-  WARN("no usable GPU: CUDA reports no device (or no driver); GPU X-drop test skipped");
-  return false;
-}
+bool have_gpu() { return warpsearch::test::gpu_usable("GPU X-drop test"); }
 
 // Aligns every case on the GPU in one call and compares each span with the CPU engine's (and the
 // reference's when asked), and the cells; returns the call's timings.
