@@ -78,7 +78,7 @@ int main(int argc, char** argv) try {
   };
   std::vector<std::int32_t> h, ins;
   Span span;
-  const DiagonalBand guess = guess_band(query.size(), subject.size());
+  const std::optional<DiagonalBand> guess = guess_band(query.size(), subject.size());
   std::optional<DiagonalBand> band;
   std::vector<Work> works = {
       {"span local", [&] { span = aligner.span(query, subject, AlignmentMode::local); }},
@@ -89,7 +89,9 @@ int main(int argc, char** argv) try {
        }},
       {"last row", [&] { aligner.global_rows(query, subject, 11, query.size(), h, ins); }},
       {"last row, guess band",
-       [&] { aligner.global_rows(query, subject, scoring.gap_open(), query.size(), h, ins, &guess); }},
+       [&] {
+         aligner.global_rows(query, subject, scoring.gap_open(), query.size(), h, ins, guess ? &*guess : nullptr);
+       }},
       {"last row, exact band",
        [&] { aligner.global_rows(query, subject, scoring.gap_open(), query.size(), h, ins, band ? &*band : nullptr); }},
   };

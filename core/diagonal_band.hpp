@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 
 namespace warpsearch {
 
@@ -46,5 +47,10 @@ struct DiagonalBand {
     return static_cast<std::int64_t>(j) - static_cast<std::int64_t>(i) - low + 1;
   }
 };
+
+// The cells a pass of rows x columns computes: those of the band where there is one, else all.
+inline std::uint64_t pass_cells(const std::optional<DiagonalBand>& band, std::size_t rows, std::size_t columns) {
+  return band ? band->cells(rows, columns) : static_cast<std::uint64_t>(rows) * columns;
+}
 
 }  // namespace warpsearch

@@ -23,10 +23,20 @@ std::optional<DiagonalBand> optimal_band(std::size_t rows, std::size_t cols, std
   return band;
 }
 
-DiagonalBand guess_band(std::size_t rows, std::size_t cols) {
+std::optional<DiagonalBand> guess_band(std::size_t rows, std::size_t cols) {
   const auto m = static_cast<std::int64_t>(rows), n = static_cast<std::int64_t>(cols);
   const std::int64_t widen = std::max<std::int64_t>(32, (m + n) / 512);
-  return {std::min<std::int64_t>(0, n - m) - widen, std::max<std::int64_t>(0, n - m) + widen};
+  const DiagonalBand guess{std::min<std::int64_t>(0, n - m) - widen, std::max<std::int64_t>(0, n - m) + widen};
+  if (rows == 0 || guess.width() * 3 > cols + 1) return std::nullopt;
+  return guess;
+}
+
+AfterGuess after_guess(std::size_t rows, std::size_t cols, std::int64_t guess_score, const DiagonalBand& guess,
+                       const ScoringScheme& scoring) {
+  AfterGuess after;
+  after.band = optimal_band(rows, cols, guess_score, scoring, scoring.gap_open());
+  after.proven = after.band && after.band->low >= guess.low && after.band->high <= guess.high;
+  return after;
 }
 
 }  // namespace warpsearch

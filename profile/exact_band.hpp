@@ -23,10 +23,19 @@ namespace warpsearch {
 std::optional<DiagonalBand> optimal_band(std::size_t rows, std::size_t cols, std::int64_t score,
                                          const ScoringScheme& scoring, std::int64_t open);
 
-// A narrow band to guess a global score in: the diagonals between the two corners' (0 and cols - rows),
-// widened on each side by 1/512 of the lengths (at least 32). Its banded score is a lower bound L of the
-// optimum S; when optimal_band(L) lies inside it, S = L, else S is the banded score in optimal_band(L)
-// (cpu::pair_span and the long-pair kernel's span in global mode).
-DiagonalBand guess_band(std::size_t rows, std::size_t cols);
+// A global score in bands (cpu::pair_span and the long-pair kernel's span in global mode): first a narrow
+// band, guess_band: the diagonals between the two corners' (0 and cols - rows), widened on each side by
+// 1/512 of the lengths (at least 32); none where that would hold over a third of the columns. Its banded
+// score is a lower bound L of the optimum S. Then after_guess: when optimal_band(L) lies inside the guess,
+// S = L (proven); else S is the banded score in optimal_band(L), which holds every alignment scoring L or
+// more (no band: the whole DP).
+std::optional<DiagonalBand> guess_band(std::size_t rows, std::size_t cols);
+
+struct AfterGuess {
+  bool proven = false;               // the guess's score is the optimum
+  std::optional<DiagonalBand> band;  // else the band to compute it in
+};
+AfterGuess after_guess(std::size_t rows, std::size_t cols, std::int64_t guess_score, const DiagonalBand& guess,
+                       const ScoringScheme& scoring);
 
 }  // namespace warpsearch

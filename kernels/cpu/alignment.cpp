@@ -72,11 +72,6 @@ class LinearAligner {
   Direction forward() const { return {profile_, a_, b_}; }
   Direction backward() const { return {reversed_profile_, reversed_a_, reversed_b_}; }
 
-  // The cells of a pass or leaf of rows x columns in that band.
-  static std::uint64_t cells(const std::optional<DiagonalBand>& band, std::size_t rows, std::size_t columns) {
-    return band ? band->cells(rows, columns) : static_cast<std::uint64_t>(rows) * columns;
-  }
-
   // The band of a half of rows x cols residues that scores `score` (its own opens at the corners), within
   // `outer` (the parent's band in the half's coordinates) when there is one.
   std::optional<DiagonalBand> half_band(std::size_t rows, std::size_t cols, std::int64_t score, std::int32_t top_open,
@@ -95,7 +90,7 @@ class LinearAligner {
              std::int32_t bottom_open, const std::optional<DiagonalBand>& band, unsigned threads,
              std::string& operations, std::int32_t* score = nullptr) {
     const std::size_t rows = r1 - r0, cols = c1 - c0;
-    if (rows <= 1 || cols == 0 || cells(band, rows, cols + 1) <= leaf_cells_) {
+    if (rows <= 1 || cols == 0 || pass_cells(band, rows, cols + 1) <= leaf_cells_) {
       std::int32_t leaf_score = 0;
       AlignmentLimits whole;
       whole.full_traceback_cells = std::numeric_limits<std::uint64_t>::max();
@@ -184,7 +179,7 @@ class LinearAligner {
     const std::size_t columns = c1 - c0 + 1;
     rows.h.clear();
     rows.ins.clear();
-    if (row_source_ && r1 > r0 && cells(band, r1 - r0, columns) >= row_source_->min_cells() &&
+    if (row_source_ && r1 > r0 && pass_cells(band, r1 - r0, columns) >= row_source_->min_cells() &&
         row_source_->rows(direction.a.substr(r0, r1 - r0), direction.b.substr(c0, c1 - c0), top_open, r1 - r0, rows.h,
                           rows.ins, band ? &*band : nullptr)) {
       if (rows.h.size() != columns || rows.ins.size() != columns)
@@ -263,17 +258,15 @@ bool fits_traceback_rows(std::size_t rows, std::size_t cols, const ScoringScheme
 // Global pairs of this many cells and more have their score computed in bands (banded_global_score).
 constexpr std::uint64_t kBandedScoreCells = std::uint64_t{1} << 24;
 
-// The global score of a against b from the traceback's rows restricted to bands: first guess_band, whose
-// best alignment scores a lower bound L of the optimum; then, unless optimal_band(L) lies inside the
-// guess (the optimum is then L), optimal_band(L), which holds every alignment scoring L or more. None
-// where the rows would take longer than the striped pass (a band over 40% of the columns: the rows run
-// at about 2 G cells/s on a core, the striped 32-bit pass at about 5) or do not hold the pair's range.
+// The global score of a against b from the traceback's rows restricted to bands (guess_band, then
+// after_guess: profile/exact_band.hpp). None where the rows would take longer than the striped pass (a band over 40% of
+// the columns: the rows run at about 2 G cells/s on a core, the striped 32-bit pass at about 5) or do not hold the
+// pair's range.
 std::optional<std::int64_t> banded_global_score(std::string_view a, std::string_view b, const ScoringScheme& scoring,
                                                 Isa isa) {
   const std::size_t columns = b.size() + 1;
-  const DiagonalBand guess = guess_band(a.size(), b.size());
-  if (a.empty() || guess.width() * 3 > columns || !fits_traceback_rows(a.size(), b.size(), scoring))
-    return std::nullopt;
+  const std::optional<DiagonalBand> guess = guess_band(a.size(), b.size());
+  if (!guess || !fits_traceback_rows(a.size(), b.size(), scoring)) return std::nullopt;
   const std::int32_t open = scoring.gap_open(), extend = scoring.gap_extend();
   const RowFunctions functions = row_functions(isa);
   const SubjectProfile profile(a, b, scoring);
@@ -284,12 +277,11 @@ std::optional<std::int64_t> banded_global_score(std::string_view a, std::string_
       rows.advance_in_band(functions, band, columns, open, extend, open, i, profile.row(a[i - 1]), nullptr);
     return std::int64_t{rows.h_above[b.size()]};
   };
-  const std::int64_t lower = corner(guess);
-  const std::optional<DiagonalBand> band = optimal_band(a.size(), b.size(), lower, scoring, open);
-  if (!band) return std::nullopt;
-  if (band->low >= guess.low && band->high <= guess.high) return lower;
-  if (band->width() * 5 > columns * 2) return std::nullopt;
-  return corner(*band);
+  const std::int64_t lower = corner(*guess);
+  const AfterGuess after = after_guess(a.size(), b.size(), lower, *guess, scoring);
+  if (after.proven) return lower;
+  if (!after.band || after.band->width() * 5 > columns * 2) return std::nullopt;
+  return corner(*after.band);
 }
 
 std::string reversed_prefix(std::string_view codes, std::size_t length) {

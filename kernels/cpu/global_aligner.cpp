@@ -122,8 +122,7 @@ void GlobalAligner::forward_pass(Rows& rows, Checkpoints& kept, std::uint8_t* tb
 bool GlobalAligner::source_rows(const AlignmentLimits& limits, Checkpoints& kept) const {
   GlobalRowSource* source = limits.row_source;
   const std::size_t rows = a_.size(), cols = columns();
-  const std::uint64_t cells = band_ ? band_->cells(rows, cols) : static_cast<std::uint64_t>(rows) * cols;
-  if (!source || cells < source->min_cells()) return false;
+  if (!source || pass_cells(band_, rows, cols) < source->min_cells()) return false;
   // The source's spacing, or where its kept rows would outgrow checkpoint_bytes, the first multiple of it
   // whose rows fit, up to the CPU's band (whose rows fit: the checkpointed path was chosen with it).
   const std::size_t cpu_band = band_height(rows, tb_width(), limits.full_traceback_cells);

@@ -491,14 +491,15 @@ Span LongPairAligner::span(std::string_view query, std::string_view subject, Ali
     span.subject_end = subject.size();
     // In bands, as cpu::pair_span: the guess's banded score L, then (unless its band proves L optimal)
     // the band of every alignment scoring L or more.
-    const DiagonalBand guess = guess_band(query.size(), subject.size());
+    const std::optional<DiagonalBand> guess = guess_band(query.size(), subject.size());
     std::optional<DiagonalBand> band;
-    if (impl_->span_band_pays(subject.size()) && guess.width() * 3 <= subject.size() + 1) {
-      impl_->pass(query, subject, false, false, impl_->open, impl_->rows_per_lane_for(query.size(), &guess), INT_MAX,
-                  &last, false, &guess);
+    if (impl_->span_band_pays(subject.size()) && guess) {
+      impl_->pass(query, subject, false, false, impl_->open, impl_->rows_per_lane_for(query.size(), &*guess), INT_MAX,
+                  &last, false, &*guess);
       span.score = last[subject.size()].x;
-      band = optimal_band(query.size(), subject.size(), span.score, impl_->scoring, impl_->open);
-      if (band && band->low >= guess.low && band->high <= guess.high) return span;
+      const AfterGuess after = after_guess(query.size(), subject.size(), span.score, *guess, impl_->scoring);
+      if (after.proven) return span;
+      band = after.band;
     }
     impl_->pass(query, subject, false, false, impl_->open,
                 impl_->rows_per_lane_for(query.size(), band ? &*band : nullptr), INT_MAX, &last, false,
