@@ -4,10 +4,13 @@
 //
 //   gpu_long_pair_bench [--query-length M] [--subject-length N] [--dna] [--repeat 3] [--tsv out.tsv]
 //                       [--rows-per-lane 0|8|16|32] [--no-checkpoint-rows] [--mutation 0.15]
+//                       [--side-by-side K]
 //
 // Besides the span and the rows of the whole DP, the last row in two bands (profile/exact_band.hpp): the
 // guess band of a global score, and the exact band of the pair's global score (whose width the mutation
-// rate sets); --no-checkpoint-rows leaves out the rows every 256 (a slow pass at 1 Mb).
+// rate sets); --no-checkpoint-rows leaves out the rows every 256 (a slow pass at 1 Mb). --side-by-side K
+// adds the local span of K copies of the pair at once, each on its own aligner and host thread, as the
+// search locates its long hits (search/gpu_long_pairs.hpp).
 //
 // The pair is a seeded random query and a mutated copy of it (by default 15% substitutions and indels)
 // inside random flanks, so that the local alignment spans the pair. Each figure is the median of --repeat calls
@@ -19,10 +22,12 @@
 #include <fstream>
 #include <functional>
 #include <iostream>
+#include <memory>
 #include <optional>
 #include <random>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "bench/bench_support.hpp"
@@ -35,7 +40,7 @@ using namespace warpsearch;
 
 int main(int argc, char** argv) try {
   std::size_t m = 31921, n = 31921;
-  int repeat = 3, rows_per_lane = 0;
+  int repeat = 3, rows_per_lane = 0, side_by_side = 0;
   bool dna = false, checkpoint_rows = true;
   double mutation = 0.15;
   std::string tsv;
@@ -58,6 +63,8 @@ int main(int argc, char** argv) try {
       checkpoint_rows = false;
     else if (arg == "--mutation")
       mutation = std::stod(value());
+    else if (arg == "--side-by-side")
+      side_by_side = std::max(0, std::stoi(value()));
     else
       throw std::invalid_argument("unknown option " + arg);
   }
@@ -97,6 +104,20 @@ int main(int argc, char** argv) try {
   };
   if (checkpoint_rows)
     works.push_back({"rows every 256", [&] { aligner.global_rows(query, subject, 11, 256, h, ins); }});
+  std::vector<std::unique_ptr<gpu::LongPairAligner>> side_aligners;
+  for (int k = 0; k < side_by_side; ++k) side_aligners.push_back(std::make_unique<gpu::LongPairAligner>(0, scoring));
+  std::uint64_t side_cells = 0;
+  if (side_by_side > 0)
+    works.push_back({"span local x " + std::to_string(side_by_side) + " side by side", [&] {
+                       std::vector<Span> spans(side_aligners.size());
+                       std::vector<std::thread> threads;
+                       for (std::size_t k = 0; k < side_aligners.size(); ++k)
+                         threads.emplace_back(
+                             [&, k] { spans[k] = side_aligners[k]->span(query, subject, AlignmentMode::local); });
+                       for (std::thread& thread : threads) thread.join();
+                       span = spans.front();
+                       side_cells = side_aligners.front()->last_cells() * side_aligners.size();
+                     }});
   std::ofstream out;
   if (!tsv.empty()) out.open(tsv, std::ios::app);
   std::printf("work\tquery\tsubject\tcells\tseconds\tGCUPS\tscore\n");
@@ -109,7 +130,8 @@ int main(int argc, char** argv) try {
       seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
     }
     const double median = bench::median(seconds);
-    const double cells = static_cast<double>(aligner.last_cells());
+    const double cells =
+        static_cast<double>(work.name.find("side by side") != std::string::npos ? side_cells : aligner.last_cells());
     char line[256];
     std::snprintf(line, sizeof line, "%s\t%zu\t%zu\t%.0f\t%.4f\t%.1f\t%lld\n", work.name.c_str(), m, n, cells, median,
                   cells / median / 1e9, static_cast<long long>(span.score));

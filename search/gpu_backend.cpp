@@ -66,6 +66,8 @@ LocateRates locate_rates() {
   rates.long_lag_steps = 100;
   rates.long_overhead_seconds = 1e-3;
   rates.long_warp_slots = 32 * 132;
+  // Eight 10,000 x 37,000 local spans side by side take 37 ms, one alone 20 ms (--side-by-side).
+  rates.long_side_by_side = GpuLongPairs::kSideBySide / 2.0;
   return rates;
 }
 
@@ -143,12 +145,12 @@ class GpuBackend final : public ScanBackend {
     std::size_t short_count = 0;
     while (short_count < all.count && all.lengths[short_count] < kLongSubjectLength) ++short_count;
     if (short_count == all.count) {
-      scan_subjects(all, chunk.info().first_subject, sink, done, true);
+      scan_subjects(all, chunk.info().first_subject, sink, done, true, nullptr);
       return;
     }
     SubjectBatch head = all;
     head.count = short_count;
-    if (short_count > 0) scan_subjects(head, chunk.info().first_subject, sink, QueryDone{}, false);
+    if (short_count > 0) scan_subjects(head, chunk.info().first_subject, sink, QueryDone{}, false, nullptr);
     scan_long_subjects(chunk, short_count, sink);
     for (std::size_t p = 0; p < queries_->size(); ++p) done(p);
   }
@@ -159,11 +161,13 @@ class GpuBackend final : public ScanBackend {
     return found == regions_.end() ? nullptr : &found->second;
   }
 
+  using HotTileSink = std::function<void(std::size_t, std::size_t, const gpu::HotTiles&)>;
   // Scores every query against the subjects of `all` (sorted positions from `key_base` on: the key of
   // the resident sets) on every GPU; done(p), if given, once query p is scored against all of them.
-  // With prefetch_upcoming, the upcoming chunk's first batch loads while the last one is scored.
+  // With prefetch_upcoming, the upcoming chunk's first batch loads while the last one is scored. With
+  // `hot`, (*hot)(p, first, tiles) gets query p's hot tiles in each batch (from subject `first` of `all`).
   void scan_subjects(const SubjectBatch& all, std::uint64_t key_base, const ScoreSink& sink, const QueryDone& done,
-                     bool prefetch_upcoming) {
+                     bool prefetch_upcoming, const HotTileSink* hot) {
     const std::vector<std::size_t> bounds = shares(all);
     const auto& queries = *queries_;
     // A query is done once every GPU with a share has scored it against the share's last batch.
@@ -195,7 +199,7 @@ class GpuBackend final : public ScanBackend {
           const auto next_batches = batches_of(gpu, g, next, next_bounds[g], next_bounds[g + 1]);
           if (!next_batches.empty()) prefetch(gpu, set, upcoming_->info().first_subject, next, next_batches[0]);
         }
-        score_batch(*set.scorer, batch.first, sink, b + 1 == batches.size() ? share_done : QueryDone{});
+        score_batch(*set.scorer, batch.first, sink, b + 1 == batches.size() ? share_done : QueryDone{}, hot);
       }
       finish_loading(gpu);  // the upcoming chunk may be released once scan() returns
     });
@@ -203,8 +207,9 @@ class GpuBackend final : public ScanBackend {
 
   // Long subjects (from `first_long` of the chunk on) would each keep one block of one GPU busy: they are
   // scored as overlapping segments instead (search/subject_segments.hpp), for the longest reach among
-  // the queries; a subject's score is the best of its segments', and the segments that reach the
-  // threshold bound where its hot columns can be (hit_regions()).
+  // the queries; a subject's score is the best of its segments'. Its hit regions (hit_regions(), where
+  // the HSP search finds the hot columns) are the kernels' tiles whose cells reach the threshold
+  // (gpu::HotTiles), or, where a query's list of them overflowed, the owned ranges of its hit segments.
   void scan_long_subjects(const Chunk& chunk, std::size_t first_long, const ScoreSink& sink) {
     std::uint64_t reach = 0;
     for (const PreparedQuery& query : *queries_)
@@ -215,16 +220,26 @@ class GpuBackend final : public ScanBackend {
     // Keys apart from the chunks' sorted positions (and from other reaches' segments).
     const std::uint64_t key_base = (std::uint64_t{1} << 63) | (std::min<std::uint64_t>(reach, (1u << 22) - 1) << 40) |
                                    (chunk.info().first_subject + first_long);
+    const SubjectBatch batch = segments.batch();
+    const HotTileSink hot = [&](std::size_t p, std::size_t first, const gpu::HotTiles& tiles) {
+      hits.hot_found(p, tiles.complete);
+      for (const gpu::HotTile& tile : tiles.tiles)
+        hits.add_hot(segments, p, first + tile.subject, tile.begin, tile.end);
+    };
     scan_subjects(
-        segments.batch(), key_base,
-        [&](std::size_t p, std::uint64_t segment, int score) { hits.add(segments, p, segment, score); }, QueryDone{},
-        false);
+        batch, key_base,
+        [&](std::size_t p, std::uint64_t segment, int score) {
+          hits.add(segments, p, segment, score);
+          // The one-pass kernels give no tiles: such a segment, at most a tile long, is hot as a whole.
+          if (batch.lengths[segment] <= gpu::GpuScorer::kMaxOnePassLength)
+            hits.add_hot(segments, p, segment, 0, batch.lengths[segment]);
+        },
+        QueryDone{}, false, &hot);
     const std::uint64_t* original = chunk.original_indices();
     for (auto& [key, subject] : hits.take()) {
-      {
-        std::lock_guard<std::mutex> lock(regions_mutex_);
-        regions_[{key.first, original[key.second]}] = std::move(subject.regions);
-      }
+      std::unique_lock<std::mutex> lock(regions_mutex_);
+      regions_[{key.first, original[key.second]}] = std::move(subject.regions);
+      lock.unlock();
       sink(key.first, key.second, subject.score);
     }
   }
@@ -381,7 +396,8 @@ class GpuBackend final : public ScanBackend {
   // Scores every query against the batch the scorer holds (subjects from `first` of the chunk), longest
   // query first (the shortest queries, whose hits are quickest to align, finish last); done(p), if
   // given, as each query is done.
-  void score_batch(gpu::GpuScorer& scorer, std::size_t first, const ScoreSink& sink, const QueryDone& done) {
+  void score_batch(gpu::GpuScorer& scorer, std::size_t first, const ScoreSink& sink, const QueryDone& done,
+                   const HotTileSink* hot) {
     const auto& queries = *queries_;
     std::vector<std::size_t> order(queries.size());
     std::iota(order.begin(), order.end(), std::size_t{0});
@@ -394,11 +410,15 @@ class GpuBackend final : public ScanBackend {
       codes.push_back(queries[p].codes);
       thresholds.push_back(queries[p].threshold);
     }
-    scorer.score_above(codes, thresholds, [&](std::size_t i, const std::vector<gpu::ScoreHit>& hits) {
-      const std::size_t p = order[i];
-      for (const gpu::ScoreHit& hit : hits) sink(p, first + hit.subject, hit.score);
-      if (done) done(p);
-    });
+    const auto found = [&](std::size_t i, const std::vector<gpu::ScoreHit>& hits, const gpu::HotTiles& tiles) {
+      if (hot) (*hot)(order[i], first, tiles);
+      for (const gpu::ScoreHit& hit : hits) sink(order[i], first + hit.subject, hit.score);
+      if (done) done(order[i]);
+    };
+    if (hot)
+      scorer.score_above_with_hot_tiles(codes, thresholds, found);
+    else
+      scorer.score_above(codes, thresholds, [&](std::size_t i, const auto& hits) { found(i, hits, {}); });
   }
 
   void locate(const std::vector<HitPair>& pairs, std::vector<Span>& spans) override {

@@ -67,7 +67,17 @@ class GpuLongPairs final : public cpu::GlobalRowSource {
   static constexpr unsigned kSideBySide = 8;
   template <class PairOf, class Done>
   void spans(const std::vector<std::size_t>& which, AlignmentMode mode, const PairOf& pair_of, const Done& done) {
-    parallel_for(which.size(), kSideBySide, [&](std::size_t n, unsigned) {
+    // The aligners made and sized for the longest pairs first, one after the other: an allocation may wait
+    // for the whole device, and while one waits, passes already running would be all that runs.
+    const unsigned side = static_cast<unsigned>(std::min<std::size_t>(kSideBySide, which.size()));
+    std::size_t longest_query = 0, longest_subject = 0;
+    for (const std::size_t k : which) {
+      const auto [query, subject] = pair_of(k);
+      longest_query = std::max(longest_query, query.size());
+      longest_subject = std::max(longest_subject, subject.size());
+    }
+    if (mode == AlignmentMode::local) prepare(side, longest_query, longest_subject);
+    parallel_for(which.size(), side, [&](std::size_t n, unsigned) {
       throw_if_interrupted();
       const auto [query, subject] = pair_of(which[n]);
       done(which[n], span(query, subject, mode));
@@ -92,6 +102,13 @@ class GpuLongPairs final : public cpu::GlobalRowSource {
   }
 
  private:
+  // At least `count` idle aligners, each sized for local spans of pairs up to these lengths.
+  void prepare(unsigned count, std::size_t query_length, std::size_t subject_length) {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    while (idle_.size() < count) idle_.push_back(std::make_unique<gpu::LongPairAligner>(device_, scoring_));
+    for (const auto& aligner : idle_) aligner->reserve_local_spans(query_length, subject_length);
+  }
+
   // Runs f on an idle aligner (a new one when all are busy): requests from several threads run at once,
   // each on its own stream, as Myers and Miller's independent halves do.
   template <class F>

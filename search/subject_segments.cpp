@@ -31,34 +31,65 @@ SubjectSegments::SubjectSegments(const SubjectBatch& all, std::size_t first_subj
         words_.back() = (words_.back() & ~(0xFFu << shift)) | (std::uint32_t{pad_code} << shift);
       }
       lengths_.push_back(static_cast<std::uint32_t>(length));
-      origins_.push_back({s, segment.first, segment.end});
+      origins_.push_back({s, begin, segment.first, segment.end});
     }
 }
 
 void SegmentHits::add(const SubjectSegments& segments, std::size_t query, std::size_t segment, int score) {
   const SubjectSegments::Origin& origin = segments.origin(segment);
   std::lock_guard<std::mutex> lock(mutex_);
-  Subject& entry = hits_[{query, origin.subject}];
+  Entry& entry = hits_[{query, origin.subject}];
   entry.score = std::max(entry.score, score);
-  entry.regions.push_back({origin.first, origin.end});
+  entry.owned.push_back({origin.first, origin.end});
 }
+
+void SegmentHits::add_hot(const SubjectSegments& segments, std::size_t query, std::size_t segment, std::uint64_t begin,
+                          std::uint64_t end) {
+  const SubjectSegments::Origin& origin = segments.origin(segment);
+  // Columns left of the owned part belong to the segment before, which finds them complete.
+  const std::uint64_t first = std::max(origin.first, origin.begin + begin);
+  const std::uint64_t last = std::min(origin.end, origin.begin + end);
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (first < last) hits_[{query, origin.subject}].hot.push_back({first, last});
+}
+
+void SegmentHits::hot_found(std::size_t query, bool complete) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  const auto [known, first_time] = hot_known_.emplace(query, complete);
+  if (!first_time && !complete) known->second = false;
+}
+
+namespace {
+
+// Sorted and merged where they overlap or touch.
+std::vector<cpu::ColumnRange> merged(std::vector<cpu::ColumnRange> ranges) {
+  std::sort(ranges.begin(), ranges.end(),
+            [](const cpu::ColumnRange& a, const cpu::ColumnRange& b) { return a.begin < b.begin; });
+  std::vector<cpu::ColumnRange> out;
+  for (const cpu::ColumnRange& range : ranges) {
+    if (!out.empty() && out.back().end >= range.begin)
+      out.back().end = std::max(out.back().end, range.end);
+    else
+      out.push_back(range);
+  }
+  return out;
+}
+
+}  // namespace
 
 std::map<std::pair<std::size_t, std::size_t>, SegmentHits::Subject> SegmentHits::take() {
   std::lock_guard<std::mutex> lock(mutex_);
+  std::map<std::pair<std::size_t, std::size_t>, Subject> taken;
   for (auto& [key, entry] : hits_) {
-    std::sort(entry.regions.begin(), entry.regions.end(),
-              [](const cpu::ColumnRange& a, const cpu::ColumnRange& b) { return a.begin < b.begin; });
-    std::vector<cpu::ColumnRange> merged;
-    for (const cpu::ColumnRange& region : entry.regions) {
-      if (!merged.empty() && merged.back().end == region.begin)
-        merged.back().end = region.end;
-      else
-        merged.push_back(region);
-    }
-    entry.regions = std::move(merged);
+    if (entry.owned.empty()) continue;  // hot columns of a segment that did not reach the threshold
+    const auto known = hot_known_.find(key.first);
+    const bool hot = known != hot_known_.end() && known->second;
+    Subject& subject = taken[key];
+    subject.score = entry.score;
+    subject.regions = merged(hot ? std::move(entry.hot) : std::move(entry.owned));
   }
-  auto taken = std::move(hits_);
   hits_.clear();
+  hot_known_.clear();
   return taken;
 }
 

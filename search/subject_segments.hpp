@@ -26,6 +26,7 @@ class SubjectSegments {
  public:
   struct Origin {
     std::size_t subject = 0;           // index in the batch the segments were cut from
+    std::uint64_t begin = 0;           // the subject position of the segment's first residue
     std::uint64_t first = 0, end = 0;  // the positions the segment owns
   };
 
@@ -54,21 +55,35 @@ class SubjectSegments {
 };
 
 // The scores of segments that reached their query's threshold, gathered per (query, subject): the best
-// score, and the owned ranges of those segments (merged, ascending).
+// score and the regions of its hits: the owned ranges of those segments, or, where the scan told where
+// in them cells reach the threshold (add_hot, then hot_found, complete every time), those columns within
+// the owned ranges.
 class SegmentHits {
  public:
   struct Subject {
     int score = 0;
-    std::vector<cpu::ColumnRange> regions;
+    std::vector<cpu::ColumnRange> regions;  // ascending, disjoint
   };
 
   void add(const SubjectSegments& segments, std::size_t query, std::size_t segment, int score);
-  // (query, subject index) -> its best score and regions; the regions sorted and merged.
+  // Columns [begin, end) of the segment (positions from the segment's first residue) may hold a cell at
+  // the query's threshold.
+  void add_hot(const SubjectSegments& segments, std::size_t query, std::size_t segment, std::uint64_t begin,
+               std::uint64_t end);
+  // Whether add_hot was given every hot column of the query's segments in one part of the scan; once
+  // false for a query, its regions are whole owned ranges.
+  void hot_found(std::size_t query, bool complete);
+  // (query, subject index) -> its best score and regions (sorted and merged).
   std::map<std::pair<std::size_t, std::size_t>, Subject> take();
 
  private:
+  struct Entry {
+    int score = 0;
+    std::vector<cpu::ColumnRange> owned, hot;
+  };
   std::mutex mutex_;
-  std::map<std::pair<std::size_t, std::size_t>, Subject> hits_;
+  std::map<std::pair<std::size_t, std::size_t>, Entry> hits_;
+  std::map<std::size_t, bool> hot_known_;  // per query: hot_found was called, complete every time
 };
 
 }  // namespace warpsearch

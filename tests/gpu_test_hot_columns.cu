@@ -116,3 +116,91 @@ TEST_CASE("GPU hot columns equal the 64-bit DP's column maxima", "[gpu][hot]") {
     check(protein, 20, {50, 700}, 20000, 11);
   }
 }
+
+namespace {
+
+// The scan's hot tiles (GpuScorer::score_above_with_hot_tiles) against the 64-bit DP's column maxima:
+// every column with a cell at the threshold lies in a tile of its subject, every tile holds such a
+// column, and subjects scored in one pass get none. Subjects of all the tiled kinds: tiled bins, the
+// cooperative bin, and one that saturates 16 bits (rescored in 32).
+void check_hot_tiles(const ScoringScheme& scoring, int alphabet_size, std::size_t query_length,
+                     const std::vector<std::size_t>& subject_lengths, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  const std::string query = warpsearch::test::random_codes(rng, query_length, alphabet_size);
+  std::vector<std::string> subjects;
+  for (const std::size_t length : subject_lengths) {
+    subjects.push_back(subject_with_copies(rng, query, length, 2, alphabet_size));
+    if (length > 2 * query_length) subjects.back().replace(length / 2, query.size(), query);  // a full-length copy
+  }
+  long long self = 0;
+  for (const char c : query) self += scoring.score(static_cast<std::uint8_t>(c), static_cast<std::uint8_t>(c));
+  const int threshold = static_cast<int>(std::max<long long>(1, self / 3));
+  warpsearch::gpu::GpuScorer scorer(0, scoring);
+  const warpsearch::test::PackedSubjects packed(subjects, scoring.matrix().alphabet().pad_code());
+  scorer.set_subjects(packed.batch());
+  std::vector<warpsearch::gpu::ScoreHit> hits;
+  warpsearch::gpu::HotTiles hot;
+  scorer.score_above_with_hot_tiles(
+      {query}, {threshold},
+      [&](std::size_t, const std::vector<warpsearch::gpu::ScoreHit>& of_query, const warpsearch::gpu::HotTiles& tiles) {
+        hits = of_query;
+        hot = tiles;
+      });
+  REQUIRE(hot.complete);
+  std::size_t hot_columns = 0;
+  for (std::size_t s = 0; s < subjects.size(); ++s) {
+    const std::vector<long long> maxima = column_maxima(query, subjects[s], scoring);
+    std::vector<warpsearch::gpu::HotTile> tiles;
+    for (const auto& tile : hot.tiles)
+      if (tile.subject == s) tiles.push_back(tile);
+    INFO("subject " << s << " of " << subjects[s].size() << " residues, threshold " << threshold);
+    if (subjects[s].size() <= warpsearch::gpu::GpuScorer::kMaxOnePassLength) {
+      CHECK(tiles.empty());
+      continue;
+    }
+    std::vector<bool> covered(subjects[s].size(), false);
+    for (const auto& tile : tiles) {
+      REQUIRE(tile.begin < tile.end);
+      REQUIRE(tile.end <= subjects[s].size());
+      CHECK(tile.end - tile.begin <= 512);
+      bool holds_hot = false;
+      for (std::uint32_t c = tile.begin; c < tile.end; ++c) {
+        covered[c] = true;
+        holds_hot = holds_hot || maxima[c] >= threshold;
+      }
+      CHECK(holds_hot);
+    }
+    std::size_t uncovered = 0;
+    for (std::size_t c = 0; c < maxima.size(); ++c) {
+      hot_columns += maxima[c] >= threshold ? 1 : 0;
+      uncovered += maxima[c] >= threshold && !covered[c] ? 1 : 0;
+    }
+    CHECK(uncovered == 0);
+  }
+  CHECK(hot_columns > 0);  // the planted copies make hot columns: the comparison tests something
+
+  // A list too small for the tiles: none come back, and the call says so.
+  scorer.set_hot_tile_capacity(1);
+  scorer.score_above_with_hot_tiles(
+      {query}, {threshold},
+      [&](std::size_t, const std::vector<warpsearch::gpu::ScoreHit>& of_query, const warpsearch::gpu::HotTiles& tiles) {
+        CHECK(of_query.size() == hits.size());
+        CHECK_FALSE(tiles.complete);
+        CHECK(tiles.tiles.empty());
+      });
+}
+
+}  // namespace
+
+TEST_CASE("GPU scan's hot tiles hold every column with a cell at the threshold, and only tiles that have one",
+          "[gpu][hot]") {
+  if (!have_gpu()) return;
+  SECTION("DNA: one-pass, tiled and cooperative subjects") {
+    const ScoringScheme dna(SubstitutionMatrix::nucleotide(2, -3), GapOpen{5}, GapExtend{2});
+    check_hot_tiles(dna, 4, 300, {900, 1500, 3000, 4096, 4097, 20000, 70000}, 21);
+  }
+  SECTION("protein, a full-length copy that saturates 16 bits (rescored in 32)") {
+    const ScoringScheme protein(SubstitutionMatrix::builtin("BLOSUM62"), GapOpen{11}, GapExtend{1});
+    check_hot_tiles(protein, 20, 7000, {2000, 16000}, 23);
+  }
+}

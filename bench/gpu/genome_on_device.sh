@@ -6,12 +6,13 @@
 #   amplicons: 100 queries of about 380 nt against 50,000 amplicons, both strands.
 #   tblastn:   100 proteins of 100-1,000 aa against the genome's six frames (10 of them planted as genes),
 #              GPU only (the CPU would take minutes); TCUPS count query residues x bases x 2 strands.
-# Needs carry/bin/warpsearch (built with -DWARPSEARCH_STATIC_BOOST=ON for sm_90). Writes $OUT/genome.tsv
-# (device, workload, seconds, scan seconds, TCUPS of the scan and of the whole command) and the logs.
+# Needs carry/bin/warpsearch (built with -DWARPSEARCH_STATIC_BOOST=ON for sm_90; WARPSEARCH_BIN names
+# another binary). Writes $OUT/genome.tsv (device, workload, seconds, scan seconds, TCUPS of the scan and
+# of the whole command) and the logs.
 set -u
 OUT=${OUT:-/tmp/warpsearch-out}
 mkdir -p "$OUT"
-ws=$PWD/carry/bin/warpsearch
+ws=${WARPSEARCH_BIN:-$PWD/carry/bin/warpsearch}
 work=/tmp/ws-genome
 rm -rf "$work" && mkdir -p "$work"
 python3 - "$work" <<'PY'

@@ -9,6 +9,8 @@ namespace warpsearch::cpu {
 struct ColumnRange {
   std::uint64_t begin = 0;
   std::uint64_t end = 0;
+
+  friend bool operator==(const ColumnRange& a, const ColumnRange& b) { return a.begin == b.begin && a.end == b.end; }
 };
 
 }  // namespace warpsearch::cpu

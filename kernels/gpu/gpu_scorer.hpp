@@ -31,6 +31,21 @@ struct ScoreHit {
   std::int32_t score;
 };
 
+// Columns [begin, end) of a resident subject, one tile of a tiled kernel (subjects longer than
+// kMaxOnePassLength), holding a cell at or above the query's threshold (GpuScorer::score_above's hot tiles).
+struct HotTile {
+  std::uint32_t subject;  // index into the resident batch
+  std::uint32_t begin, end;
+};
+
+// The hot tiles of one query: every tile of a subject longer than kMaxOnePassLength whose cells reach the
+// threshold, and only those; `complete` false when there were more than the device list holds (none given).
+struct HotTiles {
+  bool complete = true;
+  std::vector<HotTile> tiles;  // sorted by subject, then begin (a subject rescored in 32 bits may have
+                               // tiles of both widths, overlapping)
+};
+
 class GpuScorer {
  public:
   // Copies of the substitution table in shared memory (1 to 3; kernels/gpu/table_copies.hpp): more
@@ -65,12 +80,22 @@ class GpuScorer {
   using HitsOfQuery = std::function<void(std::size_t query, const std::vector<ScoreHit>& hits)>;
   void score_above(const std::vector<std::string>& query_codes, const std::vector<int>& thresholds,
                    const HitsOfQuery& found);
+  // The same, and each query's hot tiles (HotTile): where in the subjects longer than kMaxOnePassLength a
+  // cell reaches the threshold, at the resolution of the kernels' tiles (320 to 512 columns), for what
+  // the scan itself computes. Subjects of up to kMaxOnePassLength are scored in one pass and get none.
+  using HitsAndHotTiles =
+      std::function<void(std::size_t query, const std::vector<ScoreHit>& hits, const HotTiles& hot)>;
+  void score_above_with_hot_tiles(const std::vector<std::string>& query_codes, const std::vector<int>& thresholds,
+                                  const HitsAndHotTiles& found);
+  static constexpr std::uint32_t kMaxOnePassLength = 1024;
   // The same, all hits at once, sorted by query, then subject.
   void score_above(const std::vector<std::string>& query_codes, const std::vector<int>& thresholds,
                    std::vector<ScoreHit>& hits);
   // Entries of each device hit list (default 2^20, 12 bytes each, one list per query in flight); tests
   // lower it to force the fallback.
   void set_hit_capacity(std::size_t hits);
+  // Entries of each device list of hot tiles (default 2^20, 12 bytes each); tests lower it.
+  void set_hot_tile_capacity(std::size_t tiles);
   // A bin reads the table with copies when its jobs fill the device with that launch shape at least
   // this many times over (default kDefaultCopiesMinWaves; 0: every bin that can). Takes effect at the
   // next set_subjects; tests and the benchmark set it.

@@ -48,6 +48,8 @@ constexpr int kWorkers = 4;  // streams for the single-tile bins of one query
 constexpr int kSlots = 2;  // queries in flight
 // Entries of the device list of scores at or above the threshold (score_above), by default.
 constexpr std::size_t kDefaultHitCapacity = std::size_t{1} << 20;
+// Entries of the device list of hot tiles (score_above_with_hot_tiles), by default.
+constexpr std::size_t kDefaultHotTileCapacity = std::size_t{1} << 20;
 
 inline int ceil_div(long long a, long long b) { return static_cast<int>((a + b - 1) / b); }
 
@@ -84,6 +86,10 @@ struct QuerySlot {
   DeviceBuffer<ScoreHit> hits;
   DeviceBuffer<unsigned long long> hit_count;
   PinnedBuffer<unsigned long long> hit_count_back;
+  // score_above_with_hot_tiles: the query's hot tiles, how many there were, and that count copied back.
+  DeviceBuffer<HotTile> hot_tiles;
+  DeviceBuffer<unsigned long long> hot_count;
+  PinnedBuffer<unsigned long long> hot_count_back;
   int edge_slots = 0;  // group slots the edge buffer holds for the current query length
 
   void synchronize() const {
@@ -144,7 +150,8 @@ struct GpuScorer::Impl {
     return strides;
   }
   std::array<QuerySlot, kSlots> slots;
-  std::size_t hit_capacity = kDefaultHitCapacity;  // of each slot's hit list
+  std::size_t hit_capacity = kDefaultHitCapacity;           // of each slot's hit list
+  std::size_t hot_tile_capacity = kDefaultHotTileCapacity;  // of each slot's list of hot tiles
 
   // Resident subjects.
   std::size_t count = 0;
@@ -233,6 +240,7 @@ struct GpuScorer::Impl {
     std::int32_t* staged = nullptr;
     int threshold = 0;
     std::uint32_t query = 0;
+    bool hot_tiles = false;  // with `staged` null: also the hot tiles into the slot's list
   };
 
   // Enqueues the scoring of one query (codes premultiplied and padded as KernelParams::query says, in
@@ -250,6 +258,9 @@ struct GpuScorer::Impl {
   EdgeGrids edge_grids(const QuerySlot& slot) const;
   // The scores of the query that ran in the slot, to their destination (on the slot's main stream).
   void deliver_scores(QuerySlot& slot, const Destination& to);
+  // score_above and score_above_with_hot_tiles (kernels/gpu/gpu_scorer_queries.cu).
+  void score_above(const std::vector<std::string>& query_codes, const std::vector<int>& thresholds, bool with_hot_tiles,
+                   const HitsAndHotTiles& found);
 };
 
 }  // namespace warpsearch::gpu

@@ -4,6 +4,9 @@
 
 namespace warpsearch::gpu {
 
+static_assert(kLengthBins[kFirstTiledBin - 1].max_length == GpuScorer::kMaxOnePassLength,
+              "hot tiles come from the tiled bins, for subjects longer than the one-pass bins take");
+
 namespace {
 
 // Appends the subjects scoring at least `threshold` to the call's hit list (in any order: the host
@@ -36,6 +39,14 @@ void GpuScorer::Impl::enqueue_query(QuerySlot& slot, const std::uint32_t* query,
   WARPSEARCH_CUDA_CHECK(
       cudaMemcpyAsync(slot.query.get(), query, uploaded * sizeof(std::uint32_t), cudaMemcpyHostToDevice, main));
   WARPSEARCH_CUDA_CHECK(cudaMemsetAsync(slot.overflow_count.get(), 0, sizeof(int), main));
+  if (to.hot_tiles) {
+    if (slot.hot_tiles.size() != hot_tile_capacity) slot.hot_tiles = DeviceBuffer<HotTile>(hot_tile_capacity, device);
+    if (slot.hot_count.size() == 0) {
+      slot.hot_count = DeviceBuffer<unsigned long long>(1, device);
+      slot.hot_count_back = PinnedBuffer<unsigned long long>(1);
+    }
+    WARPSEARCH_CUDA_CHECK(cudaMemsetAsync(slot.hot_count.get(), 0, sizeof(unsigned long long), main));
+  }
   WARPSEARCH_CUDA_CHECK(cudaEventRecord(slot.forked.get(), main));
 
   detail::KernelParams p;
@@ -51,6 +62,12 @@ void GpuScorer::Impl::enqueue_query(QuerySlot& slot, const std::uint32_t* query,
   p.overflow_list = slot.overflow_list.get();
   p.query_length = m;
   p.edges = slot.edges.get();
+  if (to.hot_tiles) {
+    p.hot_tiles = slot.hot_tiles.get();
+    p.hot_count = slot.hot_count.get();
+    p.hot_capacity = slot.hot_tiles.size();
+    p.hot_threshold = to.threshold;
+  }
   const auto edge_grid_cap = [&](int bin) { return std::max(1, slot.edge_slots / edge_slots_per_block(bin)); };
   const auto launch = [&](int bin, int grid, cudaStream_t stream) {
     const Table& t = table_of(bin);
@@ -158,6 +175,9 @@ void GpuScorer::Impl::deliver_scores(QuerySlot& slot, const Destination& to) {
     WARPSEARCH_CUDA_CHECK_LAUNCH();
     WARPSEARCH_CUDA_CHECK(cudaMemcpyAsync(slot.hit_count_back.get(), slot.hit_count.get(), sizeof(unsigned long long),
                                           cudaMemcpyDeviceToHost, main));
+    if (to.hot_tiles)
+      WARPSEARCH_CUDA_CHECK(cudaMemcpyAsync(slot.hot_count_back.get(), slot.hot_count.get(), sizeof(unsigned long long),
+                                            cudaMemcpyDeviceToHost, main));
   }
 }
 
@@ -229,14 +249,26 @@ void GpuScorer::score(const std::vector<std::string>& query_codes, std::int32_t*
 
 void GpuScorer::score_above(const std::vector<std::string>& query_codes, const std::vector<int>& thresholds,
                             const HitsOfQuery& found) {
-  Impl& s = *impl_;
+  impl_->score_above(query_codes, thresholds, false,
+                     [&](std::size_t q, const std::vector<ScoreHit>& hits, const HotTiles&) { found(q, hits); });
+}
+
+void GpuScorer::score_above_with_hot_tiles(const std::vector<std::string>& query_codes,
+                                           const std::vector<int>& thresholds, const HitsAndHotTiles& found) {
+  impl_->score_above(query_codes, thresholds, true, found);
+}
+
+void GpuScorer::Impl::score_above(const std::vector<std::string>& query_codes, const std::vector<int>& thresholds,
+                                  bool with_hot_tiles, const HitsAndHotTiles& found) {
+  Impl& s = *this;
   if (thresholds.size() != query_codes.size())
     throw std::invalid_argument("GpuScorer::score_above: one threshold per query");
   if (query_codes.size() > 0xFFFFFFFFu) throw std::invalid_argument("GpuScorer::score_above: too many queries");
   if (query_codes.empty()) return;
   std::vector<ScoreHit> hits;
+  HotTiles hot;
   if (s.count == 0) {
-    for (std::size_t q = 0; q < query_codes.size(); ++q) found(q, hits);
+    for (std::size_t q = 0; q < query_codes.size(); ++q) found(q, hits, hot);
     return;
   }
   ScopedDevice scoped(s.device);
@@ -265,7 +297,21 @@ void GpuScorer::score_above(const std::vector<std::string>& query_codes, const s
           hits.push_back(ScoreHit{static_cast<std::uint32_t>(q), static_cast<std::uint32_t>(k), all_scores[k]});
     }
     std::sort(hits.begin(), hits.end(), [](const ScoreHit& a, const ScoreHit& b) { return a.subject < b.subject; });
-    found(q, hits);
+    hot.tiles.clear();
+    hot.complete = true;
+    if (with_hot_tiles) {
+      const unsigned long long tiles = *slot.hot_count_back.get();
+      hot.complete = tiles <= slot.hot_tiles.size();
+      if (hot.complete && tiles > 0) {
+        hot.tiles.resize(static_cast<std::size_t>(tiles));
+        WARPSEARCH_CUDA_CHECK(cudaMemcpy(hot.tiles.data(), slot.hot_tiles.get(), hot.tiles.size() * sizeof(HotTile),
+                                         cudaMemcpyDeviceToHost));
+        std::sort(hot.tiles.begin(), hot.tiles.end(), [](const HotTile& a, const HotTile& b) {
+          return a.subject != b.subject ? a.subject < b.subject : a.begin < b.begin;
+        });
+      }
+    }
+    found(q, hits, hot);
   };
 
   std::array<std::size_t, kSlots> in_slot{};  // the query each slot runs, if busy[slot]
@@ -278,7 +324,8 @@ void GpuScorer::score_above(const std::vector<std::string>& query_codes, const s
       if (thresholds[q] <= 0)
         for (std::size_t k = 0; k < s.count; ++k)
           hits.push_back(ScoreHit{static_cast<std::uint32_t>(q), static_cast<std::uint32_t>(k), 0});
-      found(q, hits);
+      hot.tiles.clear();
+      found(q, hits, hot);
       continue;
     }
     const std::size_t k = enqueued++ % kSlots;
@@ -286,6 +333,7 @@ void GpuScorer::score_above(const std::vector<std::string>& query_codes, const s
     Impl::Destination to;
     to.threshold = thresholds[q];
     to.query = static_cast<std::uint32_t>(q);
+    to.hot_tiles = with_hot_tiles;
     s.enqueue_query(s.slots[k], packed.rows.get() + packed.start[q], m, to);
     in_slot[k] = q;
     busy[k] = true;
@@ -308,6 +356,8 @@ void GpuScorer::score_above(const std::vector<std::string>& query_codes, const s
 }
 
 void GpuScorer::set_hit_capacity(std::size_t hits) { impl_->hit_capacity = std::max<std::size_t>(1, hits); }
+
+void GpuScorer::set_hot_tile_capacity(std::size_t tiles) { impl_->hot_tile_capacity = std::max<std::size_t>(1, tiles); }
 
 void GpuScorer::set_table_copies_min_waves(double waves) { impl_->copies_min_waves = std::max(0.0, waves); }
 

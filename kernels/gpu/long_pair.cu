@@ -443,6 +443,19 @@ bool LongPairAligner::accepts(const ScoringScheme& scoring, std::size_t query_le
   return mode == AlignmentMode::local ? best < (1 << 28) : best + gaps < (1 << 28);
 }
 
+void LongPairAligner::reserve_local_spans(std::size_t query_length, std::size_t subject_length) {
+  // What a local pass grows (Impl::pass): either sequence may give the rows, and the stripes have at
+  // least 256 rows.
+  const std::size_t longer = std::max(query_length, subject_length);
+  const std::size_t stripes = longer / (32 * 8) + 1;
+  detail::ScopedDevice scope(impl_->device);
+  impl_->grow(impl_->codes, query_length + subject_length + 1);
+  impl_->grow(impl_->ring, 2 * (longer + 1));
+  impl_->grow(impl_->counters, stripes + 1);
+  impl_->grow(impl_->stripe_best, stripes);
+  impl_->grow(impl_->rows_out, 1);
+}
+
 Span LongPairAligner::span(std::string_view query, std::string_view subject, AlignmentMode mode) {
   if (mode == AlignmentMode::xdrop || !accepts(impl_->scoring, query.size(), subject.size(), mode))
     throw std::invalid_argument("long pair: a query of " + std::to_string(query.size()) + " and a subject of " +

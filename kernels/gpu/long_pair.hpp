@@ -58,6 +58,11 @@ class LongPairAligner {
   // std::invalid_argument for a pair accepts() refuses or for xdrop.
   Span span(std::string_view query, std::string_view subject, AlignmentMode mode);
 
+  // Sizes the device buffers now for local spans of pairs up to these lengths, so that span() on them
+  // allocates nothing: an allocation may wait until the whole device is idle, stalling the passes other
+  // aligners run side by side.
+  void reserve_local_spans(std::size_t query_length, std::size_t subject_length);
+
   // H and I of rows spacing, 2 * spacing, ... and of the last row a.size() of the global alignment of a
   // (rows) against b (columns) in which a vertical gap from (0, 0) costs top_open instead of open:
   // cpu::GlobalRowSource::rows. spacing must be a multiple of kRowSpacing, or at least a.size() (the

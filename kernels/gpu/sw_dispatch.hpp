@@ -7,6 +7,7 @@
 
 #include <cstdint>
 
+#include "kernels/gpu/gpu_scorer.hpp"
 #include "kernels/gpu/length_bins.hpp"
 
 namespace warpsearch::gpu::detail {
@@ -50,6 +51,12 @@ struct KernelParams {
   int* overflow_count = nullptr;   // 16-bit kernels append saturated subjects here
   std::int32_t* overflow_list = nullptr;
   std::uint64_t* edges = nullptr;  // tiled kernels: query_length words per group slot
+  // Tiled kernels, when hot_tiles is set: each tile of a subject whose cells reach hot_threshold is
+  // appended (HotTile); entries beyond hot_capacity are counted, not written.
+  HotTile* hot_tiles = nullptr;
+  unsigned long long* hot_count = nullptr;
+  unsigned long long hot_capacity = 0;
+  int hot_threshold = 0;
 };
 
 // Sets the kernel's dynamic shared-memory limit (the largest table any launch of it uses).

@@ -100,6 +100,19 @@ struct Lanes<ScoreWidth::s32> {
   }
 };
 
+// Tiled kernels: appends the tile [begin, begin + width) of subject `subject` (of `length` residues) to
+// the hot tiles when its maximum reaches the threshold. The 16-bit values never exceed the exact ones (a
+// sum that wraps falls below zero), so a tile recorded is hot; one missed by saturation is recorded by
+// the 32-bit rescoring of its subject.
+__device__ __forceinline__ void record_hot_tile(const KernelParams& p, int tile_max, int subject, std::uint32_t begin,
+                                                std::uint32_t width, std::uint32_t length) {
+  if (tile_max < p.hot_threshold || begin >= length) return;
+  const unsigned long long at = atomicAdd(p.hot_count, 1ull);
+  if (at < p.hot_capacity)
+    p.hot_tiles[at] =
+        HotTile{static_cast<std::uint32_t>(subject), begin, begin + width < length ? begin + width : length};
+}
+
 // Waits until `progress` (volatile shared) reaches `target`; the loads that follow see the writes that
 // were fenced before the producer published it.
 __device__ __forceinline__ void wait_for(const volatile long long* progress, long long target) {
@@ -209,6 +222,7 @@ __global__ void __launch_bounds__(copies_block_threads(Bin), min_blocks_per_sm(B
           edge_next = load_edge(lane);
         }
       }
+      Value tile_max = L::splat(0);  // of this tile's cells (the hot tiles), folded into max_h at its end
       Value h_out = L::splat(0);
       Value e_out = L::splat(0);
       Value h_diag = L::splat(0);  // H(i - 1, first_column - 1)
@@ -259,7 +273,7 @@ __global__ void __launch_bounds__(copies_block_threads(Bin), min_blocks_per_sm(B
             const Value d = d_next;
             if (j + 1 < R) d_next = L::add(h[j], L::score(row + pair[j + 1]));
             h[j] = L::max3_relu(d, e, f[j]);
-            max_h = L::max(max_h, h[j]);
+            tile_max = L::max(tile_max, h[j]);
             const Value x = L::add(h[j], neg_first);
             e = L::add_max(e, neg_extend, x);
             f[j] = L::add_max(f[j], neg_extend, x);
@@ -281,7 +295,25 @@ __global__ void __launch_bounds__(copies_block_threads(Bin), min_blocks_per_sm(B
         }
         row = next_row;
       }
-      if constexpr (kTiled) __syncwarp(mask);
+      if constexpr (kTiled) {
+        if (p.hot_tiles != nullptr) {
+          Value warp_tile_max = tile_max;
+#pragma unroll
+          for (int offset = 16; offset > 0; offset /= 2)
+            warp_tile_max = L::max(warp_tile_max, __shfl_xor_sync(mask, warp_tile_max, offset));
+          if (lane == 0) {
+            const auto begin = static_cast<std::uint32_t>(tile * G * R);
+            if constexpr (kPair) {
+              record_hot_tile(p, static_cast<short>(warp_tile_max & 0xFFFFu), sa, begin, G * R, la);
+              if (sb >= 0) record_hot_tile(p, static_cast<short>(warp_tile_max >> 16), sb, begin, G * R, lb);
+            } else {
+              record_hot_tile(p, warp_tile_max, sa, begin, G * R, la);
+            }
+          }
+        }
+        __syncwarp(mask);
+      }
+      max_h = L::max(max_h, tile_max);
     }
 
 #pragma unroll

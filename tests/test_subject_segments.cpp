@@ -1,0 +1,118 @@
+// Long subjects as segments (search/subject_segments.hpp): the segments hold their subject's residues
+// from their first position on and own disjoint ranges that cover it; the hits gathered per (query,
+// subject) give the owned ranges of the segments that reached the threshold, or, where the scan told
+// the hot columns of every part, those columns within the owned ranges.
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "search/subject_segments.hpp"
+#include "tests/catch.hpp"
+#include "tests/random_sequences.hpp"
+
+namespace {
+
+using warpsearch::SegmentHits;
+using warpsearch::SubjectSegments;
+using warpsearch::cpu::ColumnRange;
+
+struct Packed {
+  std::vector<std::string> subjects;
+  std::vector<std::uint32_t> words;
+  std::vector<std::uint64_t> offsets;
+  std::vector<std::uint32_t> lengths;
+
+  explicit Packed(std::vector<std::string> of) : subjects(std::move(of)) {
+    for (const std::string& s : subjects) {
+      offsets.push_back(words.size());
+      lengths.push_back(static_cast<std::uint32_t>(s.size()));
+      for (std::size_t i = 0; i < s.size(); i += 4) {
+        std::uint32_t word = 0;
+        for (std::size_t k = 0; k < 4; ++k)
+          word |= std::uint32_t{i + k < s.size() ? static_cast<std::uint8_t>(s[i + k]) : std::uint8_t{4}} << (8 * k);
+        words.push_back(word);
+      }
+    }
+  }
+  warpsearch::SubjectBatch batch() const {
+    return {words.data(), words.size(), offsets.data(), lengths.data(), lengths.size()};
+  }
+};
+
+}  // namespace
+
+TEST_CASE("SubjectSegments: each segment holds its subject's residues, the owned ranges cover the subject",
+          "[segments]") {
+  std::mt19937_64 rng(5);
+  const Packed packed({warpsearch::test::random_codes(rng, 1000, 4), warpsearch::test::random_codes(rng, 100001, 4),
+                       warpsearch::test::random_codes(rng, 70003, 4)});
+  const std::uint64_t reach = 1001;
+  const SubjectSegments segments(packed.batch(), 1, reach, 4);
+  const warpsearch::SubjectBatch batch = segments.batch();
+  REQUIRE(batch.count > 2);
+  std::vector<std::uint64_t> covered(packed.subjects.size(), 0);
+  for (std::size_t k = 0; k < batch.count; ++k) {
+    const SubjectSegments::Origin& origin = segments.origin(k);
+    REQUIRE(origin.subject >= 1);
+    const std::string& subject = packed.subjects[origin.subject];
+    CHECK(origin.first == covered[origin.subject]);  // in order, no gap, no overlap
+    covered[origin.subject] = origin.end;
+    CHECK(origin.begin <= origin.first);
+    CHECK(origin.first - origin.begin >= (origin.first > 0 ? reach - 1 : 0));
+    CHECK(origin.begin + batch.lengths[k] == origin.end);
+    for (std::uint32_t i = 0; i < batch.lengths[k]; i += 97)
+      REQUIRE(batch.residue(k, i) == static_cast<std::uint8_t>(subject[origin.begin + i]));
+  }
+  CHECK(covered[0] == 0);
+  CHECK(covered[1] == packed.subjects[1].size());
+  CHECK(covered[2] == packed.subjects[2].size());
+}
+
+TEST_CASE("SegmentHits: owned ranges, or the hot columns within them when every part told them", "[segments]") {
+  std::mt19937_64 rng(6);
+  const Packed packed({warpsearch::test::random_codes(rng, 200000, 4)});
+  const SubjectSegments segments(packed.batch(), 0, 1000, 4);
+  REQUIRE(segments.batch().count >= 4);
+  const SubjectSegments::Origin& second = segments.origin(1);
+  const SubjectSegments::Origin& third = segments.origin(2);
+  const auto fill = [&](SegmentHits& hits) {
+    hits.add(segments, 0, 1, 50);
+    hits.add(segments, 0, 2, 70);
+    // Hot columns of the second segment: one in its context (the first segment's), one inside; the
+    // third's touches the second's end.
+    hits.add_hot(segments, 0, 1, 0, 10);
+    hits.add_hot(segments, 0, 1, 2000, 2512);
+    hits.add_hot(segments, 0, 2, third.first - third.begin - 5, third.first - third.begin + 100);
+    hits.add_hot(segments, 0, 1, second.end - second.begin - 8, second.end - second.begin);
+  };
+  SECTION("every part complete: the hot columns, clipped to the owned ranges and merged") {
+    SegmentHits hits;
+    fill(hits);
+    hits.hot_found(0, true);
+    hits.hot_found(0, true);
+    const auto taken = hits.take();
+    REQUIRE(taken.size() == 1);
+    const SegmentHits::Subject& subject = taken.at({0, 0});
+    CHECK(subject.score == 70);
+    const std::vector<ColumnRange> expected{{second.begin + 2000, second.begin + 2512},
+                                            {second.end - 8, third.first + 100}};
+    CHECK(subject.regions == expected);
+  }
+  SECTION("one part incomplete: the owned ranges of the segments that reached the threshold") {
+    SegmentHits hits;
+    fill(hits);
+    hits.hot_found(0, true);
+    hits.hot_found(0, false);
+    const auto taken = hits.take();
+    const SegmentHits::Subject& subject = taken.at({0, 0});
+    const std::vector<ColumnRange> expected{{second.first, third.end}};
+    CHECK(subject.regions == expected);
+  }
+  SECTION("no word on hot columns: the owned ranges") {
+    SegmentHits hits;
+    hits.add(segments, 0, 2, 70);
+    const auto taken = hits.take();
+    CHECK(taken.at({0, 0}).regions == std::vector<ColumnRange>{{third.first, third.end}});
+  }
+}
