@@ -12,7 +12,8 @@
 // Cooperative kernels give a pair to a whole block: warp w takes tiles w, w + 8, ... and starts a
 // tile's rows once the warp on the previous tile has published them (a progress counter per warp in
 // shared memory; every wait is on a lower tile, held by a running warp of the same block, so the
-// pipeline cannot deadlock).
+// pipeline cannot deadlock). On request, tiled kernels also list the tiles whose largest cell reaches the
+// query's threshold (hot tiles: where the HSP search of a long subject looks, docs/long_sequences.md).
 //
 // Recurrence (a gap of length k costs open + k * extend; g = open + extend, e = extend):
 //   H(i,j)   = max(H(i-1,j-1) + s(i,j), E(i,j), F(i,j), 0)
