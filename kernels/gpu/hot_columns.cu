@@ -1,16 +1,23 @@
 // The GPU hot-column kernel (kernels/gpu/hot_columns.hpp).
 //
-// One warp per piece. The query is cut into stripes of 32 * kRows rows; lane t holds rows
+// One warp per stripe of a piece. The query is cut into stripes of 32 * kRows rows; lane t holds rows
 // [t * kRows, (t + 1) * kRows) of the stripe and sweeps the piece's columns one step behind lane t - 1,
 // which hands it, through a shuffle, the H and vertical-gap values of the row above for the column it
-// has just finished. Lane 31 writes its last row's values to a boundary array that lane 0 reads on the
-// next stripe (two arrays used in turn). A lane whose rows hold a cell >= threshold in an owned column
-// writes 1 to that column's flag; several lanes may write the same 1. 32-bit values: scores are below
-// 2^7 per pair and queries below 2^22 residues (HotColumnScanner::kMaxQueryLength), so no value comes
-// near overflow.
+// has just finished. Lane 31 writes its last row's values to a boundary row that lane 0 of the next
+// stripe's warp reads, publishing how far it got every 32 columns (a fence, then a counter), so the
+// stripes of a piece run at once, each a tile or two behind the one above, as the long-pair kernel's
+// stripes do (kernels/gpu/long_pair.hpp). Two boundary rows per piece, used in turn, suffice: a stripe
+// overwrites column j of the row its stripe - 2 wrote only after computing column j, which needs column j
+// of the stripe above, written after that stripe read column j of the stripe - 2's row. Warps take
+// stripes in order from a counter (a piece's stripes one after the other), so a warp only waits for a
+// stripe a running warp holds, and stripe 0 waits for nothing: no deadlock. A lane whose rows hold a cell
+// >= threshold in an owned column writes 1 to that column's flag; several lanes may write the same 1.
+// 32-bit values: scores are below 2^7 per pair and queries below 2^22 residues
+// (HotColumnScanner::kMaxQueryLength), so no value comes near overflow.
 //
-// A piece costs one warp about (query rows) x (columns scanned) cells; pieces are a few times more than
-// the device's warp slots can run at once, largest first, so that the long ones start early.
+// A piece's stripes cost their warps about (query rows) x (columns scanned) cells together, and the piece
+// takes about one stripe's sweep of its columns; pieces are a few times more than the device's warp
+// slots can run at once, largest first, so that the long ones start early.
 #include "kernels/gpu/hot_columns.hpp"
 
 #include <algorithm>
@@ -33,6 +40,7 @@ constexpr int kRowsPerLane = 32;
 constexpr int kNegative = -(1 << 29);  // "no gap open yet": far below any score, far from overflow
 
 struct Piece {
+  std::uint32_t first_stripe = 0;     // the launch's stripe number of its stripe 0
   std::uint64_t query_offset = 0;     // into the codes buffer
   std::uint64_t subject_offset = 0;   // into the codes buffer: the first column scanned
   std::uint64_t flags_offset = 0;     // into the flags buffer: the flag of the first owned column
@@ -43,27 +51,56 @@ struct Piece {
   std::int32_t threshold = 1;
 };
 
+// The launch's work: its pieces, each stripe's piece (stripe_piece), the stripe counter and each
+// stripe's published columns (zeroed before the launch), and the buffers.
+struct Launch {
+  const Piece* pieces = nullptr;
+  const std::uint32_t* stripe_piece = nullptr;
+  std::uint32_t stripes = 0;
+  int* ticket = nullptr;
+  int* progress = nullptr;
+  const std::uint8_t* codes = nullptr;
+  const std::int32_t* matrix = nullptr;
+  std::int32_t gap_open_extend = 0, gap_extend = 0;
+  std::uint8_t* flags = nullptr;
+  int2* boundary = nullptr;
+};
+
+// Waits until the stripe above has published `columns` columns of its boundary row (lane 0 spins; the
+// fence after it orders the warp's reads of that row after the counter).
+__device__ __forceinline__ void wait_for(const int* progress, int columns, int lane) {
+  if (lane == 0)
+    while (*reinterpret_cast<const volatile int*>(progress) < columns) __nanosleep(64);
+  __syncwarp();
+  __threadfence();
+}
+
 template <int kRows>
-__global__ void __launch_bounds__(32 * kWarpsPerBlock)
-    hot_columns_kernel(const Piece* pieces, std::uint32_t piece_count, const std::uint8_t* codes,
-                       const std::int32_t* matrix, std::int32_t gap_open_extend, std::int32_t gap_extend,
-                       std::uint8_t* flags, int2* boundary) {
+__global__ void __launch_bounds__(32 * kWarpsPerBlock) hot_columns_kernel(const Launch launch) {
   __shared__ std::int32_t scores[kMaxCodes * kMaxCodes];
-  for (int k = threadIdx.x; k < kMaxCodes * kMaxCodes; k += blockDim.x) scores[k] = matrix[k];
+  for (int k = threadIdx.x; k < kMaxCodes * kMaxCodes; k += blockDim.x) scores[k] = launch.matrix[k];
   __syncthreads();
-  const std::uint32_t warp = blockIdx.x * kWarpsPerBlock + threadIdx.x / 32;
-  if (warp >= piece_count) return;
   const int lane = static_cast<int>(threadIdx.x & 31);
-  const Piece piece = pieces[warp];
-  const std::uint8_t* query = codes + piece.query_offset;
-  const std::uint8_t* subject = codes + piece.subject_offset;
-  std::uint8_t* piece_flags = flags + piece.flags_offset;
-  const int columns = static_cast<int>(piece.columns);
-  const int owned_from = static_cast<int>(piece.owned_from);
-  int2* boundary_in = boundary + piece.boundary_offset;
-  int2* boundary_out = boundary_in + columns;
-  const int m = static_cast<int>(piece.query_length);
-  for (int stripe = 0; stripe < m; stripe += 32 * kRows) {
+  for (;;) {
+    int taken = 0;
+    if (lane == 0) taken = atomicAdd(launch.ticket, 1);
+    const auto number = static_cast<std::uint32_t>(__shfl_sync(0xffffffffu, taken, 0));
+    if (number >= launch.stripes) return;
+    const Piece piece = launch.pieces[launch.stripe_piece[number]];
+    const int index = static_cast<int>(number - piece.first_stripe);  // of the stripe in its piece
+    const std::uint8_t* query = launch.codes + piece.query_offset;
+    const std::uint8_t* subject = launch.codes + piece.subject_offset;
+    std::uint8_t* piece_flags = launch.flags + piece.flags_offset;
+    const int columns = static_cast<int>(piece.columns);
+    const int owned_from = static_cast<int>(piece.owned_from);
+    const int m = static_cast<int>(piece.query_length);
+    const int stripe = index * 32 * kRows;  // its first row
+    const bool last_stripe = stripe + 32 * kRows >= m;
+    int2* boundary_in = launch.boundary + piece.boundary_offset + (index % 2 == 0 ? columns : 0);
+    int2* boundary_out = launch.boundary + piece.boundary_offset + (index % 2 == 0 ? 0 : columns);
+    const int* above = index > 0 ? launch.progress + number - 1 : nullptr;
+    int* published = launch.progress + number;
+    const std::int32_t gap_open_extend = launch.gap_open_extend, gap_extend = launch.gap_extend;
     const int first_row = stripe + lane * kRows;
     const int valid_rows = min(kRows, max(0, m - first_row));  // rows of this lane inside the query
     int row_scores[kRows];                                     // offset of each row's query code in the score table
@@ -80,8 +117,9 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock)
     // work on the 32 consecutive columns s - 31 .. s, so each lane's tile entry has exactly one reader.
     const auto load_code = [&](int j) { return j < columns ? static_cast<int>(subject[j] & (kMaxCodes - 1)) : 0; };
     const auto load_boundary = [&](int j) {
-      return stripe > 0 && j < columns ? boundary_in[j] : make_int2(0, kNegative);
+      return above != nullptr && j < columns ? __ldcg(boundary_in + j) : make_int2(0, kNegative);
     };
+    if (above != nullptr) wait_for(above, min(columns, 64), lane);
     int code_previous = 0, code_current = load_code(lane), code_next = load_code(32 + lane);
     int2 boundary_current = load_boundary(lane), boundary_next = load_boundary(32 + lane);
     int diagonal = 0;                        // H(first_row - 1, j - 1)
@@ -92,6 +130,7 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock)
         code_current = code_next;
         code_next = load_code(step + 32 + lane);
         boundary_current = boundary_next;
+        if (above != nullptr) wait_for(above, min(columns, step + 64), lane);
         boundary_next = load_boundary(step + 32 + lane);
       }
       // The column this lane's tile entry serves at this step: in [step - 31, step], congruent to lane.
@@ -126,13 +165,16 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock)
       diagonal = above_h;
       handed_h = h;
       handed_f = f;
-      if (lane == 31) boundary_out[j] = make_int2(h, f);
+      if (lane == 31 && !last_stripe) {
+        __stcg(boundary_out + j, make_int2(h, f));
+        if ((j & 31) == 31 || j == columns - 1) {
+          __threadfence();
+          *reinterpret_cast<volatile int*>(published) = j + 1;
+        }
+      }
       if (column_max >= piece.threshold && j >= owned_from) piece_flags[j - owned_from] = 1;
     }
     __syncwarp();
-    int2* swap = boundary_in;
-    boundary_in = boundary_out;
-    boundary_out = swap;
   }
 }
 
@@ -141,6 +183,7 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock)
 struct HotColumnScanner::Impl {
   int device = 0;
   int multiprocessors = 1;
+  int blocks_per_multiprocessor = 1;
   std::int32_t gap_open_extend = 0, gap_extend = 0;
   detail::DeviceBuffer<std::int32_t> matrix;
   detail::Stream stream;
@@ -152,6 +195,8 @@ HotColumnScanner::HotColumnScanner(int device, const ScoringScheme& scoring) {
   impl_ = std::make_unique<Impl>();  // its stream belongs to this device
   impl_->device = device;
   impl_->multiprocessors = properties.multiProcessorCount;
+  WARPSEARCH_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+      &impl_->blocks_per_multiprocessor, hot_columns_kernel<kRowsPerLane>, 32 * kWarpsPerBlock, 0));
   impl_->gap_open_extend = scoring.gap_open() + scoring.gap_extend();
   impl_->gap_extend = scoring.gap_extend();
   impl_->matrix = detail::upload_score_table(scoring, device);
@@ -234,14 +279,40 @@ void HotColumnScanner::scan(const std::vector<HotColumnTask>& tasks, std::vector
       ++to;
     }
     const std::size_t count = to - from;
+    // Stripes in launch order: each piece's one after the other, the pieces largest first.
+    std::vector<std::uint32_t> stripe_piece;
+    for (std::size_t k = from; k < to; ++k) {
+      pieces[k].first_stripe = static_cast<std::uint32_t>(stripe_piece.size());
+      const std::uint32_t stripes = (pieces[k].query_length + 32 * kRowsPerLane - 1) / (32 * kRowsPerLane);
+      stripe_piece.insert(stripe_piece.end(), stripes, static_cast<std::uint32_t>(k - from));
+    }
     detail::DeviceBuffer<Piece> device_pieces(count, impl_->device);
+    detail::DeviceBuffer<std::uint32_t> device_stripe_piece(stripe_piece.size(), impl_->device);
+    detail::DeviceBuffer<int> counters(stripe_piece.size() + 1, impl_->device);  // progress, then the ticket
     detail::DeviceBuffer<int2> device_boundary(entries, impl_->device);
     WARPSEARCH_CUDA_CHECK(cudaMemcpyAsync(device_pieces.get(), pieces.data() + from, count * sizeof(Piece),
                                           cudaMemcpyHostToDevice, stream));
-    const unsigned blocks = static_cast<unsigned>((count + kWarpsPerBlock - 1) / kWarpsPerBlock);
-    hot_columns_kernel<kRowsPerLane><<<blocks, 32 * kWarpsPerBlock, 0, stream>>>(
-        device_pieces.get(), static_cast<std::uint32_t>(count), device_codes.get(), impl_->matrix.get(),
-        impl_->gap_open_extend, impl_->gap_extend, device_flags.get(), device_boundary.get());
+    WARPSEARCH_CUDA_CHECK(cudaMemcpyAsync(device_stripe_piece.get(), stripe_piece.data(),
+                                          stripe_piece.size() * sizeof(std::uint32_t), cudaMemcpyHostToDevice, stream));
+    WARPSEARCH_CUDA_CHECK(cudaMemsetAsync(counters.get(), 0, counters.size() * sizeof(int), stream));
+    Launch launch;
+    launch.pieces = device_pieces.get();
+    launch.stripe_piece = device_stripe_piece.get();
+    launch.stripes = static_cast<std::uint32_t>(stripe_piece.size());
+    launch.progress = counters.get();
+    launch.ticket = counters.get() + stripe_piece.size();
+    launch.codes = device_codes.get();
+    launch.matrix = impl_->matrix.get();
+    launch.gap_open_extend = impl_->gap_open_extend;
+    launch.gap_extend = impl_->gap_extend;
+    launch.flags = device_flags.get();
+    launch.boundary = device_boundary.get();
+    // As many warps as the stripes, at most what the device holds at once (the others would only take
+    // stripes later, one after the other, as the resident ones do).
+    const unsigned blocks = static_cast<unsigned>(std::min<std::size_t>(
+        (stripe_piece.size() + kWarpsPerBlock - 1) / kWarpsPerBlock,
+        static_cast<std::size_t>(std::max(1, impl_->blocks_per_multiprocessor)) * impl_->multiprocessors));
+    hot_columns_kernel<kRowsPerLane><<<blocks, 32 * kWarpsPerBlock, 0, stream>>>(launch);
     WARPSEARCH_CUDA_CHECK_LAUNCH();
     // The buffers are freed at the end of this iteration: the launch must be done with them.
     impl_->stream.synchronize();
