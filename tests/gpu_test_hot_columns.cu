@@ -13,6 +13,7 @@
 #include "profile/scoring.hpp"
 #include "tests/catch.hpp"
 #include "tests/gpu_test_support.hpp"
+#include "tests/packed_subjects.hpp"
 #include "tests/random_sequences.hpp"
 
 namespace {

@@ -14,6 +14,7 @@
 #include "profile/scoring.hpp"
 #include "tests/catch.hpp"
 #include "tests/gpu_test_support.hpp"
+#include "tests/packed_subjects.hpp"
 #include "tests/test_support.hpp"
 
 namespace {

@@ -5,10 +5,12 @@
 #include <cstdint>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "search/subject_segments.hpp"
 #include "tests/catch.hpp"
+#include "tests/packed_subjects.hpp"
 #include "tests/random_sequences.hpp"
 
 namespace {
@@ -17,27 +19,13 @@ using warpsearch::SegmentHits;
 using warpsearch::SubjectSegments;
 using warpsearch::cpu::ColumnRange;
 
+// The subjects, and packed as a chunk (padding code 4).
 struct Packed {
   std::vector<std::string> subjects;
-  std::vector<std::uint32_t> words;
-  std::vector<std::uint64_t> offsets;
-  std::vector<std::uint32_t> lengths;
+  warpsearch::test::PackedSubjects packed;
 
-  explicit Packed(std::vector<std::string> of) : subjects(std::move(of)) {
-    for (const std::string& s : subjects) {
-      offsets.push_back(words.size());
-      lengths.push_back(static_cast<std::uint32_t>(s.size()));
-      for (std::size_t i = 0; i < s.size(); i += 4) {
-        std::uint32_t word = 0;
-        for (std::size_t k = 0; k < 4; ++k)
-          word |= std::uint32_t{i + k < s.size() ? static_cast<std::uint8_t>(s[i + k]) : std::uint8_t{4}} << (8 * k);
-        words.push_back(word);
-      }
-    }
-  }
-  warpsearch::SubjectBatch batch() const {
-    return {words.data(), words.size(), offsets.data(), lengths.data(), lengths.size()};
-  }
+  explicit Packed(std::vector<std::string> of) : subjects(std::move(of)), packed(subjects, 4) {}
+  warpsearch::SubjectBatch batch() const { return packed.batch(); }
 };
 
 }  // namespace
