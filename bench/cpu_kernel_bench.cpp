@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "kernels/cpu/query_scorer.hpp"
+#include "tests/packed_subjects.hpp"
 
 using namespace warpsearch;
 using warpsearch::cpu::Isa;
@@ -55,40 +56,14 @@ std::vector<Record> read_fasta(const std::string& path) {
   return records;
 }
 
-struct Packed {
-  std::vector<std::uint32_t> words;
-  std::vector<std::uint64_t> offsets;
-  std::vector<std::uint32_t> lengths;
-  std::uint64_t residues = 0;
-
-  SubjectBatch part(std::size_t first, std::size_t count) const {
-    SubjectBatch batch;
-    batch.words = words.data();
-    batch.num_words = words.size();
-    batch.word_offsets = offsets.data() + first;
-    batch.lengths = lengths.data() + first;
-    batch.count = count;
-    return batch;
-  }
-};
-
-Packed pack_sorted(std::vector<Record> records) {
-  std::stable_sort(records.begin(), records.end(),
-                   [](const Record& a, const Record& b) { return a.codes.size() < b.codes.size(); });
-  Packed packed;
-  const std::uint8_t pad = Alphabet::protein().pad_code();
-  for (const auto& r : records) {
-    packed.offsets.push_back(packed.words.size());
-    packed.lengths.push_back(static_cast<std::uint32_t>(r.codes.size()));
-    packed.residues += r.codes.size();
-    for (std::size_t i = 0; i < r.codes.size(); i += 4) {
-      std::uint32_t word = 0;
-      for (std::size_t b = 0; b < 4; ++b)
-        word |= std::uint32_t{i + b < r.codes.size() ? static_cast<std::uint8_t>(r.codes[i + b]) : pad} << (8 * b);
-      packed.words.push_back(word);
-    }
-  }
-  return packed;
+// The records sorted by length and packed as a database chunk (tests/packed_subjects.hpp).
+warpsearch::test::PackedSubjects pack_sorted(const std::vector<Record>& records) {
+  std::vector<std::string> codes;
+  codes.reserve(records.size());
+  for (const Record& r : records) codes.push_back(r.codes);
+  std::stable_sort(codes.begin(), codes.end(),
+                   [](const std::string& a, const std::string& b) { return a.size() < b.size(); });
+  return warpsearch::test::PackedSubjects(codes, Alphabet::protein().pad_code());
 }
 
 // CPU time of the calling thread: on a shared, busy machine it measures the kernel, not the queue.
@@ -136,7 +111,7 @@ int main(int argc, char** argv) try {
       throw std::invalid_argument("unknown option " + flag);
   }
   const ScoringScheme scoring(SubstitutionMatrix::builtin(matrix), GapOpen{gap_open}, GapExtend{gap_extend});
-  const Packed db = pack_sorted(read_fasta(db_path));
+  const warpsearch::test::PackedSubjects db = pack_sorted(read_fasta(db_path));
   std::vector<Record> queries = read_fasta(query_path);
   if (queries.size() > max_queries) queries.resize(max_queries);
 
@@ -177,7 +152,7 @@ int main(int argc, char** argv) try {
           std::vector<std::thread> workers;
           for (std::size_t t = 0; t + 1 < bounds.size(); ++t)
             workers.emplace_back([&, t] {
-              const SubjectBatch part = db.part(bounds[t], bounds[t + 1] - bounds[t]);
+              const SubjectBatch part = db.batch(bounds[t], bounds[t + 1] - bounds[t]);
               const double cpu_start = thread_cpu_seconds();
               stats[t] = scorer.score(part, scores.data() + bounds[t], width);
               cpu_seconds[t] = thread_cpu_seconds() - cpu_start;

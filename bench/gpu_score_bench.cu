@@ -33,6 +33,9 @@
 #include "core/subject_batch.hpp"
 #include "kernels/gpu/gpu_scorer.hpp"
 #include "profile/scoring.hpp"
+#include "tests/packed_subjects.hpp"
+
+using warpsearch::test::PackedSubjects;
 
 namespace {
 
@@ -168,44 +171,14 @@ BenchOptions parse_options(int argc, char** argv) {
   return o;
 }
 
-// The subjects sorted by length and packed as a database chunk: four residues a word, each subject
-// from a word boundary, padded with the alphabet's padding code.
-struct PackedSubjects {
-  std::vector<std::uint32_t> words;
-  std::vector<std::uint64_t> offsets;
-  std::vector<std::uint32_t> lengths;
-  std::uint64_t residues = 0;
-
-  warpsearch::SubjectBatch batch() const {
-    warpsearch::SubjectBatch batch;
-    batch.words = words.data();
-    batch.num_words = words.size();
-    batch.word_offsets = offsets.data();
-    batch.lengths = lengths.data();
-    batch.count = lengths.size();
-    return batch;
-  }
-};
-
-PackedSubjects pack_subjects(std::vector<Record>& subjects, const warpsearch::Alphabet& alphabet) {
-  std::stable_sort(subjects.begin(), subjects.end(),
-                   [](const Record& a, const Record& b) { return a.codes.size() < b.codes.size(); });
-  PackedSubjects packed;
-  for (const auto& s : subjects) {
-    packed.offsets.push_back(packed.words.size());
-    packed.lengths.push_back(static_cast<std::uint32_t>(s.codes.size()));
-    packed.residues += s.codes.size();
-    for (std::size_t w = 0; w < (s.codes.size() + 3) / 4; ++w) {
-      std::uint32_t word = 0;
-      for (std::size_t k = 0; k < 4; ++k) {
-        const std::size_t i = 4 * w + k;
-        const auto code = i < s.codes.size() ? static_cast<std::uint8_t>(s.codes[i]) : alphabet.pad_code();
-        word |= static_cast<std::uint32_t>(code) << (8 * k);
-      }
-      packed.words.push_back(word);
-    }
-  }
-  return packed;
+// The subjects sorted by length and packed as a database chunk (tests/packed_subjects.hpp).
+PackedSubjects pack_subjects(const std::vector<Record>& subjects, const warpsearch::Alphabet& alphabet) {
+  std::vector<std::string> codes;
+  codes.reserve(subjects.size());
+  for (const Record& s : subjects) codes.push_back(s.codes);
+  std::stable_sort(codes.begin(), codes.end(),
+                   [](const std::string& a, const std::string& b) { return a.size() < b.size(); });
+  return PackedSubjects(codes, alphabet.pad_code());
 }
 
 // Times the synchronous score() call with CUDA events around it.
