@@ -102,11 +102,13 @@ class GpuLongPairs final : public cpu::GlobalRowSource {
   }
 
  private:
-  // At least `count` idle aligners, each sized for local spans of pairs up to these lengths.
+  // At least `count` idle aligners, the `count` that with_aligner takes first (the last ones) sized for
+  // local spans of pairs up to these lengths.
   void prepare(unsigned count, std::size_t query_length, std::size_t subject_length) {
     const std::lock_guard<std::mutex> lock(mutex_);
     while (idle_.size() < count) idle_.push_back(std::make_unique<gpu::LongPairAligner>(device_, scoring_));
-    for (const auto& aligner : idle_) aligner->reserve_local_spans(query_length, subject_length);
+    for (std::size_t k = idle_.size() - count; k < idle_.size(); ++k)
+      idle_[k]->reserve_local_spans(query_length, subject_length);
   }
 
   // Runs f on an idle aligner (a new one when all are busy): requests from several threads run at once,

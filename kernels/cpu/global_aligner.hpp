@@ -30,7 +30,7 @@ namespace warpsearch::cpu::detail {
 // columns 0..j depend on no column beyond j), and with threads > 1 the next `threads` bands up are
 // rebuilt at once, each into its own traceback buffer.
 //
-// With a band (DiagonalBand, kernels/cpu/alignment_rows.hpp) every row is computed only inside it and
+// With a band (DiagonalBand, core/diagonal_band.hpp) every row is computed only inside it and
 // its traceback bytes take band.width() + 1 bytes instead of a byte per column (a band no narrower
 // than the columns is not used); the operations are the same as without it.
 class GlobalAligner {

@@ -498,9 +498,8 @@ Span LongPairAligner::span(std::string_view query, std::string_view subject, Ali
   }
   // Global and semi-global: the last row.
   std::vector<int2> last;
-  const bool semiglobal = mode == AlignmentMode::semiglobal;
   span.query_end = query.size();
-  if (!semiglobal) {
+  if (mode == AlignmentMode::global) {
     span.subject_end = subject.size();
     // In bands, as cpu::pair_span: the guess's banded score L, then (unless its band proves L optimal)
     // the band of every alignment scoring L or more.
@@ -521,7 +520,7 @@ Span LongPairAligner::span(std::string_view query, std::string_view subject, Ali
     return span;
   }
   const int rows_per_lane = impl_->rows_per_lane_for(query.size());
-  impl_->pass(query, subject, false, semiglobal, impl_->open, rows_per_lane, INT_MAX, &last);
+  impl_->pass(query, subject, false, true, impl_->open, rows_per_lane, INT_MAX, &last);
   // Semi-global: the smallest optimal subject end (column 0 included), then the same over the reversed
   // subject prefix for the largest optimal start.
   std::size_t end = 0;
@@ -530,8 +529,8 @@ Span LongPairAligner::span(std::string_view query, std::string_view subject, Ali
   span.score = last[end].x;
   span.subject_end = end;
   if (end == 0) return span;
-  impl_->pass(reversed_query, reversed_prefix(reversed_subject, end), false, true, impl_->open,
-              impl_->rows_per_lane_for(query.size()), INT_MAX, &last);
+  impl_->pass(reversed_query, reversed_prefix(reversed_subject, end), false, true, impl_->open, rows_per_lane, INT_MAX,
+              &last);
   std::size_t start = 0;
   for (std::size_t c = 1; c <= end; ++c)
     if (last[c].x > last[start].x) start = c;
