@@ -78,16 +78,26 @@ bool have_gpu() { return warpsearch::test::gpu_usable("GPU scorer test"); }
 
 // Scores every query against every subject on the GPU, with each number of substitution-table copies
 // (kernels/gpu/table_copies.hpp: the copies and their plan change only which shared-memory words are
-// read; every bin that can reads them, whatever its size) and checks each score against the oracle.
+// read; every bin that can reads them, whatever its size) and each team size of the cooperative bin (the
+// pipeline's handoffs change, not the cells), and checks each score against the oracle.
 void check_against_reference(const ScoringScheme& scoring, const std::vector<std::string>& queries,
                              const std::vector<std::string>& subjects) {
   std::vector<long long> expected;
   for (const auto& query : queries)
     for (const auto& subject : subjects) expected.push_back(reference_score(query, subject, scoring));
   const PackedSubjects packed(subjects, scoring.matrix().alphabet().pad_code());
-  for (int copies = 1; copies <= warpsearch::gpu::detail::kMaxTableCopies; ++copies) {
+  // Each number of table copies, and each team of warps per pair in the cooperative bin (1, 2, 4, 8, or
+  // chosen by the scorer: 0).
+  struct Setting {
+    int copies;
+    int team;
+  };
+  for (const Setting setting : {Setting{1, 1}, Setting{2, 2}, Setting{3, 4}, Setting{2, 8}, Setting{2, 0}}) {
+    const int copies = setting.copies;
+    const int team = setting.team;
     GpuScorer scorer(0, scoring, copies);
     scorer.set_table_copies_min_waves(0);
+    scorer.set_cooperative_team_warps(team);
     scorer.set_subjects(packed.batch());
     std::vector<std::int32_t> scores(queries.size() * subjects.size(), -12345);
     scorer.score(queries, scores.data());
@@ -97,9 +107,9 @@ void check_against_reference(const ScoringScheme& scoring, const std::vector<std
         const long long want = expected[q * subjects.size() + s];
         const long long got = scores[q * subjects.size() + s];
         if (got != want && ++mismatches <= 10)
-          UNSCOPED_INFO("table copies " << copies << ": query " << q << " (length " << queries[q].size() << ") subject "
-                                        << s << " (length " << subjects[s].size() << "): GPU " << got << ", reference "
-                                        << want);
+          UNSCOPED_INFO("table copies " << copies << ", team " << team << ": query " << q << " (length "
+                                        << queries[q].size() << ") subject " << s << " (length " << subjects[s].size()
+                                        << "): GPU " << got << ", reference " << want);
       }
     CHECK(mismatches == 0);
   }
@@ -133,6 +143,9 @@ TEST_CASE("GpuScorer rejects a device that does not exist", "[gpu][small]") {
   CHECK_THROWS_AS(GpuScorer(usable_device_count() + 3, scoring), std::invalid_argument);
   CHECK_THROWS_AS(GpuScorer(0, scoring, 0), std::invalid_argument);
   CHECK_THROWS_AS(GpuScorer(0, scoring, warpsearch::gpu::detail::kMaxTableCopies + 1), std::invalid_argument);
+  if (!have_gpu()) return;
+  GpuScorer scorer(0, scoring);
+  CHECK_THROWS_AS(scorer.set_cooperative_team_warps(3), std::invalid_argument);
 }
 
 TEST_CASE("GPU scores match the 64-bit reference at every length bin edge", "[gpu]") {
@@ -191,8 +204,9 @@ TEST_CASE("GPU scores DNA exactly", "[gpu]") {
   const int letters = scoring.matrix().alphabet().size();  // A C G T N
   const std::vector<std::string> queries = {warpsearch::test::random_codes(rng, 150, letters),
                                             warpsearch::test::random_codes(rng, 777, letters)};
+  // Every bin: DNA reads the lane copies of the table (kernels/gpu/table_copies.hpp).
   std::vector<std::string> subjects;
-  for (std::size_t length : {1, 20, 32, 33, 150, 400, 1000, 1024, 1025, 5000})
+  for (std::size_t length : edge_lengths())
     for (int copy = 0; copy < 2; ++copy)
       subjects.push_back(make_subject(rng, length, letters, queries[std::size_t(copy)]));
   check_against_reference(scoring, queries, subjects);

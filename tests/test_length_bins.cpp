@@ -47,3 +47,21 @@ TEST_CASE("Padding stays under one seventh of a subject from 129 residues on", "
     CHECK(columns * 7 <= std::uint64_t{length} * 8);
   }
 }
+
+TEST_CASE("The cooperative bin's team is the largest whose handoffs fit the query's rows", "[gpu-bins]") {
+  namespace d = warpsearch::gpu::detail;
+  constexpr int kBlockWarps = d::kBlockThreads / 32;
+  int previous = 1;
+  for (int m = 1; m <= 4000; ++m) {
+    const int k = d::cooperative_team_warps(m);
+    REQUIRE((k == 1 || k == 2 || k == 4 || k == 8));
+    CHECK(k <= kBlockWarps);
+    CHECK(k >= previous);  // longer queries never get smaller teams
+    previous = k;
+    // k warps turn once per k handoffs, which fit m; twice as many would not (unless the block is full).
+    if (k > 1) CHECK(k * d::kHandoffSteps <= m);
+    if (k < kBlockWarps) CHECK(2 * k * d::kHandoffSteps > m);
+  }
+  CHECK(d::cooperative_team_warps(100) == 1);
+  CHECK(d::cooperative_team_warps(10000) == kBlockWarps);
+}

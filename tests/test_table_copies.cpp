@@ -110,3 +110,52 @@ TEST_CASE("On real proteins the plan cuts the wavefronts of a warp's table looku
   CHECK(two < 0.75 * one);
   CHECK(three < 0.75 * one);
 }
+
+// DNA (N = 6: A C G T N and the padding code): the table fits 32 times, and the lane copies put every
+// lane's lookup on its own bank; the one-copy table, read by random DNA in the layout of the test above,
+// costs several wavefronts per lookup.
+TEST_CASE("Lane copies give each lane of a warp its own bank", "[table-copies]") {
+  constexpr int n = 6;
+  CHECK(d::lane_copies_fit(n));
+  CHECK_FALSE(d::lane_copies_fit(26));  // protein keeps the planned copies
+  const auto row_words = static_cast<std::uint32_t>(d::lane_table_row_words(n));
+  // Each (entry, lane) has a word of its own within the row, on the lane's bank.
+  std::vector<bool> taken(row_words, false);
+  for (std::uint32_t c = 0; c < static_cast<std::uint32_t>(n * n); ++c)
+    for (std::uint32_t lane = 0; lane < 32; ++lane) {
+      const std::uint32_t word = d::lane_table_word(c, lane);
+      REQUIRE(word < row_words);
+      CHECK(word % 32 == lane);
+      CHECK_FALSE(taken[word]);
+      taken[word] = true;
+    }
+
+  constexpr int regs = 16;
+  std::mt19937_64 rng(20261126);
+  const auto dna = [&](std::size_t length) { return warpsearch::test::random_codes(rng, length, 4); };
+  double one_copy = 0;
+  long long lookups = 0;
+  for (int sample = 0; sample < 40; ++sample) {
+    const std::string a = dna(32 * regs);
+    const std::string b = dna(32 * regs);
+    const std::string query = dna(600);
+    for (int j = 0; j < regs; ++j)
+      for (std::size_t step = 32; step < query.size(); step += 29) {
+        long long plain[32];
+        long long lanes[32];
+        for (int l = 0; l < 32; ++l) {
+          const auto at = static_cast<std::size_t>(l * regs + j);
+          const auto entry = static_cast<std::uint32_t>(a[at] * n + b[at]);
+          const long long row = query[step - static_cast<std::size_t>(l)];
+          plain[l] = row * d::table_row_words(n, 1) + entry;
+          lanes[l] = row * row_words + d::lane_table_word(entry, static_cast<std::uint32_t>(l));
+        }
+        CHECK(d::lookup_wavefronts(lanes) == 1);
+        one_copy += d::lookup_wavefronts(plain);
+        ++lookups;
+      }
+  }
+  one_copy /= static_cast<double>(lookups);
+  INFO("DNA, one copy: " << one_copy << " wavefronts per lookup");
+  CHECK(one_copy > 2.0);
+}

@@ -113,8 +113,12 @@ GpuScorer::GpuScorer(int device, const ScoringScheme& scoring, int table_copies)
     if (q == pad || a == pad) return pad_score;
     return matrix.score(letters[static_cast<std::size_t>(q)], letters[static_cast<std::size_t>(a)]);
   };
+  // A small alphabet's table takes lane copies, which replace the planned ones (table_copies.hpp).
+  s.lane_copies = detail::lane_copies_fit(s.n);
+  if (s.lane_copies) table_copies = 1;
   // Copies that do not fit the device's shared memory are dropped (one copy must fit).
   const auto table_bytes = [&](int copies) {
+    if (s.lane_copies) return static_cast<std::size_t>(s.n) * detail::lane_table_row_words(s.n) * sizeof(std::uint32_t);
     return static_cast<std::size_t>(s.n) * detail::table_row_words(s.n, copies) * sizeof(std::uint32_t);
   };
   while (table_copies > 1 && table_bytes(table_copies) > properties.sharedMemPerBlockOptin) --table_copies;
@@ -126,7 +130,7 @@ GpuScorer::GpuScorer(int device, const ScoringScheme& scoring, int table_copies)
   s.copy_words = detail::table_copy_words(s.n);
   const auto build = [&](int copies) {
     Impl::Table table;
-    table.row_words = detail::table_row_words(s.n, copies);
+    table.row_words = s.lane_copies ? detail::lane_table_row_words(s.n) : detail::table_row_words(s.n, copies);
     std::vector<std::uint32_t> host(static_cast<std::size_t>(s.n) * table.row_words, 0u);
     for (int q = 0; q < s.n; ++q)
       for (int a = 0; a < s.n; ++a)
@@ -134,9 +138,13 @@ GpuScorer::GpuScorer(int device, const ScoringScheme& scoring, int table_copies)
           const auto lo = static_cast<std::uint32_t>(score_of(q, a)) & 0xFFFFu;
           const auto hi = static_cast<std::uint32_t>(score_of(q, b)) & 0xFFFFu;
           const auto entry = static_cast<std::uint32_t>(a * s.n + b);
-          for (int k = 0; k < copies; ++k)
-            host[static_cast<std::size_t>(q) * table.row_words +
-                 detail::table_word(k, entry, static_cast<std::uint32_t>(s.copy_words))] = lo | (hi << 16);
+          std::uint32_t* row = host.data() + static_cast<std::size_t>(q) * table.row_words;
+          if (s.lane_copies)
+            for (std::uint32_t lane = 0; lane < detail::kLaneCopies; ++lane)
+              row[detail::lane_table_word(entry, lane)] = lo | (hi << 16);
+          else
+            for (int k = 0; k < copies; ++k)
+              row[detail::table_word(k, entry, static_cast<std::uint32_t>(s.copy_words))] = lo | (hi << 16);
         }
     table.words = DeviceBuffer<std::uint32_t>(host.size(), s.device);
     WARPSEARCH_CUDA_CHECK(

@@ -101,6 +101,9 @@ class GpuScorer {
   // next set_subjects; tests and the benchmark set it.
   static constexpr double kDefaultCopiesMinWaves = 1.0;
   void set_table_copies_min_waves(double waves);
+  // Warps that share a pair of subjects longer than 4096 (1, 2, 4 or 8; default 0: chosen per query by
+  // its length and the number of such pairs, kernels/gpu/length_bins.hpp). Tests set it.
+  void set_cooperative_team_warps(int warps);
 
   // Device memory a batch of subjects needs on top of what the scorer already holds (the subjects,
   // their bookkeeping and per-query scores, and the work space of queries up to max_query_length),

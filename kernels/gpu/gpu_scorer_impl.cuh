@@ -117,6 +117,7 @@ struct GpuScorer::Impl {
   // table_copies > 1, the one with copies (kernels/gpu/table_copies.hpp), each with its own row stride.
   int table_copies = 1;
   int copy_words = 0;
+  bool lane_copies = false;  // small alphabets: one table of 32 interleaved copies for every bin
   // A bin runs the table with copies when its jobs fill the device with that shape this many times over:
   // one block per multiprocessor cannot share it with other bins' blocks, so a smaller launch would
   // leave multiprocessors idle (docs/gpu_kernels.md, "Substitution-table copies").
@@ -139,9 +140,24 @@ struct GpuScorer::Impl {
   std::array<LaunchShape, kBinCount> compact_shapes{};  // the candidates, from the constructor
   std::array<LaunchShape, kBinCount> copies_shapes{};
   const Table& table_of(int bin) const { return shapes[bin].copies ? copies_table : compact_table; }
-  // Group slots of the tile-edge buffer a block uses: one per group, one per cooperative block.
-  int edge_slots_per_block(int bin) const {
-    return kLengthBins[bin].mode == detail::TileMode::cooperative ? 1 : shapes[bin].threads / kLengthBins[bin].group;
+  // The cooperative bin's warps per pair for a query of m rows: cooperative_team_warps(m), but no fewer
+  // than its jobs need to fill the device's warps (with few long subjects, their own time is the
+  // query's critical path, and a bigger team shortens it).
+  int forced_team_warps = 0;  // set_cooperative_team_warps
+  int team_warps(int m) const {
+    constexpr int kBlockWarps = kBlockThreads / 32;
+    if (forced_team_warps > 0) return forced_team_warps;
+    const long long device_warps =
+        static_cast<long long>(std::max(1, shapes[kHugeBin].blocks_per_sm)) * sm_count * kBlockWarps;
+    int k = detail::cooperative_team_warps(m);
+    while (k < kBlockWarps && static_cast<long long>(job_count[kHugeBin]) * k < device_warps) k *= 2;
+    return k;
+  }
+  // Group slots of the tile-edge buffer a block uses for a query of m rows: one per group, one per
+  // cooperative team.
+  int edge_slots_per_block(int bin, int m) const {
+    return kLengthBins[bin].mode == detail::TileMode::cooperative ? kBlockThreads / 32 / team_warps(m)
+                                                                  : shapes[bin].threads / kLengthBins[bin].group;
   }
   // The row strides of a query's layouts, one per table: [compact_table's][copies_table's, with copies].
   std::vector<int> row_strides() const {
@@ -196,8 +212,8 @@ struct GpuScorer::Impl {
   }
 
   // Grid of a grid-stride launch: enough blocks for the jobs, no more than fit the device at once.
-  int grid_for(int bin, long long jobs) const {
-    const int jobs_per_block = edge_slots_per_block(bin);
+  int grid_for(int bin, long long jobs, int m) const {
+    const int jobs_per_block = edge_slots_per_block(bin, m);
     const int resident = std::max(1, shapes[bin].blocks_per_sm) * sm_count;
     return std::max(1, std::min(ceil_div(jobs, jobs_per_block), resident));
   }
@@ -207,14 +223,14 @@ struct GpuScorer::Impl {
   // budget, at least one block's of any bin.
   void reserve_edges(QuerySlot& slot, int m) const {
     const auto resident_slots = [&](int bin) {
-      return static_cast<long long>(std::max(1, shapes[bin].blocks_per_sm)) * sm_count * edge_slots_per_block(bin);
+      return static_cast<long long>(std::max(1, shapes[bin].blocks_per_sm)) * sm_count * edge_slots_per_block(bin, m);
     };
     long long wanted = 0;
     long long one_block = 1;
     for (int bin = kFirstTiledBin; bin <= kHugeBin; ++bin) wanted += resident_slots(bin);
     wanted = std::max(wanted, resident_slots(kRescoreBin));
     for (int bin = kFirstTiledBin; bin < kBinCount; ++bin)
-      one_block = std::max<long long>(one_block, edge_slots_per_block(bin));
+      one_block = std::max<long long>(one_block, edge_slots_per_block(bin, m));
     const long long affordable =
         static_cast<long long>(kEdgeBudgetBytes / (static_cast<std::size_t>(m) * sizeof(std::uint64_t)));
     slot.edge_slots = static_cast<int>(std::max(one_block, std::min(wanted, affordable)));
@@ -255,7 +271,7 @@ struct GpuScorer::Impl {
     std::array<int, kBinCount> grid{};
     bool concurrent = false;
   };
-  EdgeGrids edge_grids(const QuerySlot& slot) const;
+  EdgeGrids edge_grids(const QuerySlot& slot, int m) const;
   // The scores of the query that ran in the slot, to their destination (on the slot's main stream).
   void deliver_scores(QuerySlot& slot, const Destination& to);
   // score_above and score_above_with_hot_tiles (kernels/gpu/gpu_scorer_queries.cu).

@@ -52,6 +52,7 @@ void GpuScorer::Impl::enqueue_query(QuerySlot& slot, const std::uint32_t* query,
   detail::KernelParams p;
   p.alphabet_n = n;
   p.copy_words = copy_words;
+  p.lane_copies = lane_copies;
   p.residues = d_residues.get();
   p.offsets = d_offsets.get();
   p.lengths = d_lengths.get();
@@ -62,13 +63,14 @@ void GpuScorer::Impl::enqueue_query(QuerySlot& slot, const std::uint32_t* query,
   p.overflow_list = slot.overflow_list.get();
   p.query_length = m;
   p.edges = slot.edges.get();
+  p.team_warps = team_warps(m);
   if (to.hot_tiles) {
     p.hot_tiles = slot.hot_tiles.get();
     p.hot_count = slot.hot_count.get();
     p.hot_capacity = slot.hot_tiles.size();
     p.hot_threshold = to.threshold;
   }
-  const auto edge_grid_cap = [&](int bin) { return std::max(1, slot.edge_slots / edge_slots_per_block(bin)); };
+  const auto edge_grid_cap = [&](int bin) { return std::max(1, slot.edge_slots / edge_slots_per_block(bin, m)); };
   const auto launch = [&](int bin, int grid, cudaStream_t stream) {
     const Table& t = table_of(bin);
     const bool copies = shapes[bin].copies;
@@ -80,7 +82,7 @@ void GpuScorer::Impl::enqueue_query(QuerySlot& slot, const std::uint32_t* query,
     detail::bin_entry(bin).launch(p, grid, shapes[bin].threads, t.shared_bytes(), stream);
   };
 
-  const EdgeGrids edges = edge_grids(slot);
+  const EdgeGrids edges = edge_grids(slot, m);
   const std::array<int, kBinCount>& edge_grid = edges.grid;
   const bool concurrent = edges.concurrent;
 
@@ -95,11 +97,11 @@ void GpuScorer::Impl::enqueue_query(QuerySlot& slot, const std::uint32_t* query,
     p.jobs = d_jobs.get() + 2 * static_cast<std::size_t>(job_begin[bin]);
     p.num_jobs = job_count[bin];
     if (!concurrent) {
-      launch(bin, std::min(grid_for(bin, p.num_jobs), edge_grid_cap(bin)), lng);
+      launch(bin, std::min(grid_for(bin, p.num_jobs, m), edge_grid_cap(bin)), lng);
       continue;
     }
     p.edges = slot.edges.get() + static_cast<std::size_t>(edge_offset) * static_cast<std::size_t>(m);
-    edge_offset += static_cast<long long>(edge_grid[bin]) * edge_slots_per_block(bin);
+    edge_offset += static_cast<long long>(edge_grid[bin]) * edge_slots_per_block(bin, m);
     cudaStream_t stream = lng;
     if (bin != kHugeBin) {
       stream = slot.workers[next_worker].get();
@@ -113,7 +115,7 @@ void GpuScorer::Impl::enqueue_query(QuerySlot& slot, const std::uint32_t* query,
     if (job_count[bin] == 0) continue;
     p.jobs = d_jobs.get() + 2 * static_cast<std::size_t>(job_begin[bin]);
     p.num_jobs = job_count[bin];
-    launch(bin, grid_for(bin, p.num_jobs), slot.workers[next_worker].get());
+    launch(bin, grid_for(bin, p.num_jobs, m), slot.workers[next_worker].get());
     next_worker = (next_worker + 1) % kWorkers;
   }
   for (int k = 0; k < kWorkers; ++k) {
@@ -125,11 +127,12 @@ void GpuScorer::Impl::enqueue_query(QuerySlot& slot, const std::uint32_t* query,
   p.jobs = slot.overflow_list.get();
   p.num_jobs = 0;
   p.device_job_count = slot.overflow_count.get();
-  launch(kRescoreBin, std::min(grid_for(kRescoreBin, static_cast<long long>(count)), edge_grid_cap(kRescoreBin)), main);
+  launch(kRescoreBin, std::min(grid_for(kRescoreBin, static_cast<long long>(count), m), edge_grid_cap(kRescoreBin)),
+         main);
   deliver_scores(slot, to);
 }
 
-GpuScorer::Impl::EdgeGrids GpuScorer::Impl::edge_grids(const QuerySlot& slot) const {
+GpuScorer::Impl::EdgeGrids GpuScorer::Impl::edge_grids(const QuerySlot& slot, int m) const {
   // The bins with tile edges (cooperative and tiled) run at once, each on its own range of the edge
   // buffer's group slots: one after the other, each bin's last wave (its longest pairs) made the long
   // stream the critical path of short queries. The cooperative bin, whose longest pairs are the
@@ -140,11 +143,11 @@ GpuScorer::Impl::EdgeGrids GpuScorer::Impl::edge_grids(const QuerySlot& slot) co
   std::array<int, kBinCount>& edge_grid = edges.grid;
   long long wanted_slots = 0;
   for (int bin = kFirstTiledBin; bin <= kHugeBin; ++bin)
-    if (job_count[bin] > 0) edge_grid[bin] = grid_for(bin, job_count[bin]);
+    if (job_count[bin] > 0) edge_grid[bin] = grid_for(bin, job_count[bin], m);
   for (int bin = kFirstTiledBin; bin < kHugeBin; ++bin)
-    wanted_slots += static_cast<long long>(edge_grid[bin]) * edge_slots_per_block(bin);
+    wanted_slots += static_cast<long long>(edge_grid[bin]) * edge_slots_per_block(bin, m);
   const long long tiled_slots =
-      slot.edge_slots - static_cast<long long>(edge_grid[kHugeBin]) * edge_slots_per_block(kHugeBin);
+      slot.edge_slots - static_cast<long long>(edge_grid[kHugeBin]) * edge_slots_per_block(kHugeBin, m);
   bool concurrent = tiled_slots > 0;
   if (concurrent && wanted_slots > tiled_slots)
     for (int bin = kFirstTiledBin; bin < kHugeBin; ++bin)
@@ -360,5 +363,11 @@ void GpuScorer::set_hit_capacity(std::size_t hits) { impl_->hit_capacity = std::
 void GpuScorer::set_hot_tile_capacity(std::size_t tiles) { impl_->hot_tile_capacity = std::max<std::size_t>(1, tiles); }
 
 void GpuScorer::set_table_copies_min_waves(double waves) { impl_->copies_min_waves = std::max(0.0, waves); }
+
+void GpuScorer::set_cooperative_team_warps(int warps) {
+  if (warps != 0 && warps != 1 && warps != 2 && warps != 4 && warps != 8)
+    throw std::invalid_argument("GpuScorer::set_cooperative_team_warps: 0, 1, 2, 4 or 8, not " + std::to_string(warps));
+  impl_->forced_team_warps = warps;
+}
 
 }  // namespace warpsearch::gpu

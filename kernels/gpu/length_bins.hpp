@@ -111,6 +111,19 @@ inline constexpr int kFirstTiledBin = first_tiled_bin();
 // many warps per multiprocessor as the one-copy blocks. The cooperative bin (a pipeline of 8 warps per
 // pair) and the 32-bit rescoring always run the one-copy table.
 inline constexpr int kBlockThreads = 256;
+
+// The cooperative bin's warps per pair (a team) for a query of m rows. A warp starts a tile once the warp
+// on the previous tile has published 64 of its rows, which that warp's last lane computes 31 steps after
+// its first: about kHandoffSteps after that warp started. A team of k warps therefore turns no faster than
+// once per k * kHandoffSteps steps, while each of its warps needs m + 31 steps per tile: with
+// k * kHandoffSteps above m the warps wait for each other. The team is the largest power of two (up to
+// the block's 8 warps) whose handoffs fit within m; a block takes 8 / k pairs at once.
+inline constexpr int kHandoffSteps = 96;
+constexpr int cooperative_team_warps(int m) {
+  int k = 1;
+  while (k < kBlockThreads / 32 && 2 * k * kHandoffSteps <= m) k *= 2;
+  return k;
+}
 constexpr bool may_use_table_copies(int bin) { return bin < kHugeBin; }
 constexpr int copies_block_threads(int bin) {
   if (!may_use_table_copies(bin)) return kBlockThreads;

@@ -24,12 +24,14 @@ inline constexpr int kQueryPadding = 32;
 // two subjects; the 32-bit kernel reads the low half of entry (q, a, a). The table is one copy of the
 // entries per row (word q * N * N + c) or several (kernels/gpu/table_copies.hpp: row stride
 // table_row_words, entry c of copy k at table_word(k, c, copy_words)); the plan says which copy each
-// lane reads per column.
+// lane reads per column. Small alphabets use lane copies instead (lane_copies: word
+// q * lane_table_row_words(N) + lane_table_word(c, lane), table_copies.hpp), with no plan.
 struct KernelParams {
   const std::uint32_t* table = nullptr;
   int table_words = 0;
   int alphabet_n = 0;
-  int copy_words = 0;                          // table_copy_words(N); unused with one copy
+  int copy_words = 0;  // table_copy_words(N); unused with one copy
+  bool lane_copies = false;
   const std::uint64_t* plan = nullptr;         // per block of 32 lanes one word per lane; null: copy 0
   const std::uint32_t* plan_blocks = nullptr;  // per job: its first plan block (then one per tile)
   const std::uint8_t* residues = nullptr;      // compact codes of all subjects, one byte each
@@ -50,7 +52,8 @@ struct KernelParams {
   std::int32_t* scores = nullptr;  // per subject
   int* overflow_count = nullptr;   // 16-bit kernels append saturated subjects here
   std::int32_t* overflow_list = nullptr;
-  std::uint64_t* edges = nullptr;  // tiled kernels: query_length words per group slot
+  std::uint64_t* edges = nullptr;       // tiled kernels: query_length words per group slot (cooperative: per team)
+  int team_warps = kBlockThreads / 32;  // cooperative kernel: warps per pair (cooperative_team_warps)
   // Tiled kernels, when hot_tiles is set: each tile of a subject whose cells reach hot_threshold is
   // appended (HotTile); entries beyond hot_capacity are counted, not written.
   HotTile* hot_tiles = nullptr;

@@ -9,10 +9,11 @@
 // computes query row s - t over its R columns and hands its last column's H and E to lane t + 1 by a
 // warp shuffle. Tiled kernels repeat this per tile of G * R columns; the last lane writes its column's
 // H and E for each row to global memory (the tile edge), which lane 0 reads back in the next tile.
-// Cooperative kernels give a pair to a whole block: warp w takes tiles w, w + 8, ... and starts a
-// tile's rows once the warp on the previous tile has published them (a progress counter per warp in
-// shared memory; every wait is on a lower tile, held by a running warp of the same block, so the
-// pipeline cannot deadlock). On request, tiled kernels also list the tiles whose largest cell reaches the
+// Cooperative kernels give a pair to a team of k warps of a block (k = KernelParams::team_warps, 1 to 8,
+// chosen by the query's length: cooperative_team_warps): warp w of the team takes tiles w, w + k, ...
+// and starts a tile's rows once the warp on the previous tile has published them (a progress counter
+// per warp in shared memory; every wait is on a lower tile, held by a running warp of the same team, so
+// the pipeline cannot deadlock). On request, tiled kernels also list the tiles whose largest cell reaches the
 // query's threshold (hot tiles: where the HSP search of a long subject looks, docs/long_sequences.md).
 //
 // Recurrence (a gap of length k costs open + k * extend; g = open + extend, e = extend):
@@ -114,6 +115,16 @@ __device__ __forceinline__ void record_hot_tile(const KernelParams& p, int tile_
         HotTile{static_cast<std::uint32_t>(subject), begin, begin + width < length ? begin + width : length};
 }
 
+// Synchronises the k warps of a cooperative team (team `team` of its block): named barrier team + 1
+// (barrier 0 is __syncthreads').
+__device__ __forceinline__ void team_sync(int team, int k) {
+  if (k == 1) {
+    __syncwarp();
+    return;
+  }
+  asm volatile("bar.sync %0, %1;" ::"r"(team + 1), "r"(k * 32) : "memory");
+}
+
 // Waits until `progress` (volatile shared) reaches `target`; the loads that follow see the writes that
 // were fenced before the producer published it.
 __device__ __forceinline__ void wait_for(const volatile long long* progress, long long target) {
@@ -137,14 +148,15 @@ __global__ void __launch_bounds__(copies_block_threads(Bin), min_blocks_per_sm(B
   constexpr bool kTiled = kBin.mode != TileMode::single;
   constexpr bool kCoop = kBin.mode == TileMode::cooperative;
   constexpr bool kPair = kBin.width == ScoreWidth::s16x2;
-  constexpr int kWarps = kBlockThreads / 32;  // cooperative
+  constexpr int kWarps = kBlockThreads / 32;  // cooperative: the block's warps, kWarps / team teams
   static_assert(32 % G == 0 && kBlockThreads % 32 == 0, "groups must tile a warp");
   static_assert(!kTiled || G == 32, "tiled kernels prefetch tile edges one per lane of a whole warp");
   using L = Lanes<kBin.width>;
   using Value = typename L::Value;
 
   // Jobs (subject pairs, or single subjects when 32-bit) per block at a time.
-  const int jobs_per_block = kCoop ? 1 : static_cast<int>(blockDim.x) / G;
+  const int team = kCoop ? p.team_warps : 1;  // cooperative: warps per pair
+  const int jobs_per_block = kCoop ? kWarps / team : static_cast<int>(blockDim.x) / G;
   const int jobs = p.device_job_count != nullptr ? *p.device_job_count : p.num_jobs;
   if (static_cast<long long>(blockIdx.x) * jobs_per_block >= jobs) return;  // whole block idle
 
@@ -158,9 +170,11 @@ __global__ void __launch_bounds__(copies_block_threads(Bin), min_blocks_per_sm(B
 
   const int lane = threadIdx.x % G;
   const int warp = threadIdx.x / 32;
+  const int team_warp = warp % team;  // cooperative: the warp's place in its team
+  const int team_first = warp - team_warp;
   const unsigned mask = G == 32 ? 0xFFFFFFFFu : (((1u << G) - 1u) << ((threadIdx.x % 32) / G * G));
   const int slot =
-      kCoop ? static_cast<int>(blockIdx.x) : static_cast<int>(blockIdx.x) * jobs_per_block + threadIdx.x / G;
+      static_cast<int>(blockIdx.x) * jobs_per_block + (kCoop ? warp / team : static_cast<int>(threadIdx.x) / G);
   const int slots = gridDim.x * jobs_per_block;
   const int m = p.query_length;
   const int n = p.alphabet_n;
@@ -180,14 +194,14 @@ __global__ void __launch_bounds__(copies_block_threads(Bin), min_blocks_per_sm(B
     const std::uint32_t longest = la > lb ? la : lb;
     const int tiles = kTiled ? static_cast<int>((longest + G * R - 1) / (G * R)) : 1;
     std::uint64_t* edges = kTiled ? p.edges + static_cast<std::size_t>(slot) * m : nullptr;
-    const int producer = (warp + kWarps - 1) % kWarps;  // cooperative: the warp on the previous tile
+    const int producer = team_first + (team_warp + team - 1) % team;  // cooperative: on the previous tile
     if constexpr (kCoop) {
-      if (threadIdx.x < kWarps) progress[threadIdx.x] = -1;
-      __syncthreads();
+      if (lane == 0) progress[warp] = -1;
+      team_sync(warp / team, team);
     }
 
     Value max_h = L::splat(0);
-    for (int tile = kCoop ? warp : 0; tile < tiles; tile += kCoop ? kWarps : 1) {
+    for (int tile = kCoop ? team_warp : 0; tile < tiles; tile += team) {
       std::uint32_t pair[R];  // shared address of table entry (0, a, b)
       Value h[R];
       Value f[R];
@@ -201,8 +215,9 @@ __global__ void __launch_bounds__(copies_block_threads(Bin), min_blocks_per_sm(B
         const std::uint32_t c = first_column + j;
         const int a = c < la ? ra[c] : pad;
         const int b = kPair ? (c < lb ? rb[c] : pad) : a;
-        pair[j] =
-            table_base + 4u * table_word(planned_copy(plan, j), static_cast<std::uint32_t>(a * n + b), copy_words);
+        const auto entry = static_cast<std::uint32_t>(a * n + b);
+        pair[j] = table_base + 4u * (p.lane_copies ? lane_table_word(entry, threadIdx.x % 32)
+                                                   : table_word(planned_copy(plan, j), entry, copy_words));
         h[j] = L::splat(0);
         f[j] = neg_first;
       }
@@ -322,10 +337,10 @@ __global__ void __launch_bounds__(copies_block_threads(Bin), min_blocks_per_sm(B
     bool report = lane == 0;
     if constexpr (kCoop) {
       if (lane == 0) warp_max[warp] = max_h;
-      __syncthreads();
-      report = threadIdx.x == 0;
+      team_sync(warp / team, team);
+      report = lane == 0 && team_warp == 0;
       if (report)
-        for (int w = 1; w < kWarps; ++w) max_h = L::max(max_h, warp_max[w]);
+        for (int w = 1; w < team; ++w) max_h = L::max(max_h, warp_max[team_first + w]);
     }
     if (report) {
       if constexpr (kPair) {
@@ -341,7 +356,7 @@ __global__ void __launch_bounds__(copies_block_threads(Bin), min_blocks_per_sm(B
         p.scores[sa] = max_h;
       }
     }
-    if constexpr (kCoop) __syncthreads();  // warp_max and progress are reused by the next job
+    if constexpr (kCoop) team_sync(warp / team, team);  // warp_max and progress are reused by the next job
   }
 }
 

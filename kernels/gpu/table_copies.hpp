@@ -60,6 +60,23 @@ WARPSEARCH_HOST_DEVICE constexpr std::uint32_t table_word(int copy, std::uint32_
   return static_cast<std::uint32_t>(copy) * copy_words + copy_position(copy, c);
 }
 
+// Lane copies. A small alphabet's table (DNA: 6 compact codes, 216 entries) fits 32 times over, so the
+// copies are interleaved instead: copy l of entry c of a row is word c * 32 + l, on bank l, and lane l of
+// a warp reads copy l. A warp's lookup is then one wavefront whatever its entries, with no plan: where
+// one copy costs about 3.4 wavefronts and the planned copies 2 (docs/gpu_kernels.md). Used for every bin
+// when the 32 copies take at most kLaneCopiesMaxBytes, which leaves the blocks of 256 threads their
+// occupancy (n <= 7).
+inline constexpr int kLaneCopies = 32;
+inline constexpr int kLaneCopiesMaxBytes = 48 * 1024;
+WARPSEARCH_HOST_DEVICE constexpr int lane_table_row_words(int n) { return n * n * kLaneCopies; }
+WARPSEARCH_HOST_DEVICE constexpr bool lane_copies_fit(int n) {
+  return n * lane_table_row_words(n) * 4 <= kLaneCopiesMaxBytes;
+}
+// Word of entry c for lane `lane` (0..31) within a row of the lane-copies table.
+WARPSEARCH_HOST_DEVICE constexpr std::uint32_t lane_table_word(std::uint32_t c, std::uint32_t lane) {
+  return c * kLaneCopies + lane;
+}
+
 // The copy of column j in a lane's plan word.
 WARPSEARCH_HOST_DEVICE constexpr int planned_copy(std::uint64_t plan, int j) {
   return static_cast<int>((plan >> (kPlanBits * j)) & ((1u << kPlanBits) - 1u));
