@@ -20,14 +20,17 @@
 //   H(i,j)   = max(H(i-1,j-1) + s(i,j), E(i,j), F(i,j), 0)
 //   X(i,j)   = H(i,j) - g                      (the start of a gap after this cell)
 //   E(i,j+1) = max(E(i,j) - e, X(i,j))         F(i+1,j) = max(F(i,j) - e, X(i,j))
-// Per column and row (two cells in 16-bit mode): the two adds (H + s, H - g) are VIADD, which Hopper
-// issues on the FMA pipe; on the ALU pipe go one 3-way maximum with 0 (VIMNMX3.RELU), the two gap
-// updates as add-max instructions (VIADDMNMX) and half a 3-way maximum for the running maximum of H,
-// the score. That is 3.5 ALU instructions per column pair where the shifted form that folds g into the
-// table (E + g, F + g, one add-max per update) needs 4.5 plus a plain maximum, and the ALU pipe is
-// what limits the kernel (docs/gpu_kernels.md). Plus one IADD + LDS for the scores. The chain carried
-// from column to column is E -> H -> X -> E; the diagonal term of column j + 1 is added before column
-// j's H overwrites h[j], so H is updated in place (no register moves).
+// Per column and row (two cells in 16-bit mode), as ptxas emits it for sm_90: H's maximum in two steps,
+// VIADDMNMX.RELU (H(i-1,j-1) + s, F, 0) and a plain VIMNMX with E; X = H - g as VIADD (the FMA pipe); the
+// two gap updates as add-max instructions (VIADDMNMX); half a 3-way maximum for the running maximum of H,
+// the score; one IADD + LDS for the scores. The ALU pipe is what limits the kernel (docs/gpu_kernels.md).
+// The chain carried from column to column is E -> H -> X -> E: E is the last operand of H's maximum so
+// that the diagonal term and F are folded before E is known, leaving three instructions on the chain
+// instead of four (with E first, ptxas fused the add with E's maximum: the genome scan, latency-bound
+// on that chain, took 4-5% longer). The diagonal term of column j + 1 is added before column j's H
+// overwrites h[j], so H is updated in place (no register moves). Measured and set aside: E's update from
+// max(H(i-1,j-1) + s, F, 0) - g instead of X (exact, since E - g <= E - e), one instruction on the chain
+// but one more VIADD per column: in one A/B run, 4-6% slower on the genome, tblastn and amplicon scans.
 //
 // E and F start at -g (a gap can open after any cell, whose H is at least 0, so they never fall below
 // it): no 16-bit value falls below -g - 128.
@@ -288,7 +291,7 @@ __global__ void __launch_bounds__(copies_block_threads(Bin), min_blocks_per_sm(B
           for (int j = 0; j < R; ++j) {
             const Value d = d_next;
             if (j + 1 < R) d_next = L::add(h[j], L::score(row + pair[j + 1]));
-            h[j] = L::max3_relu(d, e, f[j]);
+            h[j] = L::max3_relu(d, f[j], e);  // E last: see the top of the file
             tile_max = L::max(tile_max, h[j]);
             const Value x = L::add(h[j], neg_first);
             e = L::add_max(e, neg_extend, x);
