@@ -12,6 +12,7 @@
 #include <numeric>
 #include <optional>
 #include <thread>
+#include <tuple>
 
 #include "base/interrupt.hpp"
 #include "base/parallel.hpp"
@@ -67,7 +68,8 @@ class CpuBackend final : public ScanBackend {
     regions_.clear();
   }
 
-  void scan(const Chunk& chunk, const ScoreSink& sink, const QueryDone& done) override {
+  void scan(const Chunk& chunk, const std::int8_t* subject_frames, const ScoreSink& sink,
+            const QueryDone& done) override {
     const SubjectBatch all = chunk.batch();
     // Length-sorted: the long subjects are the tail.
     std::size_t short_count = 0;
@@ -84,7 +86,8 @@ class CpuBackend final : public ScanBackend {
       for (auto& [key, subject] : hits.take()) {
         {
           std::lock_guard<std::mutex> lock(regions_mutex_);
-          regions_[{key.first, original[key.second]}] = std::move(subject.regions);
+          regions_[{key.first, original[key.second], subject_frames ? subject_frames[key.second] : std::int8_t{0}}] =
+              std::move(subject.regions);
         }
         sink(key.first, key.second, subject.score);
       }
@@ -113,9 +116,10 @@ class CpuBackend final : public ScanBackend {
     return true;
   }
 
-  const std::vector<cpu::ColumnRange>* hit_regions(std::size_t prepared, std::uint64_t subject) const override {
+  const std::vector<cpu::ColumnRange>* hit_regions(std::size_t prepared, std::uint64_t subject,
+                                                   std::int8_t subject_frame) const override {
     std::lock_guard<std::mutex> lock(regions_mutex_);
-    const auto found = regions_.find({prepared, subject});
+    const auto found = regions_.find({prepared, subject, subject_frame});
     return found == regions_.end() ? nullptr : &found->second;
   }
 
@@ -160,7 +164,8 @@ class CpuBackend final : public ScanBackend {
   std::vector<std::uint64_t> query_lengths_;
   std::atomic<std::uint64_t>* cells_ = nullptr;  // count_cells()
   std::uint64_t reach_ = 0;                      // the longest reach among the queries (kernels/cpu/long_subject.hpp)
-  std::map<std::pair<std::size_t, std::uint64_t>, std::vector<cpu::ColumnRange>> regions_;  // (query, FASTA position)
+  // By (query, FASTA position, frame of a translated subject).
+  std::map<std::tuple<std::size_t, std::uint64_t, std::int8_t>, std::vector<cpu::ColumnRange>> regions_;
   mutable std::mutex regions_mutex_;
 };
 

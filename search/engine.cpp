@@ -201,7 +201,7 @@ class SearchEngine::Impl::BatchSearch {
                          ? std::nullopt
                          : std::optional<Chunk>(engine_.part_of_chunk(parts[n + 1].first, parts[n + 1].second)));
     backend.scan(
-        chunk,
+        chunk, translated ? translated->frame.data() : nullptr,
         [&](std::size_t p, std::uint64_t s, int score) {
           const std::uint64_t index = translated ? translated->source[s] : s;
           // BLAST's length of a translated subject, whatever the frame: a third of its bases.

@@ -14,7 +14,7 @@ constexpr double kParallelTracebackCells = 1 << 26;
 template <class SubjectOf>
 std::vector<const std::vector<cpu::ColumnRange>*> SearchEngine::Impl::hot_columns(
     const std::vector<PreparedQuery>& prepared, const std::vector<HitJob>& round, const SubjectOf& subject_of,
-    bool translated, std::deque<std::vector<cpu::ColumnRange>>& computed, std::vector<std::uint64_t>& reach) const {
+    std::deque<std::vector<cpu::ColumnRange>>& computed, std::vector<std::uint64_t>& reach) const {
   std::vector<const std::vector<cpu::ColumnRange>*> hot(round.size(), nullptr);
   reach.assign(round.size(), 0);
   struct Task {
@@ -30,7 +30,7 @@ std::vector<const std::vector<cpu::ColumnRange>*> SearchEngine::Impl::hot_column
     if (reach[j] == 0) continue;
     // Only the regions the scan found hits in, when the backend knows them; each with its context.
     const std::vector<cpu::ColumnRange>* regions =
-        translated ? nullptr : backend->hit_regions(round[j].prepared, round[j].candidate->subject);
+        backend->hit_regions(round[j].prepared, round[j].candidate->subject, round[j].candidate->subject_frame);
     const std::vector<cpu::ColumnRange> whole{{0, subject.size()}};
     const std::uint64_t segment_length = cpu::segment_length_for(reach[j]);
     for (const cpu::ColumnRange& region : regions ? *regions : whole)
@@ -101,7 +101,7 @@ void SearchEngine::Impl::align_round(const std::vector<Query>& queries, const st
   std::deque<std::vector<cpu::ColumnRange>> computed_hot;
   std::vector<std::uint64_t> reach;
   const auto hot_started = std::chrono::steady_clock::now();
-  const auto hot = hot_columns(prepared, round, searched_subject, !frames.empty(), computed_hot, reach);
+  const auto hot = hot_columns(prepared, round, searched_subject, computed_hot, reach);
   times.hot_columns_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - hot_started).count();
   std::vector<HspRequest> requests;
   requests.reserve(round.size());

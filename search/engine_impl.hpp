@@ -351,12 +351,12 @@ struct SearchEngine::Impl {
 
   // The hot columns of the round's long subjects (kernels/cpu/long_subject.hpp), computed on the CPU
   // threads inside the regions where the backend's scan found hits: hot[j] for job j, or nullptr.
-  // subject_of(j): job j's searched subject (a translated frame for tblastn and tblastx, whose scan
-  // regions are not kept: translated).
+  // subject_of(j): job j's searched subject (a translated frame for tblastn and tblastx, the regions
+  // then those of that frame).
   template <class SubjectOf>
   std::vector<const std::vector<cpu::ColumnRange>*> hot_columns(const std::vector<PreparedQuery>& prepared,
                                                                 const std::vector<HitJob>& round,
-                                                                const SubjectOf& subject_of, bool translated,
+                                                                const SubjectOf& subject_of,
                                                                 std::deque<std::vector<cpu::ColumnRange>>& computed,
                                                                 std::vector<std::uint64_t>& reach) const;
 

@@ -25,6 +25,7 @@
 #include <optional>
 #include <stdexcept>
 #include <thread>
+#include <tuple>
 
 #include "base/interrupt.hpp"
 #include "base/parallel.hpp"
@@ -139,7 +140,8 @@ class GpuBackend final : public ScanBackend {
 
   void upcoming(std::optional<Chunk> next) override { upcoming_ = std::move(next); }
 
-  void scan(const Chunk& chunk, const ScoreSink& sink, const QueryDone& done) override {
+  void scan(const Chunk& chunk, const std::int8_t* subject_frames, const ScoreSink& sink,
+            const QueryDone& done) override {
     const SubjectBatch all = chunk.batch();
     // Length-sorted: the long subjects are the tail.
     std::size_t short_count = 0;
@@ -151,13 +153,14 @@ class GpuBackend final : public ScanBackend {
     SubjectBatch head = all;
     head.count = short_count;
     if (short_count > 0) scan_subjects(head, chunk.info().first_subject, sink, QueryDone{}, false, nullptr);
-    scan_long_subjects(chunk, short_count, sink);
+    scan_long_subjects(chunk, short_count, subject_frames, sink);
     for (std::size_t p = 0; p < queries_->size(); ++p) done(p);
   }
 
-  const std::vector<cpu::ColumnRange>* hit_regions(std::size_t prepared, std::uint64_t subject) const override {
+  const std::vector<cpu::ColumnRange>* hit_regions(std::size_t prepared, std::uint64_t subject,
+                                                   std::int8_t subject_frame) const override {
     std::lock_guard<std::mutex> lock(regions_mutex_);
-    const auto found = regions_.find({prepared, subject});
+    const auto found = regions_.find({prepared, subject, subject_frame});
     return found == regions_.end() ? nullptr : &found->second;
   }
 
@@ -210,7 +213,8 @@ class GpuBackend final : public ScanBackend {
   // the queries; a subject's score is the best of its segments'. Its hit regions (hit_regions(), where
   // the HSP search finds the hot columns) are the kernels' tiles whose cells reach the threshold
   // (gpu::HotTiles), or, where a query's list of them overflowed, the owned ranges of its hit segments.
-  void scan_long_subjects(const Chunk& chunk, std::size_t first_long, const ScoreSink& sink) {
+  void scan_long_subjects(const Chunk& chunk, std::size_t first_long, const std::int8_t* subject_frames,
+                          const ScoreSink& sink) {
     std::uint64_t reach = 0;
     for (const PreparedQuery& query : *queries_)
       reach = std::max(reach, cpu::alignment_reach(query.codes.size(), scoring_, query.threshold));
@@ -238,7 +242,8 @@ class GpuBackend final : public ScanBackend {
     const std::uint64_t* original = chunk.original_indices();
     for (auto& [key, subject] : hits.take()) {
       std::unique_lock<std::mutex> lock(regions_mutex_);
-      regions_[{key.first, original[key.second]}] = std::move(subject.regions);
+      regions_[{key.first, original[key.second], subject_frames ? subject_frames[key.second] : std::int8_t{0}}] =
+          std::move(subject.regions);
       lock.unlock();
       sink(key.first, key.second, subject.score);
     }
@@ -581,7 +586,8 @@ class GpuBackend final : public ScanBackend {
   const std::vector<PreparedQuery>* queries_ = nullptr;
   std::map<std::uint64_t, SubjectSegments> segments_;  // by the sorted position of their first subject
   std::uint64_t segments_reach_ = 0;
-  std::map<std::pair<std::size_t, std::uint64_t>, std::vector<cpu::ColumnRange>> regions_;  // (query, FASTA position)
+  // By (query, FASTA position, frame of a translated subject).
+  std::map<std::tuple<std::size_t, std::uint64_t, std::int8_t>, std::vector<cpu::ColumnRange>> regions_;
   mutable std::mutex regions_mutex_;
   std::uint64_t memory_limit_ = 0;
   unsigned threads_;

@@ -62,7 +62,10 @@ class ScanBackend {
   virtual ~ScanBackend() = default;
   // Prepares for a batch of queries (profiles, uploads); called once per batch before scan().
   virtual void set_queries(const std::vector<PreparedQuery>& queries) = 0;
-  virtual void scan(const Chunk& chunk, const ScoreSink& sink, const QueryDone& done) = 0;
+  // subject_frames: for a chunk of translated subjects (search/translation.hpp), the frame of each of its
+  // subjects, which hit_regions() keeps apart; nullptr otherwise.
+  virtual void scan(const Chunk& chunk, const std::int8_t* subject_frames, const ScoreSink& sink,
+                    const QueryDone& done) = 0;
   // The part the next scan() call will get (nullopt: none), told before this one, so that a backend can
   // load it while it scans this one. Optional.
   virtual void upcoming(std::optional<Chunk> next) { (void)next; }
@@ -75,13 +78,15 @@ class ScanBackend {
   // (cpu::pair_span).
   virtual void locate(const std::vector<HitPair>& pairs, std::vector<Span>& spans) = 0;
   // For long subjects, scanned in segments (search/subject_segments.hpp): the subject ranges (ascending,
-  // disjoint) outside which no column of the subject at FASTA position `subject` holds a cell at prepared
-  // query `prepared`'s threshold, kept from the scans since the last set_queries(); nullptr when unknown
-  // (every column may). Not to be called while scan() runs, unless locates_while_scanning() and the
-  // query is done.
-  virtual const std::vector<cpu::ColumnRange>* hit_regions(std::size_t prepared, std::uint64_t subject) const {
+  // disjoint) outside which no column of the subject at FASTA position `subject` (of its frame
+  // `subject_frame` when translated, else 0) holds a cell at prepared query `prepared`'s threshold, kept
+  // from the scans since the last set_queries(); nullptr when unknown (every column may). Not to be
+  // called while scan() runs, unless locates_while_scanning() and the query is done.
+  virtual const std::vector<cpu::ColumnRange>* hit_regions(std::size_t prepared, std::uint64_t subject,
+                                                           std::int8_t subject_frame) const {
     (void)prepared;
     (void)subject;
+    (void)subject_frame;
     return nullptr;
   }
   // hot[k] (hot is resized) = the hot columns of requests[k], in whole-subject positions, ascending and

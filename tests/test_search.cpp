@@ -250,9 +250,10 @@ class AligningWhileScanning final : public ScanBackend {
   explicit AligningWhileScanning(const ScoringScheme& scoring, bool fail_locate = false)
       : inner_(make_cpu_backend(scoring, 2)), fail_locate_(fail_locate) {}
   void set_queries(const std::vector<PreparedQuery>& queries) override { inner_->set_queries(queries); }
-  void scan(const Chunk& chunk, const ScoreSink& sink, const QueryDone& done) override {
+  void scan(const Chunk& chunk, const std::int8_t* subject_frames, const ScoreSink& sink,
+            const QueryDone& done) override {
     std::vector<std::size_t> finished;
-    inner_->scan(chunk, sink, [&](std::size_t p) { finished.push_back(p); });
+    inner_->scan(chunk, subject_frames, sink, [&](std::size_t p) { finished.push_back(p); });
     for (auto p = finished.rbegin(); p != finished.rend(); ++p) {  // last first: any order must do
       done(*p);
       std::this_thread::sleep_for(std::chrono::milliseconds(2));

@@ -88,10 +88,11 @@ class WatchedBackend final : public ScanBackend {
   WatchedBackend(const ScoringScheme& scoring, bool overlap, std::chrono::milliseconds scan_pause = {})
       : inner_(make_cpu_backend(scoring, 2)), overlap_(overlap), scan_pause_(scan_pause) {}
   void set_queries(const std::vector<PreparedQuery>& queries) override { inner_->set_queries(queries); }
-  void scan(const Chunk& chunk, const ScoreSink& sink, const QueryDone& done) override {
+  void scan(const Chunk& chunk, const std::int8_t* subject_frames, const ScoreSink& sink,
+            const QueryDone& done) override {
     std::this_thread::sleep_for(scan_pause_);
     std::vector<std::size_t> finished;
-    inner_->scan(chunk, sink, [&](std::size_t p) { finished.push_back(p); });
+    inner_->scan(chunk, subject_frames, sink, [&](std::size_t p) { finished.push_back(p); });
     ++scans;
     for (auto p = finished.rbegin(); p != finished.rend(); ++p) {
       done(*p);
@@ -265,10 +266,10 @@ TEST_CASE("streaming: the CPU backend counts the cells it scores, for the progre
   std::atomic<std::uint64_t> cells{0};
   REQUIRE(backend->count_cells(&cells));
   backend->scan(
-      db.chunk(0), [](std::size_t, std::uint64_t, int) {}, [](std::size_t) {});
+      db.chunk(0), nullptr, [](std::size_t, std::uint64_t, int) {}, [](std::size_t) {});
   CHECK(cells.load() == query_residues * db.info().residues);
   backend->count_cells(nullptr);
   backend->scan(
-      db.chunk(0), [](std::size_t, std::uint64_t, int) {}, [](std::size_t) {});
+      db.chunk(0), nullptr, [](std::size_t, std::uint64_t, int) {}, [](std::size_t) {});
   CHECK(cells.load() == query_residues * db.info().residues);  // no longer counted
 }

@@ -191,13 +191,15 @@ class RecordingBackend final : public ScanBackend {
   RecordingBackend(const ScoringScheme& scoring, std::set<std::uint64_t>& scanned)
       : inner_(make_cpu_backend(scoring, 2)), scanned_(scanned) {}
   void set_queries(const std::vector<PreparedQuery>& queries) override { inner_->set_queries(queries); }
-  void scan(const Chunk& chunk, const ScoreSink& sink, const QueryDone& done) override {
+  void scan(const Chunk& chunk, const std::int8_t* subject_frames, const ScoreSink& sink,
+            const QueryDone& done) override {
     for (std::size_t s = 0; s < chunk.size(); ++s) scanned_.insert(chunk.original_indices()[s]);
-    inner_->scan(chunk, sink, done);
+    inner_->scan(chunk, subject_frames, sink, done);
   }
   void locate(const std::vector<HitPair>& pairs, std::vector<Span>& spans) override { inner_->locate(pairs, spans); }
-  const std::vector<cpu::ColumnRange>* hit_regions(std::size_t prepared, std::uint64_t subject) const override {
-    return inner_->hit_regions(prepared, subject);
+  const std::vector<cpu::ColumnRange>* hit_regions(std::size_t prepared, std::uint64_t subject,
+                                                   std::int8_t subject_frame) const override {
+    return inner_->hit_regions(prepared, subject, subject_frame);
   }
   std::string description() const override { return "recording " + inner_->description(); }
 

@@ -2,8 +2,10 @@
 // every frame: which hits, in which order, with which scores, E-values, frames and coordinates; and the
 // same output whatever the threads or chunking. The command line's side: test_translated_cli.cpp.
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <map>
+#include <memory>
 #include <random>
 #include <sstream>
 
@@ -13,6 +15,7 @@
 #include "db/makedb.hpp"
 #include "kernels/reference/reference.hpp"
 #include "output/output.hpp"
+#include "search/scan_backend.hpp"
 #include "search/translation.hpp"
 #include "search/warpsearch.hpp"
 #include "statistics/statistics.hpp"
@@ -208,6 +211,33 @@ SearchOptions cpu_options(Program program) {
   options.max_hsps = 1;  // the best alignment of each frame pair, which the brute force computes
   return options;
 }
+
+// The CPU backend, with its hit regions passed through (counting those of translated frames, `used`)
+// or hidden (the HSP search then looks at whole frames).
+class RegionsBackend final : public ScanBackend {
+ public:
+  RegionsBackend(const ScoringScheme& scoring, bool regions, std::atomic<std::size_t>& used)
+      : inner_(make_cpu_backend(scoring, 2)), regions_(regions), used_(used) {}
+  void set_queries(const std::vector<PreparedQuery>& queries) override { inner_->set_queries(queries); }
+  void scan(const Chunk& chunk, const std::int8_t* subject_frames, const ScoreSink& sink,
+            const QueryDone& done) override {
+    inner_->scan(chunk, subject_frames, sink, done);
+  }
+  void locate(const std::vector<HitPair>& pairs, std::vector<Span>& spans) override { inner_->locate(pairs, spans); }
+  const std::vector<cpu::ColumnRange>* hit_regions(std::size_t prepared, std::uint64_t subject,
+                                                   std::int8_t subject_frame) const override {
+    if (!regions_) return nullptr;
+    const auto* found = inner_->hit_regions(prepared, subject, subject_frame);
+    if (found && subject_frame != 0) ++used_;
+    return found;
+  }
+  std::string description() const override { return inner_->description(); }
+
+ private:
+  std::unique_ptr<ScanBackend> inner_;
+  bool regions_;
+  std::atomic<std::size_t>& used_;
+};
 
 }  // namespace
 
@@ -425,4 +455,57 @@ TEST_CASE("translated searches: program and database must agree", "[translate][s
   CHECK_THROWS_AS(program_for(SequenceType::nucleotide, SequenceType::protein), std::invalid_argument);
   CHECK(program_named("tblastx") == Program::tblastx);
   CHECK_THROWS_AS(program_named("blastz"), std::invalid_argument);
+}
+
+// Frames of kLongSubjectLength amino acids and more are scanned in segments; the HSP search then looks
+// for hot columns only in the regions of each frame where the scan found cells at the threshold. The
+// regions are kept per frame: the HSPs are those found with the whole frames searched.
+TEST_CASE("tblastn: the scan's hit regions of long frames give the HSPs of whole frames", "[translate][search]") {
+  test::TempDir dir;
+  std::mt19937_64 rng(20261126);
+  const ScoringScheme scoring(SubstitutionMatrix::builtin("BLOSUM62"), GapOpen{11}, GapExtend{1});
+  std::vector<Query> queries;
+  std::vector<std::string> coding;
+  for (std::size_t p = 0; p < 3; ++p) {
+    const std::string codes = test::random_codes(rng, 120 + 90 * p, 20);
+    queries.push_back({"p" + std::to_string(p), "", codes});
+    coding.push_back(back_translate(codes, rng));
+  }
+  // Two subjects whose frames are long (over 3 * kLongSubjectLength bases), and a short one; copies of
+  // the coding sequences on both strands at any offset (so in every frame), 10% of the bases changed.
+  std::vector<std::string> dnas;
+  for (const std::size_t length : {std::size_t{230000}, std::size_t{260000}, std::size_t{4000}}) {
+    std::string dna = test::random_codes(rng, length, 4);
+    for (int copy = 0; copy < (length > 10000 ? 6 : 1); ++copy) {
+      std::string piece = coding[static_cast<std::size_t>(copy) % coding.size()];
+      for (auto& base : piece)  // substitutions only: no frameshifts
+        if (rng() % 10 == 0) base = static_cast<char>(rng() % 4);
+      if (copy % 2) piece = reverse_complement(piece);
+      const std::size_t at = std::uniform_int_distribution<std::size_t>(0, dna.size() - piece.size())(rng);
+      dna.replace(at, piece.size(), piece);
+    }
+    dnas.push_back(dna);
+  }
+  REQUIRE(dnas[0].size() / 3 >= kLongSubjectLength);
+  write_fasta(dir.file("dna.fa"), dnas, nucleotide, "d");
+  const Database db = Database::open(make_db(dir.file("dna.fa"), dir.file("dna.wsdb"), 1u << 22));
+  SearchOptions options = cpu_options(Program::tblastn);
+  options.max_hsps = 0;  // every HSP
+  options.max_evalue = 1e-5;
+  std::atomic<std::size_t> used{0};
+  std::atomic<std::size_t> unused{0};
+  SearchEngine with_regions(db, scoring, options, std::make_unique<RegionsBackend>(scoring, true, used));
+  SearchEngine whole_frames(db, scoring, options, std::make_unique<RegionsBackend>(scoring, false, unused));
+  const auto results = with_regions.search(queries);
+  const std::string expected = render(queries, whole_frames.search(queries), db);
+  CHECK(render(queries, results, db) == expected);
+  std::size_t hits = 0, minus = 0;
+  for (const auto& result : results)
+    for (const Hit& hit : result.hits) {
+      ++hits;
+      minus += hit.subject_frame < 0 ? 1 : 0;
+    }
+  CHECK(hits >= 10);  // most planted copies are found
+  CHECK(minus >= 4);
+  CHECK(used.load() > 0);  // the regions of long frames were there and taken
 }
