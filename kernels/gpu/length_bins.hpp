@@ -108,8 +108,9 @@ inline constexpr int kFirstTiledBin = first_tiled_bin();
 // copies (kernels/gpu/table_copies.hpp, up to 220 KB) leaves room for one block per multiprocessor, so
 // its blocks hold all the warps the registers allow: 24 for the one-pass bins of up to 16 columns per
 // lane (at most 85 registers per thread), 16 for the wider ones and the tiled ones (at most 128): as
-// many warps per multiprocessor as the one-copy blocks. The cooperative bin (a pipeline of 8 warps per
-// pair) and the 32-bit rescoring always run the one-copy table.
+// many warps per multiprocessor as the one-copy blocks. The cooperative bin (pipelines of up to 8 warps
+// per pair, below) and the 32-bit rescoring always run the one-copy table (or the lane copies of a small
+// alphabet's, kernels/gpu/table_copies.hpp).
 inline constexpr int kBlockThreads = 256;
 
 // The cooperative bin's warps per pair (a team) for a query of m rows. A warp starts a tile once the warp
