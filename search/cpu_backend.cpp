@@ -7,12 +7,9 @@
 // Hits are located by the striped pair kernels (cpu::pair_span: forward pass for the end, reversed
 // prefixes for the start), one pair per task, largest first.
 #include <algorithm>
-#include <map>
-#include <mutex>
 #include <numeric>
 #include <optional>
 #include <thread>
-#include <tuple>
 
 #include "base/interrupt.hpp"
 #include "base/parallel.hpp"
@@ -64,7 +61,6 @@ class CpuBackend final : public ScanBackend {
       query_lengths_.push_back(query.codes.size());
       reach_ = std::max(reach_, cpu::alignment_reach(query.codes.size(), scoring_, query.threshold));
     }
-    std::lock_guard<std::mutex> lock(regions_mutex_);
     regions_.clear();
   }
 
@@ -84,11 +80,8 @@ class CpuBackend final : public ScanBackend {
           [&](std::size_t query, std::uint64_t segment, int score) { hits.add(segments, query, segment, score); });
       const std::uint64_t* original = chunk.original_indices();
       for (auto& [key, subject] : hits.take()) {
-        {
-          std::lock_guard<std::mutex> lock(regions_mutex_);
-          regions_[{key.first, original[key.second], subject_frames ? subject_frames[key.second] : std::int8_t{0}}] =
-              std::move(subject.regions);
-        }
+        regions_.keep(key.first, original[key.second], subject_frames ? subject_frames[key.second] : std::int8_t{0},
+                      std::move(subject.regions));
         sink(key.first, key.second, subject.score);
       }
     }
@@ -118,9 +111,7 @@ class CpuBackend final : public ScanBackend {
 
   const std::vector<cpu::ColumnRange>* hit_regions(std::size_t prepared, std::uint64_t subject,
                                                    std::int8_t subject_frame) const override {
-    std::lock_guard<std::mutex> lock(regions_mutex_);
-    const auto found = regions_.find({prepared, subject, subject_frame});
-    return found == regions_.end() ? nullptr : &found->second;
+    return regions_.find(prepared, subject, subject_frame);
   }
 
   std::string description() const override {
@@ -164,9 +155,7 @@ class CpuBackend final : public ScanBackend {
   std::vector<std::uint64_t> query_lengths_;
   std::atomic<std::uint64_t>* cells_ = nullptr;  // count_cells()
   std::uint64_t reach_ = 0;                      // the longest reach among the queries (kernels/cpu/long_subject.hpp)
-  // By (query, FASTA position, frame of a translated subject).
-  std::map<std::tuple<std::size_t, std::uint64_t, std::int8_t>, std::vector<cpu::ColumnRange>> regions_;
-  mutable std::mutex regions_mutex_;
+  HitRegions regions_;
 };
 
 }  // namespace

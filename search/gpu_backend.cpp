@@ -25,7 +25,6 @@
 #include <optional>
 #include <stdexcept>
 #include <thread>
-#include <tuple>
 
 #include "base/interrupt.hpp"
 #include "base/parallel.hpp"
@@ -134,7 +133,6 @@ class GpuBackend final : public ScanBackend {
 
   void set_queries(const std::vector<PreparedQuery>& queries) override {
     queries_ = &queries;
-    std::lock_guard<std::mutex> lock(regions_mutex_);
     regions_.clear();
   }
 
@@ -159,9 +157,7 @@ class GpuBackend final : public ScanBackend {
 
   const std::vector<cpu::ColumnRange>* hit_regions(std::size_t prepared, std::uint64_t subject,
                                                    std::int8_t subject_frame) const override {
-    std::lock_guard<std::mutex> lock(regions_mutex_);
-    const auto found = regions_.find({prepared, subject, subject_frame});
-    return found == regions_.end() ? nullptr : &found->second;
+    return regions_.find(prepared, subject, subject_frame);
   }
 
   using HotTileSink = std::function<void(std::size_t, std::size_t, const gpu::HotTiles&)>;
@@ -241,10 +237,8 @@ class GpuBackend final : public ScanBackend {
         QueryDone{}, false, &hot);
     const std::uint64_t* original = chunk.original_indices();
     for (auto& [key, subject] : hits.take()) {
-      std::unique_lock<std::mutex> lock(regions_mutex_);
-      regions_[{key.first, original[key.second], subject_frames ? subject_frames[key.second] : std::int8_t{0}}] =
-          std::move(subject.regions);
-      lock.unlock();
+      regions_.keep(key.first, original[key.second], subject_frames ? subject_frames[key.second] : std::int8_t{0},
+                    std::move(subject.regions));
       sink(key.first, key.second, subject.score);
     }
   }
@@ -586,9 +580,7 @@ class GpuBackend final : public ScanBackend {
   const std::vector<PreparedQuery>* queries_ = nullptr;
   std::map<std::uint64_t, SubjectSegments> segments_;  // by the sorted position of their first subject
   std::uint64_t segments_reach_ = 0;
-  // By (query, FASTA position, frame of a translated subject).
-  std::map<std::tuple<std::size_t, std::uint64_t, std::int8_t>, std::vector<cpu::ColumnRange>> regions_;
-  mutable std::mutex regions_mutex_;
+  HitRegions regions_;
   std::uint64_t memory_limit_ = 0;
   unsigned threads_;
   LocateRates rates_;

@@ -93,4 +93,22 @@ std::map<std::pair<std::size_t, std::size_t>, SegmentHits::Subject> SegmentHits:
   return taken;
 }
 
+void HitRegions::clear() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  regions_.clear();
+}
+
+void HitRegions::keep(std::size_t query, std::uint64_t subject, std::int8_t frame,
+                      std::vector<cpu::ColumnRange> regions) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  regions_[{query, subject, frame}] = std::move(regions);
+}
+
+const std::vector<cpu::ColumnRange>* HitRegions::find(std::size_t query, std::uint64_t subject,
+                                                      std::int8_t frame) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  const auto found = regions_.find({query, subject, frame});
+  return found == regions_.end() ? nullptr : &found->second;
+}
+
 }  // namespace warpsearch

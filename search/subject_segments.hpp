@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <map>
 #include <mutex>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -84,6 +85,20 @@ class SegmentHits {
   std::mutex mutex_;
   std::map<std::pair<std::size_t, std::size_t>, Entry> hits_;
   std::map<std::size_t, bool> hot_known_;  // per query: hot_found was called, complete every time
+};
+
+// The hit regions of the long subjects scanned since the last clear(), by query, FASTA position and frame
+// (of a translated subject; 0 otherwise): what a scan backend keeps for ScanBackend::hit_regions.
+// Thread-safe; a region found stays valid until clear().
+class HitRegions {
+ public:
+  void clear();
+  void keep(std::size_t query, std::uint64_t subject, std::int8_t frame, std::vector<cpu::ColumnRange> regions);
+  const std::vector<cpu::ColumnRange>* find(std::size_t query, std::uint64_t subject, std::int8_t frame) const;
+
+ private:
+  mutable std::mutex mutex_;
+  std::map<std::tuple<std::size_t, std::uint64_t, std::int8_t>, std::vector<cpu::ColumnRange>> regions_;
 };
 
 }  // namespace warpsearch

@@ -104,3 +104,26 @@ TEST_CASE("SegmentHits: owned ranges, or the hot columns within them when every 
     CHECK(taken.at({0, 0}).regions == std::vector<ColumnRange>{{third.first, third.end}});
   }
 }
+
+TEST_CASE("HitRegions keeps the regions of each query, subject and frame apart until cleared", "[segments]") {
+  using warpsearch::HitRegions;
+  using warpsearch::cpu::ColumnRange;
+  HitRegions regions;
+  regions.keep(0, 7, 0, {{10, 20}});
+  regions.keep(0, 7, 2, {{30, 40}});  // another frame of the same subject
+  regions.keep(0, 7, -2, {{50, 60}});
+  regions.keep(1, 7, 2, {{70, 80}});  // another query
+  const auto* plain = regions.find(0, 7, 0);
+  REQUIRE(plain != nullptr);
+  CHECK(*plain == std::vector<ColumnRange>{{10, 20}});
+  REQUIRE(regions.find(0, 7, 2) != nullptr);
+  CHECK(*regions.find(0, 7, 2) == std::vector<ColumnRange>{{30, 40}});
+  CHECK(*regions.find(0, 7, -2) == std::vector<ColumnRange>{{50, 60}});
+  CHECK(*regions.find(1, 7, 2) == std::vector<ColumnRange>{{70, 80}});
+  CHECK(regions.find(0, 7, 1) == nullptr);
+  CHECK(regions.find(0, 8, 0) == nullptr);
+  regions.keep(0, 8, 0, {{1, 2}});
+  CHECK(*plain == std::vector<ColumnRange>{{10, 20}});  // still valid after more are kept
+  regions.clear();
+  CHECK(regions.find(0, 7, 0) == nullptr);
+}
