@@ -59,8 +59,8 @@ TEST_CASE("The cooperative bin's team is the largest whose handoffs fit the quer
     CHECK(k >= previous);  // longer queries never get smaller teams
     previous = k;
     // k warps turn once per k handoffs, which fit m; twice as many would not (unless the block is full).
-    if (k > 1) CHECK(k * d::kHandoffSteps <= m);
-    if (k < kBlockWarps) CHECK(2 * k * d::kHandoffSteps > m);
+    if (k > 1) CHECK(k * d::kHandoffRows <= m);
+    if (k < kBlockWarps) CHECK(2 * k * d::kHandoffRows > m);
   }
   CHECK(d::cooperative_team_warps(100) == 1);
   CHECK(d::cooperative_team_warps(10000) == kBlockWarps);

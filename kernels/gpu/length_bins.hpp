@@ -113,16 +113,21 @@ inline constexpr int kFirstTiledBin = first_tiled_bin();
 // alphabet's, kernels/gpu/table_copies.hpp).
 inline constexpr int kBlockThreads = 256;
 
+// The cooperative bin's lanes compute two query rows per step (kernels/gpu/sw_kernel.cuh): the two rows'
+// chains run side by side, and the step's own work is shared by two rows.
+inline constexpr int kCooperativeRowsPerStep = 2;
+
 // The cooperative bin's warps per pair (a team) for a query of m rows. A warp starts a tile once the warp
 // on the previous tile has published 64 of its rows, which that warp's last lane computes 31 steps after
-// its first: about kHandoffSteps after that warp started. A team of k warps therefore turns no faster than
-// once per k * kHandoffSteps steps, while each of its warps needs m + 31 steps per tile: with
-// k * kHandoffSteps above m the warps wait for each other. The team is the largest power of two (up to
-// the block's 8 warps) whose handoffs fit within m; a block takes 8 / k pairs at once.
-inline constexpr int kHandoffSteps = 96;
+// its first: 64 / 2 + 31 steps after that warp started, the time of kHandoffRows rows. A team of k warps
+// therefore turns no faster than once per k * kHandoffRows rows' time, while each of its warps takes m
+// rows' time per tile (and 31 steps): with k * kHandoffRows above m the warps wait for each other. The
+// team is the largest power of two (up to the block's 8 warps) whose handoffs fit within m; a block takes
+// 8 / k pairs at once.
+inline constexpr int kHandoffRows = 64 + 31 * kCooperativeRowsPerStep;
 constexpr int cooperative_team_warps(int m) {
   int k = 1;
-  while (k < kBlockThreads / 32 && 2 * k * kHandoffSteps <= m) k *= 2;
+  while (k < kBlockThreads / 32 && 2 * k * kHandoffRows <= m) k *= 2;
   return k;
 }
 constexpr bool may_use_table_copies(int bin) { return bin < kHugeBin; }

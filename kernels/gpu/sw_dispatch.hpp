@@ -12,9 +12,10 @@
 
 namespace warpsearch::gpu::detail {
 
-// Padding rows around each query: a lane reads the row of step - lane + 1, which runs from -(group - 2)
-// to m + group - 1, so that every lane computes every step without a branch (sw_kernel.cuh).
-inline constexpr int kQueryPadding = 32;
+// Padding rows around each query: with k rows a step (1, or 2 in the cooperative bin), a lane reads rows
+// k * (step - lane) to k * (step - lane + 2) - 1 (the next step's prefetched), from -k * (group - 1) to
+// below m + k * (group + 1), so that every lane computes every step without a branch (sw_kernel.cuh).
+inline constexpr int kQueryPadding = 72;
 
 // Everything a scoring kernel reads and writes. Device pointers unless noted.
 //
