@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # On a GPU machine: DNA search at genome scale and on amplicons, GPU against CPU (outputs must be
 # byte-identical), with the scan's and the whole command's speed. Data are generated (numpy):
-#   genome:    4 queries of 1, 2, 5 and 10 kb against 20 chromosome-sized sequences of 5 Mb (100 Mb), each
-#              query planted twice per sequence (mutated, one copy per strand); both strands searched.
+#   genome:    4 queries of 1, 2, 5 and 10 kb against 20 chromosome-sized sequences of 5 Mb (100 Mb;
+#              CHROMOSOMES=N for N of them), each query planted twice per sequence (mutated, one copy per
+#              strand); both strands searched.
 #   amplicons: 100 queries of about 380 nt against 50,000 amplicons, both strands.
 #   tblastn:   100 proteins of 100-1,000 aa against the genome's six frames (10 of them planted as genes),
 #              GPU only (the CPU would take minutes); TCUPS count query residues x bases x 2 strands.
@@ -15,7 +16,7 @@ mkdir -p "$OUT"
 ws=${WARPSEARCH_BIN:-$PWD/carry/bin/warpsearch}
 work=/tmp/ws-genome
 rm -rf "$work" && mkdir -p "$work"
-python3 - "$work" <<'PY'
+python3 - "$work" "${CHROMOSOMES:-20}" <<'PY'
 import sys
 import numpy as np
 work = sys.argv[1]
@@ -42,7 +43,7 @@ proteins = [rng.integers(0, 20, int(n)) for n in rng.integers(100, 1001, 100)]
 write(f"{work}/proteins.fa", [(f"p{i}", amino[p]) for i, p in enumerate(proteins)])
 coding = [np.frombuffer(b"".join(codon[a] for a in p), dtype=np.uint8) for p in proteins[:10]]
 chromosomes = []
-for c in range(20):
+for c in range(int(sys.argv[2])):
     seq = bases[rng.integers(0, 4, 5_000_000)]
     for k, q in enumerate(queries):
         for copy in range(2):
