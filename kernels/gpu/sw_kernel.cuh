@@ -144,7 +144,7 @@ __device__ __forceinline__ void wait_for(const volatile long long* progress, lon
 
 // Blocks of up to copies_block_threads(Bin) threads (any multiple of 32; the cooperative bin's are
 // kBlockThreads, its pipeline depth).
-// The kernel stays one function (about 190 lines) on purpose: the single-pass, tiled and cooperative paths are one
+// The kernel stays one function (about 260 lines) on purpose: the single-pass, tiled and cooperative paths are one
 // template whose `if constexpr` branches the compiler keeps apart per bin, and the hot loop's registers
 // (the query profile slice, H, E and the running maximum) live across all of it; the paths are marked by
 // comments.
