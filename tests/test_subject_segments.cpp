@@ -3,6 +3,7 @@
 // subject) give the owned ranges of the segments that reached the threshold, or, where the scan told
 // the hot columns of every part, those columns within the owned ranges.
 #include <cstdint>
+#include <initializer_list>
 #include <random>
 #include <string>
 #include <utility>
@@ -74,12 +75,15 @@ TEST_CASE("SegmentHits: owned ranges, or the hot columns within them when every 
     hits.add_hot(segments, 0, 2, third.first - third.begin - 5, third.first - third.begin + 100);
     hits.add_hot(segments, 0, 1, second.end - second.begin - 8, second.end - second.begin);
   };
-  SECTION("every part complete: the hot columns, clipped to the owned ranges and merged") {
+  // What the hits give after the scan's parts told (hot_found) whether each gave every hot column.
+  const auto taken_after = [&](std::initializer_list<bool> complete) {
     SegmentHits hits;
     fill(hits);
-    hits.hot_found(0, true);
-    hits.hot_found(0, true);
-    const auto taken = hits.take();
+    for (const bool part : complete) hits.hot_found(0, part);
+    return hits.take();
+  };
+  SECTION("every part complete: the hot columns, clipped to the owned ranges and merged") {
+    const auto taken = taken_after({true, true});
     REQUIRE(taken.size() == 1);
     const SegmentHits::Subject& subject = taken.at({0, 0});
     CHECK(subject.score == 70);
@@ -88,11 +92,7 @@ TEST_CASE("SegmentHits: owned ranges, or the hot columns within them when every 
     CHECK(subject.regions == expected);
   }
   SECTION("one part incomplete: the owned ranges of the segments that reached the threshold") {
-    SegmentHits hits;
-    fill(hits);
-    hits.hot_found(0, true);
-    hits.hot_found(0, false);
-    const auto taken = hits.take();
+    const auto taken = taken_after({true, false});
     const SegmentHits::Subject& subject = taken.at({0, 0});
     const std::vector<ColumnRange> expected{{second.first, third.end}};
     CHECK(subject.regions == expected);
