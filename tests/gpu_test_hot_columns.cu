@@ -123,9 +123,11 @@ namespace {
 // The scan's hot tiles (GpuScorer::score_above_with_hot_tiles) against the 64-bit DP's column maxima:
 // every column with a cell at the threshold lies in a tile of its subject, every tile holds such a
 // column, and subjects scored in one pass get none. Subjects of all the tiled kinds: tiled bins, the
-// cooperative bin, and one that saturates 16 bits (rescored in 32).
+// cooperative bin (or the streamed kernel, which takes its pairs for queries of up to 1,024 residues),
+// and one that saturates 16 bits (rescored in 32).
 void check_hot_tiles(const ScoringScheme& scoring, int alphabet_size, std::size_t query_length,
-                     const std::vector<std::size_t>& subject_lengths, std::uint64_t seed) {
+                     const std::vector<std::size_t>& subject_lengths, std::uint64_t seed,
+                     warpsearch::gpu::GpuScorer::LongSubjectKernel kernel) {
   std::mt19937_64 rng(seed);
   const std::string query = warpsearch::test::random_codes(rng, query_length, alphabet_size);
   std::vector<std::string> subjects;
@@ -137,6 +139,7 @@ void check_hot_tiles(const ScoringScheme& scoring, int alphabet_size, std::size_
   for (const char c : query) self += scoring.score(static_cast<std::uint8_t>(c), static_cast<std::uint8_t>(c));
   const int threshold = static_cast<int>(std::max<long long>(1, self / 3));
   warpsearch::gpu::GpuScorer scorer(0, scoring);
+  scorer.set_long_subject_kernel(kernel);
   const warpsearch::test::PackedSubjects packed(subjects, scoring.matrix().alphabet().pad_code());
   scorer.set_subjects(packed.batch());
   std::vector<warpsearch::gpu::ScoreHit> hits;
@@ -196,12 +199,20 @@ void check_hot_tiles(const ScoringScheme& scoring, int alphabet_size, std::size_
 TEST_CASE("GPU scan's hot tiles hold every column with a cell at the threshold, and only tiles that have one",
           "[gpu][hot]") {
   if (!have_gpu()) return;
-  SECTION("DNA: one-pass, tiled and cooperative subjects") {
-    const ScoringScheme dna(SubstitutionMatrix::nucleotide(2, -3), GapOpen{5}, GapExtend{2});
-    check_hot_tiles(dna, 4, 300, {900, 1500, 3000, 4096, 4097, 20000, 70000}, 21);
-  }
-  SECTION("protein, a full-length copy that saturates 16 bits (rescored in 32)") {
-    const ScoringScheme protein(SubstitutionMatrix::builtin("BLOSUM62"), GapOpen{11}, GapExtend{1});
-    check_hot_tiles(protein, 20, 7000, {2000, 16000}, 23);
+  using Kernel = warpsearch::gpu::GpuScorer::LongSubjectKernel;
+  for (const Kernel kernel : {Kernel::cooperative, Kernel::streamed}) {
+    const char* name = kernel == Kernel::streamed ? "streamed" : "cooperative";
+    DYNAMIC_SECTION("DNA: one-pass, tiled and long subjects, " << name) {
+      const ScoringScheme dna(SubstitutionMatrix::nucleotide(2, -3), GapOpen{5}, GapExtend{2});
+      check_hot_tiles(dna, 4, 300, {900, 1500, 3000, 4096, 4097, 4608, 5121, 20000, 70000}, 21, kernel);
+    }
+    DYNAMIC_SECTION("protein, subjects around the streamed kernel's windows, " << name) {
+      const ScoringScheme protein(SubstitutionMatrix::builtin("BLOSUM62"), GapOpen{11}, GapExtend{1});
+      check_hot_tiles(protein, 20, 777, {4097, 4607, 4608, 4609, 9000, 33000}, 25, kernel);
+    }
+    DYNAMIC_SECTION("protein, a full-length copy that saturates 16 bits (rescored in 32), " << name) {
+      const ScoringScheme protein(SubstitutionMatrix::builtin("BLOSUM62"), GapOpen{11}, GapExtend{1});
+      check_hot_tiles(protein, 20, 7000, {2000, 16000}, 23, kernel);
+    }
   }
 }

@@ -86,18 +86,24 @@ void check_against_reference(const ScoringScheme& scoring, const std::vector<std
   for (const auto& query : queries)
     for (const auto& subject : subjects) expected.push_back(reference_score(query, subject, scoring));
   const PackedSubjects packed(subjects, scoring.matrix().alphabet().pad_code());
-  // Each number of table copies, and each team of warps per pair in the cooperative bin (1, 2, 4, 8, or
-  // chosen by the scorer: 0).
+  // Each number of table copies, each team of warps per pair in the cooperative bin (1, 2, 4, 8, or
+  // chosen by the scorer: 0), and the streamed kernel for subjects longer than 4096 wherever it can take
+  // the query (up to 1,024 residues) or the scorer's choice.
+  using Kernel = GpuScorer::LongSubjectKernel;
   struct Setting {
     int copies;
     int team;
+    Kernel kernel;
   };
-  for (const Setting setting : {Setting{1, 1}, Setting{2, 2}, Setting{3, 4}, Setting{2, 8}, Setting{2, 0}}) {
+  for (const Setting setting :
+       {Setting{1, 1, Kernel::cooperative}, Setting{2, 2, Kernel::cooperative}, Setting{3, 4, Kernel::cooperative},
+        Setting{2, 8, Kernel::cooperative}, Setting{2, 0, Kernel::automatic}, Setting{1, 0, Kernel::streamed}}) {
     const int copies = setting.copies;
     const int team = setting.team;
     GpuScorer scorer(0, scoring, copies);
     scorer.set_table_copies_min_waves(0);
     scorer.set_cooperative_team_warps(team);
+    scorer.set_long_subject_kernel(setting.kernel);
     scorer.set_subjects(packed.batch());
     std::vector<std::int32_t> scores(queries.size() * subjects.size(), -12345);
     scorer.score(queries, scores.data());
@@ -107,7 +113,8 @@ void check_against_reference(const ScoringScheme& scoring, const std::vector<std
         const long long want = expected[q * subjects.size() + s];
         const long long got = scores[q * subjects.size() + s];
         if (got != want && ++mismatches <= 10)
-          UNSCOPED_INFO("table copies " << copies << ", team " << team << ": query " << q << " (length "
+          UNSCOPED_INFO("table copies " << copies << ", team " << team << ", kernel "
+                                        << static_cast<int>(setting.kernel) << ": query " << q << " (length "
                                         << queries[q].size() << ") subject " << s << " (length " << subjects[s].size()
                                         << "): GPU " << got << ", reference " << want);
       }

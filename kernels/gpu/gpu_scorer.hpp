@@ -104,6 +104,12 @@ class GpuScorer {
   // Warps that share a pair of subjects longer than 4096 (1, 2, 4 or 8; default 0: chosen per query by
   // its length and the number of such pairs, kernels/gpu/length_bins.hpp). Tests set it.
   void set_cooperative_team_warps(int warps);
+  // Which kernel scores the pairs of subjects longer than 4096: chosen per query (automatic: the
+  // streamed kernel, query in registers, for queries of up to 1,024 residues where its jobs fill the
+  // device and its padded rows cost less than the cooperative tiles' fill; kernels/gpu/sw_streamed.cuh),
+  // or forced (streamed: for every query it can take). Tests set it.
+  enum class LongSubjectKernel { automatic, cooperative, streamed };
+  void set_long_subject_kernel(LongSubjectKernel kernel);
 
   // Device memory a batch of subjects needs on top of what the scorer already holds (the subjects,
   // their bookkeeping and per-query scores, and the work space of queries up to max_query_length),

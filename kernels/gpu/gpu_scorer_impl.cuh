@@ -153,6 +153,28 @@ struct GpuScorer::Impl {
     while (k < kBlockWarps && static_cast<long long>(job_count[kHugeBin]) * k < device_warps) k *= 2;
     return k;
   }
+  // The streamed kernel's rows a lane for a query of m rows, or 0 for the cooperative kernel
+  // (set_long_subject_kernel). The automatic choice (measured, docs/long_sequences.md): the streamed
+  // kernel for a table without lane copies (protein), when its jobs, one warp each, fill at least half
+  // of the device's warps with the two queries in flight, and its padded rows (32 R - m) cost no more
+  // than the cooperative tiles' fill (31 steps a tile, against m / 2). With DNA's lane copies the
+  // cooperative kernel's lookups are conflict-free and it was the faster one.
+  GpuScorer::LongSubjectKernel long_subject_kernel = GpuScorer::LongSubjectKernel::automatic;
+  int streamed_regs(int m) const {
+    using Kernel = GpuScorer::LongSubjectKernel;
+    // A stream word holds two columns' entry offsets of 16 bits.
+    const long long entry_bytes = static_cast<long long>(n) * n * 4 * (lane_copies ? detail::kLaneCopies : 1);
+    if (long_subject_kernel == Kernel::cooperative || m < 1 || m > detail::kStreamedMaxQuery || entry_bytes > 0xFFFF)
+      return 0;
+    const int regs = detail::streamed_regs(m);
+    if (long_subject_kernel == Kernel::streamed) return regs;
+    const long long device_warps =
+        static_cast<long long>(std::max(1, shapes[kHugeBin].blocks_per_sm)) * sm_count * (kBlockThreads / 32);
+    const double streamed_share = m / (32.0 * regs);
+    const double cooperative_share = (m / 2.0) / (m / 2.0 + 31);
+    const bool fills = 2LL * job_count[kHugeBin] * kSlots >= device_warps;
+    return !lane_copies && fills && streamed_share >= cooperative_share ? regs : 0;
+  }
   // Group slots of the tile-edge buffer a block uses for a query of m rows: one per group, one per
   // cooperative team.
   int edge_slots_per_block(int bin, int m) const {

@@ -71,6 +71,7 @@ void GpuScorer::Impl::enqueue_query(QuerySlot& slot, const std::uint32_t* query,
     p.hot_threshold = to.threshold;
   }
   const auto edge_grid_cap = [&](int bin) { return std::max(1, slot.edge_slots / edge_slots_per_block(bin, m)); };
+  const int streamed = streamed_regs(m);  // rows a lane of the streamed kernel, or 0: the cooperative one
   const auto launch = [&](int bin, int grid, cudaStream_t stream) {
     const Table& t = table_of(bin);
     const bool copies = shapes[bin].copies;
@@ -79,6 +80,16 @@ void GpuScorer::Impl::enqueue_query(QuerySlot& slot, const std::uint32_t* query,
     p.query = slot.query.get() + (copies ? padded : 0);
     p.plan = copies ? d_plan.get() : nullptr;
     p.plan_blocks = copies ? d_plan_blocks.get() + job_begin[bin] : nullptr;
+    if (bin == kHugeBin && streamed > 0) {  // one warp per pair, no tile edges; the cooperative bin's table
+      // Its shared-memory limit is set here, not with the bins' in the constructor: the start-up then
+      // loads no streamed kernel a search does not run (lazy loading), and the limit is this table's.
+      const detail::BinEntry& entry = detail::streamed_entry(streamed);
+      entry.prepare(t.shared_bytes());
+      const int blocks = std::max(1, shapes[bin].blocks_per_sm) * sm_count;
+      entry.launch(p, std::min(ceil_div(p.num_jobs, kBlockThreads / 32), blocks), kBlockThreads, t.shared_bytes(),
+                   stream);
+      return;
+    }
     detail::bin_entry(bin).launch(p, grid, shapes[bin].threads, t.shared_bytes(), stream);
   };
 
@@ -363,6 +374,8 @@ void GpuScorer::set_hit_capacity(std::size_t hits) { impl_->hit_capacity = std::
 void GpuScorer::set_hot_tile_capacity(std::size_t tiles) { impl_->hot_tile_capacity = std::max<std::size_t>(1, tiles); }
 
 void GpuScorer::set_table_copies_min_waves(double waves) { impl_->copies_min_waves = std::max(0.0, waves); }
+
+void GpuScorer::set_long_subject_kernel(LongSubjectKernel kernel) { impl_->long_subject_kernel = kernel; }
 
 void GpuScorer::set_cooperative_team_warps(int warps) {
   if (warps != 0 && warps != 1 && warps != 2 && warps != 4 && warps != 8)

@@ -85,4 +85,14 @@ struct BinEntry {
 // The one dispatch table, indexed like kLengthBins.
 const BinEntry& bin_entry(int bin);
 
+// The streamed kernel's entry points (kernels/gpu/sw_streamed.cuh) for `regs` query rows a lane (even,
+// kStreamedMinRegs to kStreamedMaxRegs), and their explicit instantiations (sw_streamed_*.cu).
+template <int R>
+void prepare_streamed(int max_shared_bytes);
+template <int R>
+int streamed_occupancy(int threads, int shared_bytes);
+template <int R>
+void launch_streamed(const KernelParams& params, int grid, int threads, int shared_bytes, cudaStream_t stream);
+const BinEntry& streamed_entry(int regs);
+
 }  // namespace warpsearch::gpu::detail

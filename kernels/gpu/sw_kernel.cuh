@@ -111,6 +111,70 @@ struct Lanes<ScoreWidth::s32> {
   }
 };
 
+// One step of a lane: its kRows streamed rows against its R register columns (the cooperative bin:
+// two query rows; the streamed kernel: two subject columns against query rows, sw_streamed.cuh; the
+// recurrence is the same either way round, with E and F exchanged). Column j of the second row follows
+// column j of the first, so the rows' chains (each through the lane's R columns) run side by side.
+// h_in / e_in: the last column's H and E of the lane before (lane 0: the boundary); h_diag: H of the row
+// above the step's first row at the column before the lane's first, updated for the next step.
+template <typename L, int kRows, int R>
+__device__ __forceinline__ void lane_step(const std::uint32_t (&row)[kRows], const std::uint32_t (&pair)[R],
+                                          typename L::Value (&h)[R], typename L::Value (&f)[R],
+                                          const typename L::Value (&h_in)[kRows],
+                                          const typename L::Value (&e_in)[kRows], typename L::Value& h_diag,
+                                          typename L::Value& tile_max, typename L::Value (&h_out)[kRows],
+                                          typename L::Value (&e_out)[kRows], typename L::Value neg_first,
+                                          typename L::Value neg_extend) {
+  using Value = typename L::Value;
+  Value e[kRows];
+  Value d_next[kRows];  // the diagonal term of each row's next column
+#pragma unroll
+  for (int r = 0; r < kRows; ++r) {
+    e[r] = e_in[r];
+    d_next[r] = L::add(r == 0 ? h_diag : h_in[r - 1], L::score(row[r] + pair[0]));
+  }
+  h_diag = h_in[kRows - 1];
+#pragma unroll
+  for (int j = 0; j < R; ++j) {
+    Value above = h[j];  // H of the row above at column j
+    Value gap_down = f[j];
+#pragma unroll
+    for (int r = 0; r < kRows; ++r) {
+      const Value d = d_next[r];
+      if (j + 1 < R) d_next[r] = L::add(above, L::score(row[r] + pair[j + 1]));
+      const Value cell = L::max3_relu(d, gap_down, e[r]);  // E last: see the top of the file
+      tile_max = L::max(tile_max, cell);
+      const Value x = L::add(cell, neg_first);
+      e[r] = L::add_max(e[r], neg_extend, x);
+      gap_down = L::add_max(gap_down, neg_extend, x);
+      above = cell;
+      if (j + 1 == R) h_out[r] = cell;
+    }
+    h[j] = above;
+    f[j] = gap_down;
+  }
+#pragma unroll
+  for (int r = 0; r < kRows; ++r) e_out[r] = e[r];
+}
+
+// Writes a job's score (pairs: both halves), flagging 16-bit scores at or above kSaturationLimit for the
+// 32-bit rescoring.
+template <bool kPair, typename Value>
+__device__ __forceinline__ void report_scores(const KernelParams& p, Value max_h, int sa, int sb) {
+  if constexpr (kPair) {
+    const int lo = static_cast<short>(max_h & 0xFFFFu);
+    const int hi = static_cast<short>(max_h >> 16);
+    p.scores[sa] = lo;
+    if (lo >= kSaturationLimit) p.overflow_list[atomicAdd(p.overflow_count, 1)] = sa;
+    if (sb >= 0) {
+      p.scores[sb] = hi;
+      if (hi >= kSaturationLimit) p.overflow_list[atomicAdd(p.overflow_count, 1)] = sb;
+    }
+  } else {
+    p.scores[sa] = max_h;
+  }
+}
+
 // Tiled kernels: appends the tile [begin, begin + width) of subject `subject` (of `length` residues) to
 // the hot tiles when its maximum reaches the threshold. The 16-bit values never exceed the exact ones (a
 // sum that wraps falls below zero), so a tile recorded is hot; one missed by saturation is recorded by
@@ -122,6 +186,19 @@ __device__ __forceinline__ void record_hot_tile(const KernelParams& p, int tile_
   if (at < p.hot_capacity)
     p.hot_tiles[at] =
         HotTile{static_cast<std::uint32_t>(subject), begin, begin + width < length ? begin + width : length};
+}
+
+// The same for a job's tile: both subjects of a pair (their 16-bit halves) or the one 32-bit subject.
+template <bool kPair, typename Value>
+__device__ __forceinline__ void record_hot_tiles(const KernelParams& p, Value tile_max, int sa, int sb,
+                                                 std::uint32_t begin, std::uint32_t width, std::uint32_t la,
+                                                 std::uint32_t lb) {
+  if constexpr (kPair) {
+    record_hot_tile(p, static_cast<short>(tile_max & 0xFFFFu), sa, begin, width, la);
+    if (sb >= 0) record_hot_tile(p, static_cast<short>(tile_max >> 16), sb, begin, width, lb);
+  } else {
+    record_hot_tile(p, tile_max, sa, begin, width, la);
+  }
 }
 
 // Synchronises the k warps of a cooperative team (team `team` of its block): named barrier team + 1
@@ -298,14 +375,9 @@ __global__ void __launch_bounds__(copies_block_threads(Bin), min_blocks_per_sm(B
                 e_in[r] = static_cast<Value>(static_cast<std::uint32_t>(edge >> 32));
               }
             }
-          } else if (lane == 0) {
-#pragma unroll
-            for (int r = 0; r < kRows; ++r) {
-              h_in[r] = L::splat(0);
-              e_in[r] = neg_first;
-            }
           }
-        } else if (lane == 0) {
+        }
+        if (lane == 0 && (!kTiled || tile == 0)) {  // the boundary column: H = 0, E = -g
 #pragma unroll
           for (int r = 0; r < kRows; ++r) {
             h_in[r] = L::splat(0);
@@ -314,40 +386,8 @@ __global__ void __launch_bounds__(copies_block_threads(Bin), min_blocks_per_sm(B
         }
         // Every lane computes every step, also before its first row and after its last one (with the
         // padding row, see the top of the file): no branch around the column loop, so the compiler
-        // can rotate the per-column registers of the unrolled steps without moves. With two rows a
-        // step, column j of the second row follows column j of the first, so the two rows' chains
-        // (each through the lane's R columns) run side by side.
-        {
-          Value e[kRows];
-          Value d_next[kRows];  // the diagonal term of each row's next column
-#pragma unroll
-          for (int r = 0; r < kRows; ++r) {
-            e[r] = e_in[r];
-            d_next[r] = L::add(r == 0 ? h_diag : h_in[r - 1], L::score(row[r] + pair[0]));
-          }
-          h_diag = h_in[kRows - 1];
-#pragma unroll
-          for (int j = 0; j < R; ++j) {
-            Value above = h[j];  // H of the row above at column j
-            Value gap_down = f[j];
-#pragma unroll
-            for (int r = 0; r < kRows; ++r) {
-              const Value d = d_next[r];
-              if (j + 1 < R) d_next[r] = L::add(above, L::score(row[r] + pair[j + 1]));
-              const Value cell = L::max3_relu(d, gap_down, e[r]);  // E last: see the top of the file
-              tile_max = L::max(tile_max, cell);
-              const Value x = L::add(cell, neg_first);
-              e[r] = L::add_max(e[r], neg_extend, x);
-              gap_down = L::add_max(gap_down, neg_extend, x);
-              above = cell;
-              if (j + 1 == R) h_out[r] = cell;
-            }
-            h[j] = above;
-            f[j] = gap_down;
-          }
-#pragma unroll
-          for (int r = 0; r < kRows; ++r) e_out[r] = e[r];
-        }
+        // can rotate the per-column registers of the unrolled steps without moves.
+        lane_step<L, kRows, R>(row, pair, h, f, h_in, e_in, h_diag, tile_max, h_out, e_out, neg_first, neg_extend);
         if constexpr (kTiled) {
 #pragma unroll
           for (int r = 0; r < kRows; ++r) {
@@ -373,15 +413,8 @@ __global__ void __launch_bounds__(copies_block_threads(Bin), min_blocks_per_sm(B
 #pragma unroll
           for (int offset = 16; offset > 0; offset /= 2)
             warp_tile_max = L::max(warp_tile_max, __shfl_xor_sync(mask, warp_tile_max, offset));
-          if (lane == 0) {
-            const auto begin = static_cast<std::uint32_t>(tile * G * R);
-            if constexpr (kPair) {
-              record_hot_tile(p, static_cast<short>(warp_tile_max & 0xFFFFu), sa, begin, G * R, la);
-              if (sb >= 0) record_hot_tile(p, static_cast<short>(warp_tile_max >> 16), sb, begin, G * R, lb);
-            } else {
-              record_hot_tile(p, warp_tile_max, sa, begin, G * R, la);
-            }
-          }
+          if (lane == 0)
+            record_hot_tiles<kPair>(p, warp_tile_max, sa, sb, static_cast<std::uint32_t>(tile * G * R), G * R, la, lb);
         }
         __syncwarp(mask);
       }
@@ -398,20 +431,7 @@ __global__ void __launch_bounds__(copies_block_threads(Bin), min_blocks_per_sm(B
       if (report)
         for (int w = 1; w < team; ++w) max_h = L::max(max_h, warp_max[team_first + w]);
     }
-    if (report) {
-      if constexpr (kPair) {
-        const int lo = static_cast<short>(max_h & 0xFFFFu);
-        const int hi = static_cast<short>(max_h >> 16);
-        p.scores[sa] = lo;
-        if (lo >= kSaturationLimit) p.overflow_list[atomicAdd(p.overflow_count, 1)] = sa;
-        if (sb >= 0) {
-          p.scores[sb] = hi;
-          if (hi >= kSaturationLimit) p.overflow_list[atomicAdd(p.overflow_count, 1)] = sb;
-        }
-      } else {
-        p.scores[sa] = max_h;
-      }
-    }
+    if (report) report_scores<kPair>(p, max_h, sa, sb);
     if constexpr (kCoop) team_sync(warp / team, team);  // warp_max and progress are reused by the next job
   }
 }
