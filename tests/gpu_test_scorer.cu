@@ -88,7 +88,7 @@ void check_against_reference(const ScoringScheme& scoring, const std::vector<std
   const PackedSubjects packed(subjects, scoring.matrix().alphabet().pad_code());
   // Each number of table copies, each team of warps per pair in the cooperative bin (1, 2, 4, 8, or
   // chosen by the scorer: 0), and the streamed kernel for subjects longer than 4096 wherever it can take
-  // the query (up to 1,024 residues) or the scorer's choice.
+  // the query (up to 1,024 residues; with copies, read by its stream plan) or the scorer's choice.
   using Kernel = GpuScorer::LongSubjectKernel;
   struct Setting {
     int copies;
@@ -97,7 +97,8 @@ void check_against_reference(const ScoringScheme& scoring, const std::vector<std
   };
   for (const Setting setting :
        {Setting{1, 1, Kernel::cooperative}, Setting{2, 2, Kernel::cooperative}, Setting{3, 4, Kernel::cooperative},
-        Setting{2, 8, Kernel::cooperative}, Setting{2, 0, Kernel::automatic}, Setting{1, 0, Kernel::streamed}}) {
+        Setting{2, 8, Kernel::cooperative}, Setting{2, 0, Kernel::automatic}, Setting{1, 0, Kernel::streamed},
+        Setting{2, 0, Kernel::streamed}, Setting{3, 0, Kernel::streamed}}) {
     const int copies = setting.copies;
     const int team = setting.team;
     GpuScorer scorer(0, scoring, copies);

@@ -159,3 +159,59 @@ TEST_CASE("Lane copies give each lane of a warp its own bank", "[table-copies]")
   INFO("DNA, one copy: " << one_copy << " wavefronts per lookup");
   CHECK(one_copy > 2.0);
 }
+
+// The streamed kernel's layout (kernels/gpu/sw_streamed.cuh): lane l holds query rows, and one lookup of
+// the warp reads 32 columns of one parity of a subject pair (x, x - 2, ..., x - 62), each against its
+// lane's query row. On real proteins the stream plan (StreamPlanner, one copy chosen per column) cuts
+// the wavefronts of those lookups against one copy at the compact row stride.
+TEST_CASE("On real proteins the stream plan cuts the wavefronts of the streamed kernel's lookups", "[table-copies]") {
+  constexpr int n = 26;
+  std::vector<std::string> proteins;
+  warpsearch::FastaReader reader(warpsearch::test::source_path("data/uniprot_sample.fa"));
+  warpsearch::SequenceRecord record;
+  while (reader.next(record))
+    if (record.codes.size() >= 600) proteins.push_back(record.codes);
+  REQUIRE(proteins.size() >= 10);
+  const auto code = [&](const std::string& s, std::size_t i) { return std::min(static_cast<int>(s[i]), n - 1); };
+  std::mt19937_64 rng(20261127);
+  std::uniform_int_distribution<std::size_t> pick(0, proteins.size() - 1);
+  double total[d::kMaxTableCopies + 1] = {};
+  long long lookups = 0;
+  for (int sample = 0; sample < 40; ++sample) {
+    const std::string& a = proteins[pick(rng)];
+    const std::string& b = proteins[pick(rng)];
+    const std::string& query = proteins[pick(rng)];
+    const std::size_t length = std::min(a.size(), b.size());
+    std::vector<std::uint32_t> entries(length);
+    for (std::size_t x = 0; x < length; ++x) entries[x] = static_cast<std::uint32_t>(code(a, x) * n + code(b, x));
+    std::vector<int> plan[d::kMaxTableCopies + 1];
+    for (int copies = 2; copies <= d::kMaxTableCopies; ++copies) {
+      d::StreamPlanner planner(copies);
+      for (std::size_t x = 0; x < length; ++x) {
+        plan[copies].push_back(planner.choose(x, entries[x]));
+        REQUIRE((plan[copies].back() >= 0 && plan[copies].back() < copies));
+      }
+    }
+    for (std::size_t x = 62; x < length; x += 7) {  // the lookup of lanes 0..31 at columns x - 2 l
+      ++lookups;
+      for (int copies = 1; copies <= d::kMaxTableCopies; ++copies) {
+        long long words[32];
+        for (int l = 0; l < 32; ++l) {
+          const std::size_t column = x - 2 * static_cast<std::size_t>(l);
+          const long long row = code(query, 16 * static_cast<std::size_t>(l) + (x % 16));
+          words[l] = row * d::table_row_words(n, copies) +
+                     d::table_word(copies == 1 ? 0 : plan[copies][column], entries[column],
+                                   static_cast<std::uint32_t>(d::table_copy_words(n)));
+        }
+        total[copies] += d::lookup_wavefronts(words);
+      }
+    }
+  }
+  const double one = total[1] / static_cast<double>(lookups);
+  const double two = total[2] / static_cast<double>(lookups);
+  const double three = total[3] / static_cast<double>(lookups);
+  INFO("streamed lookups, wavefronts: one copy " << one << ", two planned " << two << ", three " << three);
+  CHECK(one > 3.0);
+  CHECK(two < 0.75 * one);
+  CHECK(three <= two);
+}

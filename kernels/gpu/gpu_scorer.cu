@@ -62,6 +62,34 @@ __global__ void plan_table_copies(const PlanTask* tasks, std::size_t count, cons
   }
 }
 
+// The copy each column of the cooperative bin's jobs reads in the streamed kernel (StreamPlanner), one
+// thread per job (two subjects, jobs[2 j] and jobs[2 j + 1]), 2 bits a column.
+__global__ void plan_stream_copies(const std::int32_t* jobs, int count, const std::uint8_t* residues,
+                                   const std::uint64_t* offsets, const std::uint32_t* lengths, int n, int copies,
+                                   const std::uint64_t* plan_offsets, std::uint8_t* plan) {
+  for (int job = blockIdx.x * blockDim.x + threadIdx.x; job < count; job += gridDim.x * blockDim.x) {
+    const std::int32_t sa = jobs[2 * job];
+    const std::int32_t sb = jobs[2 * job + 1];
+    const std::uint32_t la = lengths[sa];
+    const std::uint32_t lb = sb >= 0 ? lengths[sb] : 0;
+    const std::uint8_t* ra = residues + offsets[sa];
+    const std::uint8_t* rb = sb >= 0 ? residues + offsets[sb] : ra;
+    const std::uint32_t longest = la > lb ? la : lb;
+    std::uint8_t* out = plan + plan_offsets[job];
+    detail::StreamPlanner planner(copies);
+    std::uint32_t packed = 0;
+    for (std::uint32_t x = 0; x < longest; ++x) {
+      const int a = x < la ? ra[x] : n - 1;
+      const int b = x < lb ? rb[x] : n - 1;
+      packed |= static_cast<std::uint32_t>(planner.choose(x, static_cast<std::uint32_t>(a * n + b))) << (2 * (x & 3));
+      if ((x & 3) == 3 || x + 1 == longest) {
+        out[x >> 2] = static_cast<std::uint8_t>(packed);
+        packed = 0;
+      }
+    }
+  }
+}
+
 // Buffers large enough are kept: freeing device memory waits for the whole device, which would stall
 // other work on it (another scorer's queries while this one loads). One too small is released before the
 // larger one is allocated (both at once may not fit).
@@ -190,7 +218,9 @@ std::uint64_t GpuScorer::bytes_for_subjects(std::uint64_t residues, std::size_t 
   const std::uint64_t per_subject = 3 + 8 + 4 + 4 + 4 + kSlots * (4 + 4);
   const std::uint64_t per_slot = kEdgeBudgetBytes + 8 * (max_query_length + 2 * detail::kQueryPadding);
   const std::uint64_t plan = 256 * (subjects + residues / 320 + kBinCount);
-  return residues + per_subject * subjects + plan + kSlots * (per_slot + kDefaultHitCapacity * sizeof(ScoreHit));
+  const std::uint64_t stream_plan = residues / 4 + (1 + 8) * subjects;  // 2 bits a column, an offset a job
+  return residues + per_subject * subjects + plan + stream_plan +
+         kSlots * (per_slot + kDefaultHitCapacity * sizeof(ScoreHit));
 }
 
 std::uint64_t GpuScorer::free_device_memory() const {
@@ -199,7 +229,8 @@ std::uint64_t GpuScorer::free_device_memory() const {
   WARPSEARCH_CUDA_CHECK(cudaMemGetInfo(&free, &total));
   // What this scorer holds now is released before the next batch is allocated.
   std::uint64_t held = impl_->d_residues.bytes() + impl_->d_offsets.bytes() + impl_->d_lengths.bytes() +
-                       impl_->d_jobs.bytes() + impl_->d_plan.bytes() + impl_->d_plan_blocks.bytes();
+                       impl_->d_jobs.bytes() + impl_->d_plan.bytes() + impl_->d_plan_blocks.bytes() +
+                       impl_->d_stream_plan.bytes() + impl_->d_stream_plan_offsets.bytes();
   for (const auto& slot : impl_->slots) held += slot.scores.bytes() + slot.overflow_list.bytes() + slot.edges.bytes();
   return free + held;
 }
@@ -288,6 +319,30 @@ void GpuScorer::Impl::upload_plan(const std::vector<PlanTask>& tasks, const std:
   WARPSEARCH_CUDA_CHECK_LAUNCH();
 }
 
+void GpuScorer::Impl::plan_streamed(const std::vector<std::int32_t>& jobs, const std::uint32_t* lengths) {
+  const int count = job_count[kHugeBin];
+  if (count == 0) return;
+  std::vector<std::uint64_t> plan_offsets(static_cast<std::size_t>(count));
+  std::uint64_t bytes = 0;
+  for (int job = 0; job < count; ++job) {
+    const std::size_t at = 2 * static_cast<std::size_t>(job_begin[kHugeBin] + job);
+    const std::uint32_t longest = std::max(lengths[jobs[at]], jobs[at + 1] >= 0 ? lengths[jobs[at + 1]] : 0u);
+    plan_offsets[static_cast<std::size_t>(job)] = bytes;
+    bytes += (longest + 3) / 4;
+  }
+  cudaStream_t setup = setup_stream.get();
+  fit(d_stream_plan, bytes, device);
+  fit(d_stream_plan_offsets, plan_offsets.size(), device);
+  WARPSEARCH_CUDA_CHECK(cudaMemcpyAsync(d_stream_plan_offsets.get(), plan_offsets.data(),
+                                        plan_offsets.size() * sizeof(std::uint64_t), cudaMemcpyHostToDevice, setup));
+  const int threads = 64;
+  plan_stream_copies<<<ceil_div(count, threads), threads, 0, setup>>>(
+      d_jobs.get() + 2 * static_cast<std::size_t>(job_begin[kHugeBin]), count, d_residues.get(), d_offsets.get(),
+      d_lengths.get(), n, table_copies, d_stream_plan_offsets.get(), d_stream_plan.get());
+  WARPSEARCH_CUDA_CHECK_LAUNCH();
+  // The offsets' host copy is pageable: the call returned once the driver had staged it.
+}
+
 void GpuScorer::set_subjects(const SubjectBatch& subjects) {
   Impl& s = *impl_;
   ScopedDevice scoped(s.device);
@@ -356,6 +411,7 @@ void GpuScorer::set_subjects(const SubjectBatch& subjects) {
   s.setup.upload_seconds = seconds_since(upload_started);
   const auto plan_started = Clock::now();
   if (!tasks.empty()) s.upload_plan(tasks, plan_blocks);
+  if (s.table_copies > 1) s.plan_streamed(jobs, lengths);
   // The query slots' streams do not wait for the setup stream: the batch is ready when this returns.
   WARPSEARCH_CUDA_CHECK(cudaStreamSynchronize(setup));
   s.setup.plan_seconds = seconds_since(plan_started);

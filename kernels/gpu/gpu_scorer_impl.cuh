@@ -160,16 +160,17 @@ struct GpuScorer::Impl {
   // than the cooperative tiles' fill (31 steps a tile, against m / 2). With DNA's lane copies the
   // cooperative kernel's lookups are conflict-free and it was the faster one.
   GpuScorer::LongSubjectKernel long_subject_kernel = GpuScorer::LongSubjectKernel::automatic;
+  std::array<bool, detail::kStreamedRegCount> streamed_prepared{};  // shared-memory limit set (enqueue_query)
   int streamed_regs(int m) const {
     using Kernel = GpuScorer::LongSubjectKernel;
-    // A stream word holds two columns' entry offsets of 16 bits.
-    const long long entry_bytes = static_cast<long long>(n) * n * 4 * (lane_copies ? detail::kLaneCopies : 1);
-    if (long_subject_kernel == Kernel::cooperative || m < 1 || m > detail::kStreamedMaxQuery || entry_bytes > 0xFFFF)
+    // A stream word holds two columns' entry offsets within a table row, of 16 bits each.
+    const long long row_bytes =
+        4LL * (lane_copies ? detail::lane_table_row_words(n) : table_copies * detail::table_copy_words(n));
+    if (long_subject_kernel == Kernel::cooperative || m < 1 || m > detail::kStreamedMaxQuery || row_bytes > 0x10000)
       return 0;
     const int regs = detail::streamed_regs(m);
     if (long_subject_kernel == Kernel::streamed) return regs;
-    const long long device_warps =
-        static_cast<long long>(std::max(1, shapes[kHugeBin].blocks_per_sm)) * sm_count * (kBlockThreads / 32);
+    const long long device_warps = static_cast<long long>(sm_count) * (detail::kStreamedBlockThreads / 32);
     const double streamed_share = m / (32.0 * regs);
     const double cooperative_share = (m / 2.0) / (m / 2.0 + 31);
     const bool fills = 2LL * job_count[kHugeBin] * kSlots >= device_warps;
@@ -205,6 +206,9 @@ struct GpuScorer::Impl {
   DeviceBuffer<std::uint64_t> d_plan;
   DeviceBuffer<std::uint32_t> d_plan_blocks;
   DeviceBuffer<PlanTask> d_plan_tasks;
+  // With copies: the streamed kernel's plan of the cooperative bin's jobs (KernelParams::stream_plan).
+  DeviceBuffer<std::uint8_t> d_stream_plan;
+  DeviceBuffer<std::uint64_t> d_stream_plan_offsets;
   // set_subjects' own stream and pinned staging buffers: loading a batch waits for nothing else on the
   // device, so another scorer's queries run on meanwhile (the search streams a database through two).
   Stream setup_stream;
@@ -270,6 +274,8 @@ struct GpuScorer::Impl {
                    std::vector<std::uint32_t>& plan_blocks) const;
   // Uploads the plan's tasks and blocks and computes the plan on the setup stream.
   void upload_plan(const std::vector<PlanTask>& tasks, const std::vector<std::uint32_t>& plan_blocks);
+  // With copies: the streamed kernel's plan of the cooperative bin's jobs, on the setup stream.
+  void plan_streamed(const std::vector<std::int32_t>& jobs, const std::uint32_t* lengths);
 
   // Where a query's scores go: all of them into `staged` (pinned host memory), or, with `staged` null,
   // those at or above `threshold` into the slot's hit list, tagged with `query`, and their count into

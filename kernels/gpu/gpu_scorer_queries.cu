@@ -80,14 +80,25 @@ void GpuScorer::Impl::enqueue_query(QuerySlot& slot, const std::uint32_t* query,
     p.query = slot.query.get() + (copies ? padded : 0);
     p.plan = copies ? d_plan.get() : nullptr;
     p.plan_blocks = copies ? d_plan_blocks.get() + job_begin[bin] : nullptr;
-    if (bin == kHugeBin && streamed > 0) {  // one warp per pair, no tile edges; the cooperative bin's table
-      // Its shared-memory limit is set here, not with the bins' in the constructor: the start-up then
-      // loads no streamed kernel a search does not run (lazy loading), and the limit is this table's.
+    if (bin == kHugeBin && streamed > 0) {
+      // One warp per pair, no tile edges; with copies, the table with them and the jobs' plan.
+      const bool planned = table_copies > 1;
+      const Table& st = planned ? copies_table : compact_table;
+      p.table = st.words.get();
+      p.table_words = static_cast<int>(st.words.size());
+      p.query = slot.query.get() + (planned ? padded : 0);
+      p.stream_plan = planned ? d_stream_plan.get() : nullptr;
+      p.stream_plan_offsets = planned ? d_stream_plan_offsets.get() : nullptr;
+      // Its shared-memory limit is set on its first launch, not with the bins' in the constructor: the
+      // start-up then loads no streamed kernel that a search does not run (CUDA loads kernels lazily).
       const detail::BinEntry& entry = detail::streamed_entry(streamed);
-      entry.prepare(t.shared_bytes());
-      const int blocks = std::max(1, shapes[bin].blocks_per_sm) * sm_count;
-      entry.launch(p, std::min(ceil_div(p.num_jobs, kBlockThreads / 32), blocks), kBlockThreads, t.shared_bytes(),
-                   stream);
+      bool& prepared = streamed_prepared[static_cast<std::size_t>((streamed - detail::kStreamedMinRegs) / 2)];
+      if (!prepared) entry.prepare(st.shared_bytes());
+      prepared = true;
+      constexpr int kThreads = detail::kStreamedBlockThreads;
+      entry.launch(p, std::min(ceil_div(p.num_jobs, kThreads / 32), sm_count), kThreads, st.shared_bytes(), stream);
+      p.stream_plan = nullptr;
+      p.stream_plan_offsets = nullptr;
       return;
     }
     detail::bin_entry(bin).launch(p, grid, shapes[bin].threads, t.shared_bytes(), stream);

@@ -134,6 +134,7 @@ constexpr int cooperative_team_warps(int m) {
 // of up to kStreamedMaxQuery rows held in the lanes' registers, R rows a lane (R even, 8 to 32), two
 // subject columns a step; it records hot tiles in windows of kStreamedWindow columns.
 inline constexpr int kStreamedColumnsPerStep = 2;
+inline constexpr int kStreamedBlockThreads = 512;
 inline constexpr int kStreamedWindow = 512;
 inline constexpr int kStreamedMinRegs = 8;
 inline constexpr int kStreamedMaxRegs = 32;

@@ -55,6 +55,10 @@ struct KernelParams {
   std::int32_t* overflow_list = nullptr;
   std::uint64_t* edges = nullptr;       // tiled kernels: query_length words per group slot (cooperative: per team)
   int team_warps = kBlockThreads / 32;  // cooperative kernel: warps per pair (cooperative_team_warps)
+  // The streamed kernel with table copies: each of the bin's jobs' column copies (2 bits a column, 4 a
+  // byte, from stream_plan + stream_plan_offsets[job]; table_copies.hpp, StreamPlanner); null: copy 0.
+  const std::uint8_t* stream_plan = nullptr;
+  const std::uint64_t* stream_plan_offsets = nullptr;
   // Tiled kernels, when hot_tiles is set: each tile of a subject whose cells reach hot_threshold is
   // appended (HotTile); entries beyond hot_capacity are counted, not written.
   HotTile* hot_tiles = nullptr;

@@ -40,11 +40,12 @@
 
 namespace warpsearch::gpu::detail {
 
-// Blocks of kBlockThreads, two per multiprocessor (at most 128 registers), one job per warp. The kernel
+// Blocks of kStreamedBlockThreads, one per multiprocessor (at most 128 registers; the table with copies
+// leaves room for one), one job per warp. The kernel
 // stays one function (about 150 lines), as sw_bin_kernel does: the query's rows and the H and gap
 // registers live across the whole job loop.
 template <int R>
-__global__ void __launch_bounds__(kBlockThreads, 2) sw_streamed_kernel(const KernelParams p) {
+__global__ void __launch_bounds__(kStreamedBlockThreads, 1) sw_streamed_kernel(const KernelParams p) {
   constexpr int G = 32;
   constexpr int kCols = kStreamedColumnsPerStep;
   constexpr int kWords = kCols / 2;         // stream words a step: two columns' table offsets each
@@ -70,8 +71,7 @@ __global__ void __launch_bounds__(kBlockThreads, 2) sw_streamed_kernel(const Ker
   const int n = p.alphabet_n;
   const int pad = n - 1;
   const auto table_base = static_cast<std::uint32_t>(__cvta_generic_to_shared(table));
-  // Lane copies: lane l reads copy l (table_copies.hpp), entry c at word c * 32 + l.
-  const std::uint32_t entry_bytes = p.lane_copies ? 4u * kLaneCopies : 4u;
+  const auto copy_words = static_cast<std::uint32_t>(p.copy_words);
   const Value neg_extend = L::splat(-p.gap_extend);
   const Value neg_first = L::splat(-p.gap_first);
 
@@ -92,7 +92,9 @@ __global__ void __launch_bounds__(kBlockThreads, 2) sw_streamed_kernel(const Ker
     const std::uint8_t* rb = sb >= 0 ? p.residues + p.offsets[sb] : ra;
     const std::uint32_t longest = la > lb ? la : lb;
     const int steps = static_cast<int>((longest + kCols - 1) / kCols) + G - 1;
-    // Lane k's word of the 64 columns from `first`: columns first + 2k and first + 2k + 1.
+    const std::uint8_t* plan = p.stream_plan != nullptr ? p.stream_plan + p.stream_plan_offsets[job] : nullptr;
+    // Lane k's word of the 64 columns from `first`: columns first + 2k and first + 2k + 1, each the byte
+    // offset of its entry (a, b) in a table row, in the copy its plan says (lane copies: lane 0's).
     auto stream_word = [&](std::uint32_t first) {
       std::uint32_t word = 0;
 #pragma unroll
@@ -100,7 +102,10 @@ __global__ void __launch_bounds__(kBlockThreads, 2) sw_streamed_kernel(const Ker
         const std::uint32_t column = first + 2 * lane + c;
         const int a = column < la ? ra[column] : pad;
         const int b = column < lb ? rb[column] : pad;
-        word |= static_cast<std::uint32_t>(a * n + b) * entry_bytes << (16 * c);
+        const auto entry = static_cast<std::uint32_t>(a * n + b);
+        const int copy = plan != nullptr && column < longest ? (plan[column >> 2] >> (2 * (column & 3))) & 3 : 0;
+        const std::uint32_t at = p.lane_copies ? lane_table_word(entry, 0) : table_word(copy, entry, copy_words);
+        word |= 4u * at << (16 * c);
       }
       return word;
     };
@@ -129,7 +134,10 @@ __global__ void __launch_bounds__(kBlockThreads, 2) sw_streamed_kernel(const Ker
     // cells are all 0, as are the padding rows').
     std::uint32_t stream[kWords];
 #pragma unroll
-    for (int w = 0; w < kWords; ++w) stream[w] = static_cast<std::uint32_t>(pad * n + pad) * entry_bytes * 0x10001u;
+    for (int w = 0; w < kWords; ++w) {
+      const auto pad_entry = static_cast<std::uint32_t>(pad * n + pad);
+      stream[w] = 4u * (p.lane_copies ? lane_table_word(pad_entry, 0) : pad_entry) * 0x10001u;
+    }
     const bool hot = p.hot_tiles != nullptr;
 
     for (int step = 0; step < steps; ++step) {

@@ -109,6 +109,44 @@ WARPSEARCH_HOST_DEVICE inline void plan_register(const int (&entries)[32], int c
       }
 }
 
+// Stream plans: the streamed kernel (sw_streamed.cuh) holds the query's rows in the lanes and streams
+// the subjects' columns through them, lane t at column x - 2t of the step's first column x (and x - 2t +
+// 1 for its second). One lookup of the warp reads 32 columns of one parity, x, x - 2, ..., x - 62, each
+// against a different query row. With the row stride a multiple of 32 words, a lookup's bank depends on
+// its column's entry and copy only, so the copy of each column can be chosen once per subject pair,
+// whatever the query: column by column, the copy whose bank the previous 31 columns of its parity use
+// least (on a tie the lower copy). Columns are given in order from 0.
+class StreamPlanner {
+ public:
+  WARPSEARCH_HOST_DEVICE explicit StreamPlanner(int copies) : copies_(copies) {
+    for (int r = 0; r < 2; ++r)
+      for (int b = 0; b < 32; ++b) {
+        ring_[r][b] = 0;
+        count_[r][b] = 0;
+      }
+  }
+  // The copy column x (entry c) reads.
+  WARPSEARCH_HOST_DEVICE int choose(std::uint64_t x, std::uint32_t c) {
+    const auto r = static_cast<int>(x & 1u);
+    const auto slot = static_cast<int>((x >> 1) & 31u);
+    if (x >= 64) --count_[r][ring_[r][slot]];  // column x - 64 leaves the window
+    int best = 0;
+    for (int k = 1; k < copies_; ++k)
+      if (count_[r][bank(k, c)] < count_[r][bank(best, c)]) best = k;
+    ring_[r][slot] = static_cast<std::uint8_t>(bank(best, c));
+    ++count_[r][ring_[r][slot]];
+    return best;
+  }
+
+ private:
+  WARPSEARCH_HOST_DEVICE static int bank(int copy, std::uint32_t c) {
+    return static_cast<int>(copy_position(copy, c) & 31u);
+  }
+  int copies_;
+  std::uint8_t ring_[2][32];   // per parity: the banks of its last 32 columns, by (x / 2) % 32
+  std::uint8_t count_[2][32];  // per parity: how many of those columns use each bank
+};
+
 // Shared-memory wavefronts of one warp's lookup: the largest number of distinct words on one bank
 // (words: table word addresses of the 32 lanes; < 0: lane idle). For tests and the plan's statistics.
 WARPSEARCH_HOST_DEVICE inline int lookup_wavefronts(const long long (&words)[32]) {
