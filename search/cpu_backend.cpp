@@ -59,7 +59,7 @@ class CpuBackend final : public ScanBackend {
     for (const auto& query : queries) {
       thresholds_.push_back(query.threshold);
       query_lengths_.push_back(query.codes.size());
-      reach_ = std::max(reach_, cpu::alignment_reach(query.codes.size(), scoring_, query.threshold));
+      reach_ = std::max(reach_, cpu::alignment_reach(query.codes, scoring_, query.threshold));
     }
     regions_.clear();
   }

@@ -26,7 +26,7 @@ std::vector<const std::vector<cpu::ColumnRange>*> SearchEngine::Impl::hot_column
     const PreparedQuery& query = prepared[round[j].prepared];
     const std::string& subject = subject_of(j);
     if (subject.size() < kLongSubjectLength) continue;
-    reach[j] = cpu::alignment_reach(query.codes.size(), scoring, query.threshold);
+    reach[j] = cpu::alignment_reach(query.codes, scoring, query.threshold);
     if (reach[j] == 0) continue;
     // Only the regions the scan found hits in, when the backend knows them; each with its context.
     const std::vector<cpu::ColumnRange>* regions =

@@ -213,7 +213,7 @@ class GpuBackend final : public ScanBackend {
                           const ScoreSink& sink) {
     std::uint64_t reach = 0;
     for (const PreparedQuery& query : *queries_)
-      reach = std::max(reach, cpu::alignment_reach(query.codes.size(), scoring_, query.threshold));
+      reach = std::max(reach, cpu::alignment_reach(query.codes, scoring_, query.threshold));
     if (reach == 0) return;  // no alignment can reach any threshold
     const SubjectSegments& segments = segments_of(chunk, first_long, reach);
     SegmentHits hits;

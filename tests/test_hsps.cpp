@@ -185,6 +185,28 @@ TEST_CASE("long subjects: the reach bounds every alignment that scores the thres
   CHECK(cpu::alignment_reach(10, scoring, 20) == 10);
 }
 
+TEST_CASE("long subjects: the reach from a protein query's residues is tighter and still bounds alignments", "[hsps]") {
+  // BLOSUM62: W-W scores 11, the matrix's maximum; A-A, the best of A's row, 4. A copy of the query with
+  // a long insertion that keeps the score at the threshold is within the codes' reach.
+  const ScoringScheme scoring(SubstitutionMatrix::builtin("BLOSUM62"), GapOpen{11}, GapExtend{1});
+  const Alphabet& protein = scoring.matrix().alphabet();
+  const std::string alanines = protein.encode_string(std::string(40, 'A'));
+  CHECK(cpu::alignment_reach(alanines, scoring, 100) == 40 + (160 - 100));
+  CHECK(cpu::alignment_reach(alanines.size(), scoring, 100) == 40 + (440 - 100));
+  CHECK(cpu::alignment_reach(alanines, scoring, 161) == 0);  // 40 A-A pairs score 160 at most
+  std::mt19937_64 rng(19);
+  for (int sample = 0; sample < 20; ++sample) {
+    const std::string query = test::random_codes(rng, 150, 20);
+    const std::size_t gap = 5 + 7 * static_cast<std::size_t>(sample);
+    const std::string subject = test::random_codes(rng, 60, 20) + query.substr(0, 75) +
+                                test::random_codes(rng, gap, 20) + query.substr(75) + test::random_codes(rng, 60, 20);
+    const auto span = reference::local_span(query, subject, scoring);
+    REQUIRE(span.score > 0);
+    CHECK(span.subject_end - span.subject_begin <= cpu::alignment_reach(query, scoring, span.score));
+    CHECK(cpu::alignment_reach(query, scoring, span.score) < cpu::alignment_reach(query.size(), scoring, span.score));
+  }
+}
+
 TEST_CASE("HSPs: the rounds of locate() find reference::local_hsps, with and without hot columns", "[hsps]") {
   std::mt19937_64 rng(77);
   struct Case {

@@ -1,15 +1,41 @@
 #include "kernels/cpu/long_subject.hpp"
 
 #include <algorithm>
+#include <array>
 
 namespace warpsearch::cpu {
 
-std::uint64_t alignment_reach(std::size_t query_length, const ScoringScheme& scoring, std::int64_t threshold) {
-  const std::int64_t best_pairs = static_cast<std::int64_t>(query_length) * scoring.matrix().max_score();
+namespace {
+
+// The longest span of an alignment of query_length residues whose pairs score at most best_pairs in
+// all: the subject residues beyond the query's length stand against gaps, each costing at least extend.
+std::uint64_t reach_of(std::size_t query_length, std::int64_t best_pairs, const ScoringScheme& scoring,
+                       std::int64_t threshold) {
   const std::int64_t lowest = std::max<std::int64_t>(threshold, 1);
   if (best_pairs < lowest) return 0;
   return static_cast<std::uint64_t>(query_length) +
          static_cast<std::uint64_t>((best_pairs - lowest) / scoring.gap_extend());
+}
+
+}  // namespace
+
+std::uint64_t alignment_reach(std::size_t query_length, const ScoringScheme& scoring, std::int64_t threshold) {
+  return reach_of(query_length, static_cast<std::int64_t>(query_length) * scoring.matrix().max_score(), scoring,
+                  threshold);
+}
+
+std::uint64_t alignment_reach(std::string_view query_codes, const ScoringScheme& scoring, std::int64_t threshold) {
+  std::array<int, kMaxCodes> row_best{};
+  for (int a = 0; a < kMaxCodes; ++a) {
+    const auto& row = scoring.matrix().row(static_cast<std::uint8_t>(a));
+    row_best[static_cast<std::size_t>(a)] = std::max(0, static_cast<int>(*std::max_element(row.begin(), row.end())));
+  }
+  std::int64_t best_pairs = 0;
+  for (const char code : query_codes) {
+    const auto c = static_cast<std::uint8_t>(code);
+    best_pairs += c < kMaxCodes ? row_best[c] : scoring.matrix().max_score();
+  }
+  return reach_of(query_codes.size(), best_pairs, scoring, threshold);
 }
 
 std::vector<SubjectSegment> plan_segments(std::uint64_t subject_length, std::uint64_t reach,

@@ -30,6 +30,10 @@ namespace warpsearch::cpu {
 // The longest subject span of a local alignment of a query of query_length residues scoring at least
 // threshold (>= 1); 0 when no alignment can reach it.
 std::uint64_t alignment_reach(std::size_t query_length, const ScoringScheme& scoring, std::int64_t threshold);
+// The same, bounded by the query's own residues: each pairs with at most the best score of its matrix
+// row (BLOSUM62's rows top at 4 to 11, its maximum), so a protein query's reach is about half the
+// bound from the length alone; DNA's is the same.
+std::uint64_t alignment_reach(std::string_view query_codes, const ScoringScheme& scoring, std::int64_t threshold);
 
 struct SubjectSegment {
   std::uint64_t begin = 0;  // first position scanned (context starts here)

@@ -293,6 +293,9 @@ struct GpuScorer::Impl {
   void enqueue_query(QuerySlot& slot, const std::uint32_t* query, int m, const Destination& to);
 
   // enqueue_query's steps (kernels/gpu/gpu_scorer_queries.cu).
+  // The cooperative bin's jobs (in p) on the streamed kernel of `regs` rows a lane.
+  void launch_streamed(const QuerySlot& slot, detail::KernelParams p, int regs, std::size_t padded,
+                       cudaStream_t stream);
   // Grids of the bins with tile edges, and whether they run at once (each on its own range of the edge
   // buffer) or one after the other on the long stream.
   struct EdgeGrids {

@@ -81,24 +81,7 @@ void GpuScorer::Impl::enqueue_query(QuerySlot& slot, const std::uint32_t* query,
     p.plan = copies ? d_plan.get() : nullptr;
     p.plan_blocks = copies ? d_plan_blocks.get() + job_begin[bin] : nullptr;
     if (bin == kHugeBin && streamed > 0) {
-      // One warp per pair, no tile edges; with copies, the table with them and the jobs' plan.
-      const bool planned = table_copies > 1;
-      const Table& st = planned ? copies_table : compact_table;
-      p.table = st.words.get();
-      p.table_words = static_cast<int>(st.words.size());
-      p.query = slot.query.get() + (planned ? padded : 0);
-      p.stream_plan = planned ? d_stream_plan.get() : nullptr;
-      p.stream_plan_offsets = planned ? d_stream_plan_offsets.get() : nullptr;
-      // Its shared-memory limit is set on its first launch, not with the bins' in the constructor: the
-      // start-up then loads no streamed kernel that a search does not run (CUDA loads kernels lazily).
-      const detail::BinEntry& entry = detail::streamed_entry(streamed);
-      bool& prepared = streamed_prepared[static_cast<std::size_t>((streamed - detail::kStreamedMinRegs) / 2)];
-      if (!prepared) entry.prepare(st.shared_bytes());
-      prepared = true;
-      constexpr int kThreads = detail::kStreamedBlockThreads;
-      entry.launch(p, std::min(ceil_div(p.num_jobs, kThreads / 32), sm_count), kThreads, st.shared_bytes(), stream);
-      p.stream_plan = nullptr;
-      p.stream_plan_offsets = nullptr;
+      launch_streamed(slot, p, streamed, padded, stream);
       return;
     }
     detail::bin_entry(bin).launch(p, grid, shapes[bin].threads, t.shared_bytes(), stream);
@@ -152,6 +135,28 @@ void GpuScorer::Impl::enqueue_query(QuerySlot& slot, const std::uint32_t* query,
   launch(kRescoreBin, std::min(grid_for(kRescoreBin, static_cast<long long>(count), m), edge_grid_cap(kRescoreBin)),
          main);
   deliver_scores(slot, to);
+}
+
+void GpuScorer::Impl::launch_streamed(const QuerySlot& slot, detail::KernelParams p, int regs, std::size_t padded,
+                                      cudaStream_t stream) {
+  // One warp per pair, no tile edges; with copies, the table with them and the jobs' plan.
+  const bool planned = table_copies > 1;
+  const Table& t = planned ? copies_table : compact_table;
+  p.table = t.words.get();
+  p.table_words = static_cast<int>(t.words.size());
+  p.query = slot.query.get() + (planned ? padded : 0);
+  p.plan = nullptr;
+  p.plan_blocks = nullptr;
+  p.stream_plan = planned ? d_stream_plan.get() : nullptr;
+  p.stream_plan_offsets = planned ? d_stream_plan_offsets.get() : nullptr;
+  // Its shared-memory limit is set on its first launch, not with the bins' in the constructor: the
+  // start-up then loads no streamed kernel that a search does not run (CUDA loads kernels lazily).
+  const detail::BinEntry& entry = detail::streamed_entry(regs);
+  bool& prepared = streamed_prepared[static_cast<std::size_t>((regs - detail::kStreamedMinRegs) / 2)];
+  if (!prepared) entry.prepare(t.shared_bytes());
+  prepared = true;
+  constexpr int kThreads = detail::kStreamedBlockThreads;
+  entry.launch(p, std::min(ceil_div(p.num_jobs, kThreads / 32), sm_count), kThreads, t.shared_bytes(), stream);
 }
 
 GpuScorer::Impl::EdgeGrids GpuScorer::Impl::edge_grids(const QuerySlot& slot, int m) const {
