@@ -436,24 +436,39 @@ __global__ void __launch_bounds__(copies_block_threads(Bin), min_blocks_per_sm(B
   }
 }
 
+// The host side of a scan kernel (this one and the streamed kernel, sw_streamed.cuh): its shared-memory
+// limit, its occupancy and its launch.
+template <auto Kernel>
+void prepare_kernel(int max_shared_bytes) {
+  WARPSEARCH_CUDA_CHECK(cudaFuncSetAttribute(Kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, max_shared_bytes));
+}
+
+template <auto Kernel>
+int kernel_occupancy(int threads, int shared_bytes) {
+  int blocks = 0;
+  WARPSEARCH_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, Kernel, threads, shared_bytes));
+  return blocks;
+}
+
+template <auto Kernel>
+void launch_kernel(const KernelParams& params, int grid, int threads, int shared_bytes, cudaStream_t stream) {
+  Kernel<<<grid, threads, shared_bytes, stream>>>(params);
+  WARPSEARCH_CUDA_CHECK_LAUNCH();
+}
+
 template <int Bin>
 void prepare_bin(int max_shared_bytes) {
-  WARPSEARCH_CUDA_CHECK(
-      cudaFuncSetAttribute(sw_bin_kernel<Bin>, cudaFuncAttributeMaxDynamicSharedMemorySize, max_shared_bytes));
+  prepare_kernel<sw_bin_kernel<Bin>>(max_shared_bytes);
 }
 
 template <int Bin>
 int bin_occupancy(int threads, int shared_bytes) {
-  int blocks = 0;
-  WARPSEARCH_CUDA_CHECK(
-      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, sw_bin_kernel<Bin>, threads, shared_bytes));
-  return blocks;
+  return kernel_occupancy<sw_bin_kernel<Bin>>(threads, shared_bytes);
 }
 
 template <int Bin>
 void launch_bin(const KernelParams& params, int grid, int threads, int shared_bytes, cudaStream_t stream) {
-  sw_bin_kernel<Bin><<<grid, threads, shared_bytes, stream>>>(params);
-  WARPSEARCH_CUDA_CHECK_LAUNCH();
+  launch_kernel<sw_bin_kernel<Bin>>(params, grid, threads, shared_bytes, stream);
 }
 
 }  // namespace warpsearch::gpu::detail

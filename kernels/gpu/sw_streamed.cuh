@@ -210,22 +210,17 @@ __global__ void __launch_bounds__(kStreamedBlockThreads, 1) sw_streamed_kernel(c
 
 template <int R>
 void prepare_streamed(int max_shared_bytes) {
-  WARPSEARCH_CUDA_CHECK(
-      cudaFuncSetAttribute(sw_streamed_kernel<R>, cudaFuncAttributeMaxDynamicSharedMemorySize, max_shared_bytes));
+  prepare_kernel<sw_streamed_kernel<R>>(max_shared_bytes);
 }
 
 template <int R>
 int streamed_occupancy(int threads, int shared_bytes) {
-  int blocks = 0;
-  WARPSEARCH_CUDA_CHECK(
-      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, sw_streamed_kernel<R>, threads, shared_bytes));
-  return blocks;
+  return kernel_occupancy<sw_streamed_kernel<R>>(threads, shared_bytes);
 }
 
 template <int R>
 void launch_streamed(const KernelParams& params, int grid, int threads, int shared_bytes, cudaStream_t stream) {
-  sw_streamed_kernel<R><<<grid, threads, shared_bytes, stream>>>(params);
-  WARPSEARCH_CUDA_CHECK_LAUNCH();
+  launch_kernel<sw_streamed_kernel<R>>(params, grid, threads, shared_bytes, stream);
 }
 
 }  // namespace warpsearch::gpu::detail
