@@ -7,6 +7,8 @@
 #   amplicons: 100 queries of about 380 nt against 50,000 amplicons, both strands.
 #   tblastn:   100 proteins of 100-1,000 aa against the genome's six frames (10 of them planted as genes),
 #              GPU only (the CPU would take minutes); TCUPS count query residues x bases x 2 strands.
+#   reads:     100 reads of 300-1,000 nt taken from the genome (5% substitutions, half reverse-complemented)
+#              against it, both strands, GPU only.
 # Needs carry/bin/warpsearch (built with -DWARPSEARCH_STATIC_BOOST=ON for sm_90; WARPSEARCH_BIN names
 # another binary). Writes $OUT/genome.tsv (device, workload, seconds, scan seconds, TCUPS of the scan and
 # of the whole command) and the logs.
@@ -63,6 +65,16 @@ templates = [bases[rng.integers(0, 4, 380)] for _ in range(200)]
 amplicons = [(f"a{i}", mutate(templates[i % 200], 0.15)) for i in range(50000)]
 write(f"{work}/amplicons.fa", amplicons)
 write(f"{work}/amplicon_queries.fa", [(f"aq{i}", mutate(templates[(7 * i) % 200], 0.05)) for i in range(100)])
+reads = []                                                      # reads of 300-1,000 nt from the genome, 5%
+for i in range(100):                                            # substitutions, on both strands
+    seq = chromosomes[int(rng.integers(0, len(chromosomes)))][1]
+    n = int(rng.integers(300, 1001))
+    at = int(rng.integers(0, len(seq) - n))
+    read = seq[at:at + n].copy()
+    sub = rng.random(n) < 0.05
+    read[sub] = bases[rng.integers(0, 4, sub.sum())]
+    reads.append((f"r{i}", comp[read][::-1] if i % 2 else read))
+write(f"{work}/reads.fa", reads)
 PY
 printf 'device\tworkload\tseconds\tscan_seconds\tscan_TCUPS\tcommand_TCUPS\thits\tcommand\n' > "$OUT/genome.tsv"
 run() {  # device workload queries db [search options]
@@ -92,6 +104,7 @@ for device in gpu cpu; do
   run $device amplicons "$work/amplicon_queries.fa" "$work/amplicons.wsdb" >> "$OUT/genome.tsv"
 done
 run gpu tblastn "$work/proteins.fa" "$work/genome.wsdb" "--program tblastn" >> "$OUT/genome.tsv"
+run gpu reads "$work/reads.fa" "$work/genome.wsdb" >> "$OUT/genome.tsv"
 for name in genome amplicons; do
   if cmp -s "$work/$name-gpu.tsv" "$work/$name-cpu.tsv"; then echo "$name: GPU output == CPU output ($(wc -l < "$work/$name-gpu.tsv") lines)"
   else echo "$name: GPU output DIFFERS from CPU output"; diff "$work/$name-gpu.tsv" "$work/$name-cpu.tsv" | head -5; fi

@@ -105,9 +105,9 @@ class GpuScorer {
   // its length and the number of such pairs, kernels/gpu/length_bins.hpp). Tests set it.
   void set_cooperative_team_warps(int warps);
   // Which kernel scores the pairs of subjects longer than 4096: chosen per query (automatic: the
-  // streamed kernel, query in registers, for queries of up to 1,024 residues where its jobs fill the
-  // device and its padded rows cost less than the cooperative tiles' fill; kernels/gpu/sw_streamed.cuh),
-  // or forced (streamed: for every query it can take). Tests set it.
+  // streamed kernel, query in registers, for queries of up to 1,024 residues whose padded rows cost less
+  // than the cooperative tiles' fill, where the call's such queries give its jobs several waves of the
+  // device; kernels/gpu/sw_streamed.cuh), or forced (streamed: for every query it can take). Tests set it.
   enum class LongSubjectKernel { automatic, cooperative, streamed };
   void set_long_subject_kernel(LongSubjectKernel kernel);
 

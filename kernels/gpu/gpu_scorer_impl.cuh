@@ -155,26 +155,40 @@ struct GpuScorer::Impl {
   }
   // The streamed kernel's rows a lane for a query of m rows, or 0 for the cooperative kernel
   // (set_long_subject_kernel). The automatic choice (measured, docs/long_sequences.md): the streamed
-  // kernel for a table without lane copies (protein), when its jobs, one warp each, fill at least half
-  // of the device's warps with the two queries in flight, and its padded rows (32 R - m) cost no more
-  // than the cooperative tiles' fill (31 steps a tile, against m / 2). With DNA's lane copies the
-  // cooperative kernel's lookups are conflict-free and it was the faster one.
+  // kernel where its padded rows (32 R - m) cost no more than the cooperative tiles' fill (31 steps a
+  // tile, against m / 2: a streamed candidate), its jobs, one warp each, fill at least half of the
+  // device's warps with the two queries in flight, and the call's streamed candidates give the device at
+  // least kStreamedMinWaves waves of such jobs: a lone query's last wave leaves much of the device idle
+  // (a 1 kb DNA query alone against 100 Mb: 0.27 s against 0.21-0.23 s with the cooperative kernel).
+  static constexpr int kStreamedMinWaves = 4;
   GpuScorer::LongSubjectKernel long_subject_kernel = GpuScorer::LongSubjectKernel::automatic;
   std::array<bool, detail::kStreamedRegCount> streamed_prepared{};  // shared-memory limit set (enqueue_query)
-  int streamed_regs(int m) const {
-    using Kernel = GpuScorer::LongSubjectKernel;
+  int streamed_candidates = 0;                                      // of the current call (count_streamed_candidates)
+  // The rows a lane for a query of m rows, where the streamed kernel can take it; 0 where not.
+  int streamed_fit(int m) const {
     // A stream word holds two columns' entry offsets within a table row, of 16 bits each.
     const long long row_bytes =
         4LL * (lane_copies ? detail::lane_table_row_words(n) : table_copies * detail::table_copy_words(n));
-    if (long_subject_kernel == Kernel::cooperative || m < 1 || m > detail::kStreamedMaxQuery || row_bytes > 0x10000)
-      return 0;
-    const int regs = detail::streamed_regs(m);
-    if (long_subject_kernel == Kernel::streamed) return regs;
+    return m < 1 || m > detail::kStreamedMaxQuery || row_bytes > 0x10000 ? 0 : detail::streamed_regs(m);
+  }
+  bool streamed_candidate(int m) const {
+    const int regs = streamed_fit(m);
+    return regs > 0 && m / (32.0 * regs) >= (m / 2.0) / (m / 2.0 + 31);
+  }
+  void count_streamed_candidates(const std::vector<std::string>& query_codes) {
+    streamed_candidates = 0;
+    for (const std::string& query : query_codes)
+      streamed_candidates += streamed_candidate(static_cast<int>(query.size())) ? 1 : 0;
+  }
+  int streamed_regs(int m) const {
+    using Kernel = GpuScorer::LongSubjectKernel;
+    if (long_subject_kernel == Kernel::cooperative) return 0;
+    if (long_subject_kernel == Kernel::streamed) return streamed_fit(m);
     const long long device_warps = static_cast<long long>(sm_count) * (detail::kStreamedBlockThreads / 32);
-    const double streamed_share = m / (32.0 * regs);
-    const double cooperative_share = (m / 2.0) / (m / 2.0 + 31);
-    const bool fills = 2LL * job_count[kHugeBin] * kSlots >= device_warps;
-    return !lane_copies && fills && streamed_share >= cooperative_share ? regs : 0;
+    const long long jobs = job_count[kHugeBin];
+    const bool fills =
+        2 * jobs * kSlots >= device_warps && jobs * streamed_candidates >= kStreamedMinWaves * device_warps;
+    return fills && streamed_candidate(m) ? streamed_fit(m) : 0;
   }
   // Group slots of the tile-edge buffer a block uses for a query of m rows: one per group, one per
   // cooperative team.

@@ -255,6 +255,7 @@ void GpuScorer::score(const std::vector<std::string>& query_codes, std::int32_t*
   ScopedDevice scoped(s.device);
   s.synchronize();
   const PackedQueries packed = pack_queries(query_codes, s.row_strides(), s.n, s.alphabet_size, s.compact.data());
+  s.count_streamed_candidates(query_codes);
 
   const std::size_t batch =
       std::max<std::size_t>(1, std::min(query_codes.size(), kScoreStagingBytes / (s.count * sizeof(std::int32_t))));
@@ -304,6 +305,7 @@ void GpuScorer::Impl::score_above(const std::vector<std::string>& query_codes, c
   ScopedDevice scoped(s.device);
   s.synchronize();
   const PackedQueries packed = pack_queries(query_codes, s.row_strides(), s.n, s.alphabet_size, s.compact.data());
+  s.count_streamed_candidates(query_codes);
 
   // A slot's query is done once its main stream is (the other streams join it): its hits come back
   // while the other slot's query runs. When more passed than the list holds (a threshold that passes

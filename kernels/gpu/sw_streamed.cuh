@@ -27,13 +27,13 @@
 // holds a real cell at the threshold: the padding rows hold zeros, and a padding column past a subject's
 // end reaches the threshold only through the real column before it.
 //
-// Measured (one H100, docs/long_sequences.md): tblastn of 100 proteins against 100 Mb of genome, scan
-// 3.57-3.67 s against 3.80-3.90 s with the cooperative kernel, outputs identical. Nsight Compute on one
-// query: 22% fewer instructions than the cooperative kernel, but the protein table's lookups (one copy,
-// the lanes at 32 different columns: about 4 shared-memory wavefronts each) make shared memory the limit.
-// On DNA (lane copies, no conflicts) a 1 kb query was slower (scan 0.27 s against 0.21-0.23 s): its jobs,
-// one warp each, filled the device in 1.5 waves. So the scorer picks it for protein tables only
-// (GpuScorer::Impl::streamed_regs).
+// Measured (one H100, docs/long_sequences.md), outputs identical: tblastn of 100 proteins against 100 Mb
+// of genome, scan 3.18-3.41 s against 3.80-3.89 s with the cooperative kernel; 100 DNA reads of
+// 300-1,000 nt against it, both strands, 2.86 s against 3.30-3.38 s. Each column reads the table copy a
+// per-subject plan chose (StreamPlanner, table_copies.hpp): with one copy the protein table's lookups
+// (the lanes at 32 different columns, about 4 shared-memory wavefronts each) were the limit. A lone
+// query's jobs leave the device idle in their last wave, so the scorer takes this kernel only where
+// the call's queries give it several waves (GpuScorer::Impl::streamed_regs).
 #pragma once
 
 #include "kernels/gpu/sw_kernel.cuh"
