@@ -65,3 +65,18 @@ TEST_CASE("The cooperative bin's team is the largest whose handoffs fit the quer
   CHECK(d::cooperative_team_warps(100) == 1);
   CHECK(d::cooperative_team_warps(10000) == kBlockWarps);
 }
+
+TEST_CASE("The streamed kernel holds a query in the fewest rows a lane that cover it, of those it has", "[gpu-bins]") {
+  int previous = d::kStreamedMinRegs;
+  for (int m = 1; m <= d::kStreamedMaxQuery; ++m) {
+    const int regs = d::streamed_regs(m);
+    REQUIRE(regs >= d::kStreamedMinRegs);
+    REQUIRE(regs <= d::kStreamedMaxRegs);
+    CHECK(regs % 2 == 0);                                        // an instantiation per even count
+    CHECK(32 * regs >= m);                                       // the warp's lanes hold every row
+    if (regs > d::kStreamedMinRegs) CHECK(32 * (regs - 2) < m);  // and no smaller instantiation would
+    CHECK(regs >= previous);
+    previous = regs;
+  }
+  CHECK(d::kStreamedRegCount == (d::kStreamedMaxRegs - d::kStreamedMinRegs) / 2 + 1);
+}
