@@ -78,12 +78,7 @@ class CpuBackend final : public ScanBackend {
       score_blocks(
           pieces, blocks_of(pieces, 0, pieces.count),
           [&](std::size_t query, std::uint64_t segment, int score) { hits.add(segments, query, segment, score); });
-      const std::uint64_t* original = chunk.original_indices();
-      for (auto& [key, subject] : hits.take()) {
-        regions_.keep(key.first, original[key.second], subject_frames ? subject_frames[key.second] : std::int8_t{0},
-                      std::move(subject.regions));
-        sink(key.first, key.second, subject.score);
-      }
+      regions_.keep_all(hits, chunk.original_indices(), subject_frames, sink);
     }
     for (std::size_t query = 0; query < scorers_.size(); ++query) done(query);
   }

@@ -235,12 +235,7 @@ class GpuBackend final : public ScanBackend {
             hits.add_hot(segments, p, segment, 0, batch.lengths[segment]);
         },
         QueryDone{}, false, &hot);
-    const std::uint64_t* original = chunk.original_indices();
-    for (auto& [key, subject] : hits.take()) {
-      regions_.keep(key.first, original[key.second], subject_frames ? subject_frames[key.second] : std::int8_t{0},
-                    std::move(subject.regions));
-      sink(key.first, key.second, subject.score);
-    }
+    regions_.keep_all(hits, chunk.original_indices(), subject_frames, sink);
   }
 
   // A chunk's long subjects as segments, kept (they may stay resident on the GPUs) for the next query

@@ -95,6 +95,17 @@ class HitRegions {
   void clear();
   void keep(std::size_t query, std::uint64_t subject, std::int8_t frame, std::vector<cpu::ColumnRange> regions);
   const std::vector<cpu::ColumnRange>* find(std::size_t query, std::uint64_t subject, std::int8_t frame) const;
+  // Takes a scan's hits of long subjects (SegmentHits::take): keeps each subject's regions under its FASTA
+  // position (original[k] for the chunk's subject k) and frame (subject_frames[k]; without frames, 0), and
+  // gives its score to sink(query, k, score).
+  template <class Sink>
+  void keep_all(SegmentHits& hits, const std::uint64_t* original, const std::int8_t* subject_frames, const Sink& sink) {
+    for (auto& [key, subject] : hits.take()) {
+      keep(key.first, original[key.second], subject_frames ? subject_frames[key.second] : std::int8_t{0},
+           std::move(subject.regions));
+      sink(key.first, key.second, subject.score);
+    }
+  }
 
  private:
   mutable std::mutex mutex_;
