@@ -1,7 +1,9 @@
 #include "output/align_output.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
+#include "base/ordered_parallel.hpp"
 #include "kernels/cpu/alignment.hpp"
 
 namespace warpsearch {
@@ -47,8 +49,29 @@ void AlignWriter::header(const std::vector<SamReference>& references, const std:
 
 void AlignWriter::write(std::string_view query_id, std::string_view target_id, std::string_view query_codes,
                         std::string_view target_codes, const PairAlignment& alignment) {
-  std::string& line = line_;
-  line.clear();
+  line_.clear();
+  format({query_id, target_id, query_codes, target_codes, &alignment}, line_);
+  out_ << line_;
+}
+
+void AlignWriter::write_rows(std::size_t count, const std::function<Row(std::size_t)>& row, unsigned threads) {
+  // Chunks of rows formatted on the threads, written in order; a few chunks per thread in flight.
+  constexpr std::size_t kChunkRows = 2048;
+  const std::size_t chunks = (count + kChunkRows - 1) / kChunkRows;
+  std::vector<std::string> texts(std::size_t{4} * std::max(threads, 1u));
+  ordered_parallel(
+      chunks, threads, texts.size(),
+      [&](std::size_t chunk, std::size_t slot) {
+        std::string& text = texts[slot];
+        text.clear();
+        for (std::size_t r = chunk * kChunkRows; r < std::min(count, (chunk + 1) * kChunkRows); ++r) format(row(r), text);
+      },
+      [&](std::size_t, std::size_t slot) { out_ << texts[slot]; });
+}
+
+void AlignWriter::format(const Row& row, std::string& line) const {
+  const auto& [query_id, target_id, query_codes, target_codes, alignment_pointer] = row;
+  const PairAlignment& alignment = *alignment_pointer;
   if (options_.format == AlignFormat::tsv) {
     line.append(query_id);
     line += '\t';
@@ -76,7 +99,6 @@ void AlignWriter::write(std::string_view query_id, std::string_view target_id, s
       line += target_aligned.empty() ? "*" : target_aligned;
     }
     line += '\n';
-    out_ << line;
     return;
   }
 
@@ -102,7 +124,6 @@ void AlignWriter::write(std::string_view query_id, std::string_view target_id, s
   line += "\tNM:i:";
   line += std::to_string(alignment.mismatches + alignment.gaps);
   line += '\n';
-  out_ << line;
 }
 
 }  // namespace warpsearch

@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <ostream>
 #include <string>
 #include <string_view>
@@ -52,12 +53,24 @@ class AlignWriter {
   void write(std::string_view query_id, std::string_view target_id, std::string_view query_codes,
              std::string_view target_codes, const PairAlignment& alignment);
 
+  // One pair's fields, for write_rows.
+  struct Row {
+    std::string_view query_id, target_id, query_codes, target_codes;
+    const PairAlignment* alignment;
+  };
+  // Pairs row(0), ..., row(count - 1), in that order, as write() writes them; formatted on `threads`
+  // threads (row() is called from them).
+  void write_rows(std::size_t count, const std::function<Row(std::size_t)>& row, unsigned threads);
+
   // Whether the format needs operations computed.
   static bool needs_operations(const AlignOutputOptions& options) {
     return options.format == AlignFormat::sam || options.cigar || options.aligned;
   }
 
  private:
+  // Appends the pair's line to `line`.
+  void format(const Row& row, std::string& line) const;
+
   std::ostream& out_;
   const Alphabet& alphabet_;
   AlignOutputOptions options_;

@@ -303,6 +303,9 @@ TEST_CASE("align cli: user errors are named, exit non-zero and leave no output",
   };
   expect_error("-q " + a + " -t " + b, {"a.fa has 3 records", "b.fa has 2"});
   expect_error("-q " + b + " -t " + a, {"b.fa has 2 records", "a.fa has 3"});
+  // The same with the files parsed in blocks on several threads each.
+  expect_error("--threads 6 -q " + a + " -t " + b, {"a.fa has 3 records", "b.fa has 2"});
+  expect_error("--threads 6 -q " + b + " -t " + a, {"b.fa has 2 records", "a.fa has 3"});
   write_file(dir.file("unknown.tsv"), "a x\nb zz\n");
   expect_error("-q " + a + " -t " + b + " --pairs " + quoted(dir.file("unknown.tsv")),
                {"unknown.tsv:2", "'zz'", "b.fa"});

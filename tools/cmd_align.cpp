@@ -4,7 +4,6 @@
 #include <charconv>
 #include <chrono>
 #include <cstdio>
-#include <deque>
 #include <fstream>
 #include <future>
 #include <optional>
@@ -13,9 +12,12 @@
 #include "base/atomic_file.hpp"
 #include "base/interrupt.hpp"
 #include "base/text.hpp"
+#include "base/usable_cpus.hpp"
 #include "db/fasta.hpp"
+#include "db/records_ahead.hpp"
 #include "output/align_output.hpp"
 #include "search/align_engine.hpp"
+#include "search/gpu_start.hpp"
 #include "tools/commands.hpp"
 #include "tools/common_options.hpp"
 
@@ -249,14 +251,13 @@ std::vector<SamReference> sam_references(const std::string& target_path, Sequenc
 }
 
 // Throws the error for query and target files of different lengths: the shorter one has `records`
-// records; the longer one had `extra` more read, and the rest of it is counted.
-[[noreturn]] void throw_record_counts_differ(const AlignCommand& command, FastaReader& query_reader,
-                                             FastaReader& target_reader, bool query_is_longer, std::uint64_t records,
-                                             std::uint64_t extra) {
-  std::uint64_t longer = records + extra;
-  for (SequenceRecord rest; query_is_longer ? query_reader.next(rest) : target_reader.next(rest);) ++longer;
-  const std::uint64_t query_count = query_is_longer ? longer : records,
-                      target_count = query_is_longer ? records : longer;
+// records; the longer one's are counted.
+[[noreturn]] void throw_record_counts_differ(const AlignCommand& command, RecordsAhead& query_ahead,
+                                             RecordsAhead& target_ahead, bool query_is_longer, std::uint64_t records) {
+  const std::uint64_t shorter = records + (query_is_longer ? target_ahead : query_ahead).held();
+  const std::uint64_t longer = records + (query_is_longer ? query_ahead : target_ahead).count_rest();
+  const std::uint64_t query_count = query_is_longer ? longer : shorter,
+                      target_count = query_is_longer ? shorter : longer;
   throw std::runtime_error("--query " + display(command.query_path) + " has " + std::to_string(query_count) +
                            " records but --target " + display(command.target_path) + " has " +
                            std::to_string(target_count) +
@@ -310,44 +311,18 @@ class EngineInTheBackground {
   std::optional<AlignEngine> engine_;
 };
 
-// The next records of one of the two files of a run without --pairs, read ahead for a batch: the
-// query file's and the target file's are read at once, on two threads.
-class RecordsAhead {
- public:
-  explicit RecordsAhead(FastaReader& reader) : reader_(reader) {}
+// Where a run's time went, in seconds on the main thread: reading the FASTA files (both at once, on
+// two threads), waiting for the engine (what the GPU's start-up did not overlap), aligning, writing.
+struct AlignPhases {
+  double reading = 0, waiting = 0, aligning = 0, writing = 0;
 
-  // Reads until `count` records or `residues` residues are held, or the file ends.
-  void fill(std::size_t count, std::uint64_t residues) {
-    while (!ended_ && held_.size() < count && held_residues_ < residues) {
-      SequenceRecord record;
-      if (!reader_.next(record)) {
-        ended_ = true;
-        break;
-      }
-      held_residues_ += record.codes.size();
-      held_.push_back(std::move(record));
-    }
+  // Runs `work`, adding its seconds to `phase`.
+  template <class Work>
+  static void timed(double& phase, Work&& work) {
+    const auto begun = std::chrono::steady_clock::now();
+    work();
+    phase += std::chrono::duration<double>(std::chrono::steady_clock::now() - begun).count();
   }
-
-  // Moves the first `count` records held into `out` (cleared first).
-  void take(std::size_t count, std::vector<SequenceRecord>& out) {
-    out.clear();
-    for (std::size_t k = 0; k < count; ++k) {
-      held_residues_ -= held_.front().codes.size();
-      out.push_back(std::move(held_.front()));
-      held_.pop_front();
-    }
-  }
-
-  std::size_t held() const { return held_.size(); }
-  bool ended() const { return ended_; }
-  FastaReader& reader() { return reader_; }
-
- private:
-  FastaReader& reader_;
-  std::deque<SequenceRecord> held_;
-  std::uint64_t held_residues_ = 0;
-  bool ended_ = false;
 };
 
 // One run's pairs, gathered into batches, each aligned by the engine and written in order.
@@ -360,28 +335,29 @@ class PairRun {
   // a time. command_text goes into SAM's header.
   void align_records_in_order(FastaReader& query_reader, AlignFormat format, const std::string& command_text) {
     std::vector<SamReference> references;
-    if (format == AlignFormat::sam) references = sam_references(command_.target_path, sequence_type_);
+    if (format == AlignFormat::sam)
+      AlignPhases::timed(phases_.reading, [&] { references = sam_references(command_.target_path, sequence_type_); });
     writer_.header(references, command_text);
     FastaReader target_reader(command_.target_path, sequence_type_);
     target_reader.advise_skip_invalid(false);
-    RecordsAhead query_ahead(query_reader), target_ahead(target_reader);
+    // Each file parsed on half the threads (the two at once).
+    const unsigned per_file = std::max(1u, threads() / 2);
+    RecordsAhead query_ahead(query_reader, per_file), target_ahead(target_reader, per_file);
     std::vector<SequenceRecord> queries, targets;
     std::uint64_t records = 0;
     const std::size_t count = command_.limits.pairs;
     const std::uint64_t residues = command_.limits.residues / 2;  // per file
     for (;;) {
-      {
+      AlignPhases::timed(phases_.reading, [&] {
         std::future<void> reading_queries = std::async(std::launch::async, [&] { query_ahead.fill(count, residues); });
         target_ahead.fill(count, residues);
         reading_queries.get();
-      }
-      const std::size_t pairs = std::min(query_ahead.held(), target_ahead.held());
+      });
       if (query_ahead.ended() && query_ahead.held() < target_ahead.held())
-        throw_record_counts_differ(command_, query_reader, target_reader, false, records + pairs,
-                                   target_ahead.held() - pairs);
+        throw_record_counts_differ(command_, query_ahead, target_ahead, false, records);
       if (target_ahead.ended() && target_ahead.held() < query_ahead.held())
-        throw_record_counts_differ(command_, query_reader, target_reader, true, records + pairs,
-                                   query_ahead.held() - pairs);
+        throw_record_counts_differ(command_, query_ahead, target_ahead, true, records);
+      const std::size_t pairs = std::min({query_ahead.held(), target_ahead.held(), count});
       if (pairs == 0) break;
       records += pairs;
       query_ahead.take(pairs, queries);
@@ -393,6 +369,8 @@ class PairRun {
       }
       flush([&](std::size_t p) -> std::string_view { return queries[p].codes; },
             [&](std::size_t p) -> std::string_view { return targets[p].codes; });
+      release_records(queries, threads());
+      release_records(targets, threads());
     }
   }
 
@@ -400,11 +378,14 @@ class PairRun {
   // closed), the pairs file streamed. command_text goes into SAM's header.
   void align_listed_pairs(std::optional<FastaReader>& query_reader, AlignmentMode mode,
                           const std::string& command_text) {
-    const IndexedFasta queries = read_indexed(*query_reader);
-    query_reader.reset();
-    FastaReader target_reader(command_.target_path, sequence_type_);
-    target_reader.advise_skip_invalid(false);
-    const IndexedFasta targets = read_indexed(target_reader);
+    IndexedFasta queries, targets;
+    AlignPhases::timed(phases_.reading, [&] {
+      queries = read_indexed(*query_reader);
+      query_reader.reset();
+      FastaReader target_reader(command_.target_path, sequence_type_);
+      target_reader.advise_skip_invalid(false);
+      targets = read_indexed(target_reader);
+    });
     std::vector<SamReference> references;
     for (const auto& record : targets.records) references.push_back({record.id, record.codes.size()});
     writer_.header(references, command_text);
@@ -445,17 +426,34 @@ class PairRun {
 
   // The pairs aligned and written so far.
   std::uint64_t pairs_done() const { return pairs_done_; }
+  // Where the time went so far.
+  const AlignPhases& phases() const { return phases_; }
 
  private:
+  // The threads of --threads (0: every core) for reading and writing.
+  unsigned threads() const {
+    const unsigned given = command_.compute_options.threads();
+    return given != 0 ? given : usable_cpus();
+  }
+
   // Aligns and writes the batch, then empties it; query_codes_of(p) and target_codes_of(p) give the
   // residues of pair p for the output.
   template <class QueryCodes, class TargetCodes>
   void flush(QueryCodes&& query_codes_of, TargetCodes&& target_codes_of) {
     if (batch_.pairs.empty()) return;
     throw_if_interrupted();
-    const std::vector<PairAlignment> results = engine_.get().align(batch_.pairs);
-    for (std::size_t p = 0; p < results.size(); ++p)
-      writer_.write(batch_.query_ids[p], batch_.target_ids[p], query_codes_of(p), target_codes_of(p), results[p]);
+    AlignPhases::timed(phases_.waiting, [&] { engine_.get(); });
+    std::vector<PairAlignment> results;
+    AlignPhases::timed(phases_.aligning, [&] { results = engine_.get().align(batch_.pairs); });
+    AlignPhases::timed(phases_.writing, [&] {
+      writer_.write_rows(
+          results.size(),
+          [&](std::size_t p) {
+            return AlignWriter::Row{batch_.query_ids[p], batch_.target_ids[p], query_codes_of(p), target_codes_of(p),
+                                    &results[p]};
+          },
+          threads());
+    });
     pairs_done_ += batch_.pairs.size();
     batch_.clear();
   }
@@ -471,6 +469,7 @@ class PairRun {
   AlignWriter& writer_;
   Batch batch_;
   std::uint64_t pairs_done_ = 0;
+  AlignPhases phases_;
 };
 
 }  // namespace
@@ -485,6 +484,8 @@ int run_align(int argc, char** argv) {
   check_output_path(command.output_path, {command.query_path, command.target_path, command.pairs_path});
   install_interrupt_handlers();
   const auto started = std::chrono::steady_clock::now();
+  // The GPUs start before anything is read, so that their contexts are ready when the engine is made.
+  GpuStart gpu_start(align_options.device, align_options.gpus);
 
   // The query reader fixes the alphabet (guessed from its first residues unless --dbtype says).
   std::optional<FastaReader> query_reader;
@@ -504,7 +505,8 @@ int run_align(int argc, char** argv) {
     run.align_records_in_order(*query_reader, output_options.format, command_line(argc, argv));
   else
     run.align_listed_pairs(query_reader, align_options.mode, command_line(argc, argv));
-  output.commit();
+  double committing = 0;
+  AlignPhases::timed(committing, [&] { output.commit(); });
 
   if (!command.quiet) {
     const std::uint64_t pairs_done = run.pairs_done();
@@ -513,6 +515,12 @@ int run_align(int argc, char** argv) {
                  static_cast<unsigned long long>(pairs_done), alignment_mode_name(align_options.mode), seconds,
                  static_cast<double>(pairs_done) / seconds, engine.get().cells() / seconds / 1e9,
                  engine.get().backend_description().c_str());
+    const AlignPhases& phases = run.phases();
+    std::fprintf(stderr,
+                 "warpsearch align: reading %.2f s, waiting for the engine %.2f s, aligning %.2f s, writing %.2f s, "
+                 "committing the output %.2f s, other %.2f s\n",
+                 phases.reading, phases.waiting, phases.aligning, phases.writing, committing,
+                 seconds - phases.reading - phases.waiting - phases.aligning - phases.writing - committing);
   }
   return 0;
 }
