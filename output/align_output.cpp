@@ -64,7 +64,8 @@ void AlignWriter::write_rows(std::size_t count, const std::function<Row(std::siz
       [&](std::size_t chunk, std::size_t slot) {
         std::string& text = texts[slot];
         text.clear();
-        for (std::size_t r = chunk * kChunkRows; r < std::min(count, (chunk + 1) * kChunkRows); ++r) format(row(r), text);
+        for (std::size_t r = chunk * kChunkRows; r < std::min(count, (chunk + 1) * kChunkRows); ++r)
+          format(row(r), text);
       },
       [&](std::size_t, std::size_t slot) { out_ << texts[slot]; });
 }

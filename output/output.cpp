@@ -113,7 +113,8 @@ std::string taxonomy_name(const Taxonomy* taxonomy, std::uint32_t taxid, int col
 // ---------------------------------------------------------------------------------------------------------
 // One hit as the reports show it
 
-Presented present(const Query& query, const Hit& hit, const Alphabet& alphabet, const ScoringScheme& scoring) {
+Presented present(const Query& query, const Hit& hit, const Alphabet& alphabet, const ScoringScheme& scoring,
+                  bool strings) {
   Presented p;
   const std::uint64_t m = query.codes.size();
   if (hit.query_frame != 0 || hit.subject_frame != 0) {
@@ -154,42 +155,47 @@ Presented present(const Query& query, const Hit& hit, const Alphabet& alphabet, 
     return p;
   }
   const bool nucleotide = alphabet.type() == SequenceType::nucleotide;
-  // Aligned strings on the searched strand.
-  std::string searched_query = query.codes;
-  if (hit.strand == Strand::minus) {
-    searched_query.assign(query.codes.rbegin(), query.codes.rend());
-    for (auto& c : searched_query) c = static_cast<char>(alphabet.complement(static_cast<std::uint8_t>(c)));
+  const bool minus = hit.strand == Strand::minus;
+  // The searched strand's query residue i: on the minus strand the reverse complement.
+  const auto query_code = [&](std::size_t i) {
+    return minus ? alphabet.complement(static_cast<std::uint8_t>(query.codes[m - 1 - i]))
+                 : static_cast<std::uint8_t>(query.codes[i]);
+  };
+  if (strings) {
+    p.qseq.reserve(hit.operations.size());
+    p.sseq.reserve(hit.operations.size());
+    p.midline.reserve(hit.operations.size());
   }
   std::size_t qi = hit.query_begin, si = 0;
   for (char op : hit.operations) {
     const bool query_residue = op != 'D', subject_residue = op != 'I';
-    const auto q = query_residue ? static_cast<std::uint8_t>(searched_query[qi++]) : std::uint8_t{0};
+    const std::uint8_t q = query_residue ? query_code(qi++) : std::uint8_t{0};
     const auto s = subject_residue ? static_cast<std::uint8_t>(hit.subject_aligned_codes[si++]) : std::uint8_t{0};
+    const bool positive = op == 'M' && (nucleotide ? q == s : scoring.score(q, s) > 0);
+    if (positive) ++p.positives;
+    if (!strings) continue;
     p.qseq += query_residue ? alphabet.decode(q) : '-';
     p.sseq += subject_residue ? alphabet.decode(s) : '-';
     char mid = ' ';
-    if (op == 'M') {
-      if (q == s)
-        mid = nucleotide ? '|' : alphabet.decode(q);
-      else if (!nucleotide && scoring.score(q, s) > 0)
-        mid = '+';
-      if (nucleotide ? q == s : scoring.score(q, s) > 0) ++p.positives;
-    }
+    if (op == 'M' && q == s)
+      mid = nucleotide ? '|' : alphabet.decode(q);
+    else if (positive && !nucleotide)
+      mid = '+';
     p.midline += mid;
   }
-  p.operations = hit.operations;
-  if (hit.strand != Strand::minus) {
+  if (!minus) {
+    p.operations = hit.operations;
     p.qstart = hit.query_begin + 1;
     p.qend = hit.query_end;
     p.sstart = hit.subject_begin + 1;
     p.send = hit.subject_end;
     return p;
   }
-  auto flip = [&](std::string& aligned) {
-    std::string flipped(aligned.rbegin(), aligned.rend());
-    for (auto& c : flipped)
+  // A minus-strand hit is shown on the query's plus strand: everything reversed and complemented.
+  const auto flip = [&](std::string& aligned) {
+    std::reverse(aligned.begin(), aligned.end());
+    for (auto& c : aligned)
       if (c != '-') c = alphabet.decode(alphabet.complement(alphabet.encode(static_cast<unsigned char>(c))));
-    aligned = flipped;
   };
   flip(p.qseq);
   flip(p.sseq);

@@ -94,7 +94,10 @@ struct Presented {
   std::uint32_t positives = 0;
 };
 
-Presented present(const Query& query, const Hit& hit, const Alphabet& alphabet, const ScoringScheme& scoring);
+// strings: also the aligned strings and the midline (qseq, sseq, midline); without them only the
+// coordinates, the operations and the positives, for reports that show no alignment.
+Presented present(const Query& query, const Hit& hit, const Alphabet& alphabet, const ScoringScheme& scoring,
+                  bool strings = true);
 Presented structured(Presented p, const Hit& hit);
 std::string btop(const Presented& p);
 long percent_rounded(double part, double whole);

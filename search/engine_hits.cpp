@@ -103,12 +103,25 @@ void SearchEngine::Impl::align_round(const std::vector<Query>& queries, const st
   const auto hot_started = std::chrono::steady_clock::now();
   const auto hot = hot_columns(prepared, round, searched_subject, computed_hot, reach);
   times.hot_columns_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - hot_started).count();
+  // Each job's HSP cutoff, a search over E-values: once per query length (and subject length where the
+  // statistics depend on it), on the threads. A round can hold thousands of jobs.
+  const bool by_subject_length = statistics && statistics->has_finite_size_correction();
+  using Lengths = std::pair<std::size_t, std::uint32_t>;
+  const auto lengths = [&](std::size_t j) {
+    return Lengths{prepared[round[j].prepared].codes.size(), by_subject_length ? statistics_length(j) : 0u};
+  };
+  std::map<Lengths, std::int64_t> cutoffs;
+  for (std::size_t j = 0; j < round.size(); ++j) cutoffs.emplace(lengths(j), 0);
+  std::vector<std::map<Lengths, std::int64_t>::value_type*> distinct;
+  for (auto& entry : cutoffs) distinct.push_back(&entry);
+  parallel_for(distinct.size(), threads, [&](std::size_t k, unsigned) {
+    distinct[k]->second = hsp_cutoff(distinct[k]->first.first, distinct[k]->first.second);
+  });
   std::vector<HspRequest> requests;
   requests.reserve(round.size());
   for (std::size_t j = 0; j < round.size(); ++j) {
     const std::string& codes = prepared[round[j].prepared].codes;
-    requests.push_back({codes, searched_subject(j), hsp_cutoff(codes.size(), statistics_length(j)), options.max_hsps,
-                        hot[j], reach[j]});
+    requests.push_back({codes, searched_subject(j), cutoffs.at(lengths(j)), options.max_hsps, hot[j], reach[j]});
   }
   const std::vector<std::vector<Span>> hsps = find_hsps(
       requests, [&](const std::vector<HitPair>& pairs, std::vector<Span>& spans) { backend->locate(pairs, spans); },
