@@ -120,8 +120,7 @@ struct FastaReader::Impl {
   // The offset of the first '>' that starts a line in [begin, block_end), else block_end.
   std::uint64_t block_start(std::uint64_t begin) {
     // A header right after a byte-order mark starts the first line.
-    if (begin <= 3 && source->read_at(0, buffer.data(), 4) == 4 &&
-        std::memcmp(buffer.data(), "\xEF\xBB\xBF>", 4) == 0)
+    if (begin <= 3 && source->read_at(0, buffer.data(), 4) == 4 && std::memcmp(buffer.data(), "\xEF\xBB\xBF>", 4) == 0)
       return std::min<std::uint64_t>(3, block_end);
     std::uint64_t at = begin - 1;  // the line end before a header at begin
     while (at + 1 < block_end) {
