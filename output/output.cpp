@@ -114,7 +114,7 @@ std::string taxonomy_name(const Taxonomy* taxonomy, std::uint32_t taxid, int col
 // One hit as the reports show it
 
 Presented present(const Query& query, const Hit& hit, const Alphabet& alphabet, const ScoringScheme& scoring,
-                  bool strings) {
+                  bool alignment) {
   Presented p;
   const std::uint64_t m = query.codes.size();
   if (hit.query_frame != 0 || hit.subject_frame != 0) {
@@ -161,19 +161,18 @@ Presented present(const Query& query, const Hit& hit, const Alphabet& alphabet, 
     return minus ? alphabet.complement(static_cast<std::uint8_t>(query.codes[m - 1 - i]))
                  : static_cast<std::uint8_t>(query.codes[i]);
   };
-  if (strings) {
+  if (alignment) {
     p.qseq.reserve(hit.operations.size());
     p.sseq.reserve(hit.operations.size());
     p.midline.reserve(hit.operations.size());
   }
   std::size_t qi = hit.query_begin, si = 0;
-  for (char op : hit.operations) {
+  for (char op : alignment ? std::string_view(hit.operations) : std::string_view()) {
     const bool query_residue = op != 'D', subject_residue = op != 'I';
     const std::uint8_t q = query_residue ? query_code(qi++) : std::uint8_t{0};
     const auto s = subject_residue ? static_cast<std::uint8_t>(hit.subject_aligned_codes[si++]) : std::uint8_t{0};
     const bool positive = op == 'M' && (nucleotide ? q == s : scoring.score(q, s) > 0);
     if (positive) ++p.positives;
-    if (!strings) continue;
     p.qseq += query_residue ? alphabet.decode(q) : '-';
     p.sseq += subject_residue ? alphabet.decode(s) : '-';
     char mid = ' ';
@@ -491,7 +490,24 @@ void OutputFormat::end(std::ostream& out) const {
 
 void OutputFormat::write(std::ostream& out, const Query& query, const QueryResult& result,
                          const Database& database) const {
-  const QueryReport report(*this, query, result, database);
+  write_report(out, query, result, database, state_->queries_written + 1);
+}
+
+bool OutputFormat::independent_reports() const {
+  switch (kind_) {
+    case Kind::tabular:
+    case Kind::commented_tabular:
+    case Kind::csv:
+    case Kind::json_lines:
+    case Kind::sam: return true;
+    default: return false;
+  }
+}
+
+void OutputFormat::write_report(std::ostream& out, const Query& query, const QueryResult& result,
+                                const Database& database, std::size_t query_number) const {
+  ++state_->queries_written;
+  const QueryReport report(*this, query, result, database, query_number);
   switch (kind_) {
     case Kind::tabular:
     case Kind::commented_tabular:
@@ -505,7 +521,8 @@ void OutputFormat::write(std::ostream& out, const Query& query, const QueryResul
 }
 
 OutputFormat::QueryReport::QueryReport(const OutputFormat& format_in, const Query& query_in,
-                                       const QueryResult& result_in, const Database& database_in)
+                                       const QueryResult& result_in, const Database& database_in,
+                                       std::size_t query_number_in)
     : format(format_in),
       s(*format_in.state_),
       query(query_in),
@@ -518,7 +535,7 @@ OutputFormat::QueryReport::QueryReport(const OutputFormat& format_in, const Quer
       program(s.program(database_in)),
       query_length(query_in.codes.size()),
       query_title(query_in.description.empty() ? query_in.id : query_in.id + " " + query_in.description),
-      query_number(++s.queries_written),
+      query_number(query_number_in),
       groups(group_by_subject(result_in.hits)),
       blast_query_id("Query_" + std::to_string(query_number)),
       // The reports' statistics count a translated query in amino acids (a third of its bases), as BLAST's.

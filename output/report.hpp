@@ -4,6 +4,7 @@
 // JSON; output/report_pairwise.cpp: the pairwise report).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <optional>
 #include <ostream>
@@ -94,10 +95,11 @@ struct Presented {
   std::uint32_t positives = 0;
 };
 
-// strings: also the aligned strings and the midline (qseq, sseq, midline); without them only the
-// coordinates, the operations and the positives, for reports that show no alignment.
+// alignment: also what walking the alignment gives, the aligned strings, the midline and the positives
+// (qseq, sseq, midline, positives); without it only the coordinates and the operations, for reports
+// that show none of those.
 Presented present(const Query& query, const Hit& hit, const Alphabet& alphabet, const ScoringScheme& scoring,
-                  bool strings = true);
+                  bool alignment = true);
 Presented structured(Presented p, const Hit& hit);
 std::string btop(const Presented& p);
 long percent_rounded(double part, double whole);
@@ -114,7 +116,7 @@ struct OutputFormat::State {
   OutputContext context;
   std::optional<ScoringScheme> default_scoring;
   std::optional<EvalueCalculator> statistics;
-  std::size_t queries_written = 0;
+  std::atomic<std::size_t> queries_written{0};  // reports may be formatted side by side (write_report)
   bool begun = false;
 
   const ScoringScheme& scoring(SequenceType type) {
@@ -134,7 +136,8 @@ struct OutputFormat::State {
 
 // One query's results as the reports see them: what every format's writer reads.
 struct OutputFormat::QueryReport {
-  QueryReport(const OutputFormat& format, const Query& query, const QueryResult& result, const Database& database);
+  QueryReport(const OutputFormat& format, const Query& query, const QueryResult& result, const Database& database,
+              std::size_t query_number);
 
   const OutputFormat& format;
   State& s;

@@ -27,15 +27,16 @@ void OutputFormat::QueryReport::tabular(std::ostream& out) const {
     }
     out << "# " << result.hits.size() << " hits found\n";
   }
-  // The aligned strings only for the columns that show them.
-  const bool strings = std::any_of(format.columns_.begin(), format.columns_.end(),
-                                   [](int column) { return column == kQseq || column == kSseq || column == kBtop; });
+  // The alignment walked only for the columns that need it.
+  const bool walk = std::any_of(format.columns_.begin(), format.columns_.end(), [](int column) {
+    return column == kQseq || column == kSseq || column == kBtop || column == kPositive || column == kPpos;
+  });
   for (const auto& group : groups) {
     const SequenceId sid = parse_sequence_id(database.id(group.front()->subject), type);
     const long qcovs = query_coverage(group, query_length);
     for (const Hit* hit_pointer : group) {
       const Hit& hit = *hit_pointer;
-      const Presented p = present(query, hit, alphabet, scoring, strings);
+      const Presented p = present(query, hit, alphabet, scoring, walk);
       const std::size_t length = hit.operations.size();
       auto value = [&](int column) -> std::string {
         switch (column) {

@@ -9,6 +9,22 @@ namespace {
 // self-hit takes about a second on one core).
 constexpr double kParallelTracebackCells = 1 << 26;
 
+// value(key(j)) for each j < count, value computed once per distinct key, on the threads: a round's
+// HSP cutoffs (a search over E-values each) per query length, and subject length where the statistics
+// depend on it; a round can hold thousands of jobs.
+template <class Key, class Value, class KeyOf, class ValueOf>
+std::vector<Value> once_per_key(std::size_t count, const KeyOf& key_of, const ValueOf& value_of, unsigned threads) {
+  std::map<Key, Value> values;
+  for (std::size_t j = 0; j < count; ++j) values.emplace(key_of(j), Value{});
+  std::vector<typename std::map<Key, Value>::value_type*> distinct;
+  for (auto& entry : values) distinct.push_back(&entry);
+  parallel_for(distinct.size(), threads,
+               [&](std::size_t k, unsigned) { distinct[k]->second = value_of(distinct[k]->first); });
+  std::vector<Value> out(count);
+  for (std::size_t j = 0; j < count; ++j) out[j] = values.at(key_of(j));
+  return out;
+}
+
 }  // namespace
 
 template <class SubjectOf>
@@ -103,25 +119,19 @@ void SearchEngine::Impl::align_round(const std::vector<Query>& queries, const st
   const auto hot_started = std::chrono::steady_clock::now();
   const auto hot = hot_columns(prepared, round, searched_subject, computed_hot, reach);
   times.hot_columns_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - hot_started).count();
-  // Each job's HSP cutoff, a search over E-values: once per query length (and subject length where the
-  // statistics depend on it), on the threads. A round can hold thousands of jobs.
   const bool by_subject_length = statistics && statistics->has_finite_size_correction();
   using Lengths = std::pair<std::size_t, std::uint32_t>;
-  const auto lengths = [&](std::size_t j) {
-    return Lengths{prepared[round[j].prepared].codes.size(), by_subject_length ? statistics_length(j) : 0u};
-  };
-  std::map<Lengths, std::int64_t> cutoffs;
-  for (std::size_t j = 0; j < round.size(); ++j) cutoffs.emplace(lengths(j), 0);
-  std::vector<std::map<Lengths, std::int64_t>::value_type*> distinct;
-  for (auto& entry : cutoffs) distinct.push_back(&entry);
-  parallel_for(distinct.size(), threads, [&](std::size_t k, unsigned) {
-    distinct[k]->second = hsp_cutoff(distinct[k]->first.first, distinct[k]->first.second);
-  });
+  const std::vector<std::int64_t> cutoffs = once_per_key<Lengths, std::int64_t>(
+      round.size(),
+      [&](std::size_t j) {
+        return Lengths{prepared[round[j].prepared].codes.size(), by_subject_length ? statistics_length(j) : 0u};
+      },
+      [&](const Lengths& lengths) { return hsp_cutoff(lengths.first, lengths.second); }, threads);
   std::vector<HspRequest> requests;
   requests.reserve(round.size());
   for (std::size_t j = 0; j < round.size(); ++j) {
     const std::string& codes = prepared[round[j].prepared].codes;
-    requests.push_back({codes, searched_subject(j), cutoffs.at(lengths(j)), options.max_hsps, hot[j], reach[j]});
+    requests.push_back({codes, searched_subject(j), cutoffs[j], options.max_hsps, hot[j], reach[j]});
   }
   const std::vector<std::vector<Span>> hsps = find_hsps(
       requests, [&](const std::vector<HitPair>& pairs, std::vector<Span>& spans) { backend->locate(pairs, spans); },

@@ -9,10 +9,12 @@
 #include "base/atomic_file.hpp"
 #include "base/interrupt.hpp"
 #include "base/text.hpp"
+#include "base/usable_cpus.hpp"
 #include "core/genetic_code.hpp"
 #include "db/database.hpp"
 #include "db/fasta.hpp"
 #include "output/output.hpp"
+#include "output/report_writer.hpp"
 #include "profile/dust.hpp"
 #include "profile/seg.hpp"
 #include "search/composition.hpp"
@@ -424,20 +426,26 @@ int run_search(int argc, char** argv) {
   SearchProgress done;
   std::size_t hits = 0, written = 0;
   format.begin(output.stream(), database, context);
+  // The reports are formatted on the search's threads as they come (output/report_writer.hpp).
+  ReportWriter writer(format, output.stream(), database,
+                      search_options.threads != 0 ? search_options.threads : usable_cpus(), [&] {
+                        if (output.is_stdout()) output.flush();
+                      });
   engine.search(
       masked ? *masked : queries,
       [&](QueryResult&& result) {
         // Reported as BLAST reports masked queries: with the query's own letters.
         if (masked) count_on_unmasked(queries[result.query], Alphabet::of(reader->type()), result);
-        format.write(output.stream(), queries[result.query], result, database);
         hits += result.hits.size();
-        if (output.is_stdout()) output.flush();
+        const Query& query = queries[result.query];
+        writer.write(query, std::move(result));
         bar.written(++written);
       },
       [&](const SearchProgress& p) {
         bar.update(p);
         done = p;
       });
+  writer.finish();
   format.end(output.stream());
   output.commit();
   bar.finish();
