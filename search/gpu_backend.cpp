@@ -42,19 +42,18 @@
 namespace warpsearch {
 namespace {
 
-// Locating speeds (locate_split.hpp). CPU: one thread's cpu::pair_span while every core runs one, on
-// a GPU machine's server cores: 32 copies of a 10,000 x 37,500 DNA hit (the query planted in the
-// window) took 0.44 s on 16 threads of the H100 host's Xeon, 1.7 G cells/s a thread (2.5 on one thread
-// alone; a desktop Zen 5 core does 5). Other instruction sets scale as the forward kernel's speed
-// (bench/striped_bench: 10 G cells/s with AVX-512BW, 6 with AVX2, 2.7 with SSE4.1, 0.3 scalar). GPU (H100): 0.13 s for a 5,478 x 22,152 search hit on its warp, both passes; about 0.9 T
+// Locating speeds (locate_split.hpp). CPU: one core's cpu::pair_span on long real proteins, about half
+// the forward kernel's speed (bench/striped_bench: local 16-bit forward 10 G cells/s with AVX-512BW,
+// 6 with AVX2, 2.7 with SSE4.1, 0.3 scalar), the reverse pass over the prefix costing up to as much
+// again. GPU (H100): 0.13 s for a 5,478 x 22,152 search hit on its warp, both passes; about 0.9 T
 // cells/s over 100,000 pairs (bench/results, gpu_pair_bench); a call's launches and copies about 1 ms.
 LocateRates locate_rates() {
   LocateRates rates;
   switch (cpu::best_isa()) {
-    case cpu::Isa::avx512bw: rates.core = 2e9; break;
-    case cpu::Isa::avx2: rates.core = 1.2e9; break;
-    case cpu::Isa::sse41: rates.core = 0.5e9; break;
-    case cpu::Isa::scalar: rates.core = 0.06e9; break;
+    case cpu::Isa::avx512bw: rates.core = 5e9; break;
+    case cpu::Isa::avx2: rates.core = 3e9; break;
+    case cpu::Isa::sse41: rates.core = 1.3e9; break;
+    case cpu::Isa::scalar: rates.core = 0.15e9; break;
   }
   rates.warp = 1e9;
   rates.device = 5e11;
