@@ -9,22 +9,6 @@ namespace {
 // self-hit takes about a second on one core).
 constexpr double kParallelTracebackCells = 1 << 26;
 
-// value(key(j)) for each j < count, value computed once per distinct key, on the threads: a round's
-// HSP cutoffs (a search over E-values each) per query length, and subject length where the statistics
-// depend on it; a round can hold thousands of jobs.
-template <class Key, class Value, class KeyOf, class ValueOf>
-std::vector<Value> once_per_key(std::size_t count, const KeyOf& key_of, const ValueOf& value_of, unsigned threads) {
-  std::map<Key, Value> values;
-  for (std::size_t j = 0; j < count; ++j) values.emplace(key_of(j), Value{});
-  std::vector<typename std::map<Key, Value>::value_type*> distinct;
-  for (auto& entry : values) distinct.push_back(&entry);
-  parallel_for(distinct.size(), threads,
-               [&](std::size_t k, unsigned) { distinct[k]->second = value_of(distinct[k]->first); });
-  std::vector<Value> out(count);
-  for (std::size_t j = 0; j < count; ++j) out[j] = values.at(key_of(j));
-  return out;
-}
-
 }  // namespace
 
 template <class SubjectOf>

@@ -141,6 +141,22 @@ class ProgressFeed {
   std::thread ticker_;
 };
 
+// value_of(key_of(j)) for each j < count, computed once per distinct key, on the threads: the queries'
+// thresholds per length, a round's HSP cutoffs per query and subject length. Each is a search over
+// E-values, and a batch can hold thousands of queries or a round thousands of hits.
+template <class Key, class Value, class KeyOf, class ValueOf>
+std::vector<Value> once_per_key(std::size_t count, const KeyOf& key_of, const ValueOf& value_of, unsigned threads) {
+  std::map<Key, Value> values;
+  for (std::size_t j = 0; j < count; ++j) values.emplace(key_of(j), Value{});
+  std::vector<typename std::map<Key, Value>::value_type*> distinct;
+  for (auto& entry : values) distinct.push_back(&entry);
+  parallel_for(distinct.size(), threads,
+               [&](std::size_t k, unsigned) { distinct[k]->second = value_of(distinct[k]->first); });
+  std::vector<Value> out(count);
+  for (std::size_t j = 0; j < count; ++j) out[j] = values.at(key_of(j));
+  return out;
+}
+
 }  // namespace engine_detail
 
 using namespace engine_detail;  // NOLINT: the engine's own names, in its own files
@@ -301,14 +317,22 @@ struct SearchEngine::Impl {
 
   std::vector<PreparedQuery> prepare(const std::vector<Query>& queries, std::size_t first, std::size_t last) const {
     const bool nucleotide = program == Program::blastn;
+    // A translated query's frames take the longest frame's threshold (a lower threshold only lets more
+    // candidates reach the exact E-value check).
+    const auto threshold_length = [&](std::size_t q) {
+      const std::size_t length = queries[first + q].codes.size();
+      return translates_query(program) ? static_cast<std::size_t>(frame_length(length, 1)) : length;
+    };
+    const std::vector<int> thresholds = once_per_key<std::size_t, int>(
+        last - first, threshold_length, [&](std::size_t length) { return length == 0 ? 0 : threshold(length); },
+        threads);
     std::vector<PreparedQuery> prepared;
     for (std::size_t q = first; q < last; ++q) {
       const Query& query = queries[q];
       if (query.codes.empty()) continue;
       if (translates_query(program)) {
-        // One prepared query per frame of the strands searched; the longest frame's threshold for all
-        // (a lower threshold only lets more candidates reach the exact E-value check).
-        const int frame_threshold = threshold(static_cast<std::size_t>(frame_length(query.codes.size(), 1)));
+        // One prepared query per frame of the strands searched.
+        const int frame_threshold = thresholds[q - first];
         for (int frame : kReadingFrames) {
           const Strand strand = frame > 0 ? Strand::plus : Strand::minus;
           if (options.strand != Strand::both && options.strand != strand) continue;
@@ -317,7 +341,7 @@ struct SearchEngine::Impl {
         }
         continue;
       }
-      const int query_threshold = threshold(query.codes.size());
+      const int query_threshold = thresholds[q - first];
       if (!nucleotide || options.strand != Strand::minus)
         prepared.push_back({q, Strand::plus, query.codes, query_threshold});
       if (nucleotide && options.strand != Strand::plus)
