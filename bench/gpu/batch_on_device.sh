@@ -7,7 +7,8 @@
 #   bench/gpu/batch_on_device.sh
 # Needs carry/bin/warpsearch, carry/data/{proteins33.fa.xz,query500.fa} (query500.fa is
 # /usr/share/doc/mmseqs2/example-data/QUERY.fasta.gz unpacked); optionally carry/cudasw/{align,makedb}
-# (CUDASW++ 4.0 built for sm_90) and carry/bin/warpsearch_prev. BLOSUM62, gaps 10 + k (CUDASW++'s fixed
+# (CUDASW++ 4.0 built for sm_90: its Makefile with -arch=sm_90, src/makedb.cpp compiled as CUDA, `-x cu`,
+# which CUDA 13's headers need) and carry/bin/warpsearch_prev. BLOSUM62, gaps 10 + k (CUDASW++'s fixed
 # scheme). Writes $OUT/batch.tsv (tool, top, run, seconds) and the summaries.
 set -u
 OUT=${OUT:-/tmp/warpsearch-out}
