@@ -311,8 +311,8 @@ class EngineInTheBackground {
   std::optional<AlignEngine> engine_;
 };
 
-// Where a run's time went, in seconds on the main thread: reading the FASTA files (both at once, on
-// two threads), waiting for the engine (what the GPU's start-up did not overlap), aligning, writing.
+// Where a run's time went, in seconds on the main thread: reading the FASTA files (both at once, each on
+// half the threads), waiting for the engine (what the GPU's start-up did not overlap), aligning, writing.
 struct AlignPhases {
   double reading = 0, waiting = 0, aligning = 0, writing = 0;
 
