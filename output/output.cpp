@@ -493,17 +493,6 @@ void OutputFormat::write(std::ostream& out, const Query& query, const QueryResul
   write_report(out, query, result, database, state_->queries_written + 1);
 }
 
-bool OutputFormat::independent_reports() const {
-  switch (kind_) {
-    case Kind::tabular:
-    case Kind::commented_tabular:
-    case Kind::csv:
-    case Kind::json_lines:
-    case Kind::sam: return true;
-    default: return false;
-  }
-}
-
 void OutputFormat::write_report(std::ostream& out, const Query& query, const QueryResult& result,
                                 const Database& database, std::size_t query_number) const {
   ++state_->queries_written;

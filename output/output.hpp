@@ -94,12 +94,10 @@ class OutputFormat {
   void write(std::ostream& out, const Query& query, const QueryResult& result, const Database& database) const;
   void end(std::ostream& out) const;
 
-  // Whether a query's report depends on nothing but the query, its result and the database (the
-  // formats of one line per hit), so that reports can be formatted side by side with write_report.
-  bool independent_reports() const;
-  // What write() writes for the query_number-th query of the output (1-based), for reports formatted
-  // side by side after begin() (output/report_writer.hpp); the caller numbers them. Either counts the
-  // query as written.
+  // What write() writes for the query_number-th query of the output (1-based). A query's report depends
+  // on nothing but the query, its result, its number, the database and what begin() set, so reports can
+  // be formatted side by side after begin() (output/report_writer.hpp); the caller numbers them. Either
+  // counts the query as written.
   void write_report(std::ostream& out, const Query& query, const QueryResult& result, const Database& database,
                     std::size_t query_number) const;
 

@@ -10,7 +10,7 @@ ReportWriter::ReportWriter(const OutputFormat& format, std::ostream& out, const 
                            std::function<void()> written)
     : format_(format), out_(out), database_(database), written_(std::move(written)) {
   // A few reports per thread in flight: enough to keep the threads busy, little held in memory.
-  if (threads > 1 && format_.independent_reports())
+  if (threads > 1)
     formatting_.emplace(threads, std::size_t{4} * threads, [this](std::string& text) {
       out_ << text;
       if (written_) written_();

@@ -1,8 +1,8 @@
 // ReportWriter: one output's query reports, written in query order as the search hands the results
-// over. Where a report depends on nothing but its query (OutputFormat::independent_reports: the formats
-// of one line per hit), reports are formatted on several threads meanwhile, so that a burst of results
-// (the queries the output held back for an earlier one) is formatted in a fraction of the time; the
-// bytes are those OutputFormat::write writes, in the same order.
+// over, and formatted on several threads meanwhile (OutputFormat::write_report, each report numbered as
+// it is handed over), so that a burst of results (the queries the output held back for an earlier one)
+// is formatted in a fraction of the time; the bytes are those OutputFormat::write writes, in the same
+// order, in every format.
 #pragma once
 
 #include <cstddef>
