@@ -20,6 +20,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <limits>
 #include <optional>
 #include <stdexcept>
@@ -27,9 +28,11 @@
 
 #include "base/atomic_file.hpp"
 #include "base/interrupt.hpp"
+#include "base/usable_cpus.hpp"
 #include "cluster/messages.hpp"
 #include "cluster/mpi_rounds.hpp"
 #include "db/fasta.hpp"
+#include "output/report_writer.hpp"
 #include "search/scan_backend.hpp"
 
 namespace warpsearch::distributed {
@@ -172,6 +175,8 @@ class RankSearch {
     }
     output_.emplace(job_.output_path);
     format_.begin(output_->stream(), database_, job_.output);
+    writer_.emplace(format_, output_->stream(), database_, options_.threads != 0 ? options_.threads : usable_cpus(),
+                    std::function<void()>{});
     if (!output_->temporary_path().empty()) guarded_ = std::filesystem::absolute(output_->temporary_path()).string();
     watchdog_.guard(guarded_);
     return next_batch();
@@ -345,9 +350,10 @@ class RankSearch {
     timings_.merge += seconds_since(started);
     const auto writing = Clock::now();
     for (std::size_t q = 0; q < batch_.size(); ++q) {
-      format_.write(output_->stream(), batch_[q], merged[q], database_);
       hits_ += merged[q].hits.size();
+      writer_->write(batch_[q], std::move(merged[q]));
     }
+    writer_->finish();  // the batch's queries are replaced next
     timings_.output += seconds_since(writing);
     return next_batch();
   }
@@ -401,7 +407,8 @@ class RankSearch {
   // rank 0
   std::optional<FastaReader> reader_;
   std::optional<AtomicFile> output_;
-  std::string guarded_;  // the output's temporary file, absolute
+  std::optional<ReportWriter> writer_;  // the reports formatted on the threads (output/report_writer.hpp)
+  std::string guarded_;                 // the output's temporary file, absolute
   std::vector<Query> batch_;
   std::size_t queries_ = 0, hits_ = 0;
   double query_residues_ = 0;
