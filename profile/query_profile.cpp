@@ -1,7 +1,9 @@
 #include "profile/query_profile.hpp"
 
+#include <array>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace warpsearch {
 namespace {
@@ -57,16 +59,19 @@ StripedProfile<Element>::StripedProfile(const SubstitutionMatrix& matrix, std::s
   bias_ = kBiased ? -matrix.min_score() : 0;
   elements_ = AlignedBuffer<Element>(std::size_t{kRows} * segment_length_ * v);
   const std::uint8_t pad = matrix.alphabet().pad_code();
+  // The query in striped order once (position l * S + s at s * V + l, the padding code past its end);
+  // then each row is one gather through it, which a profile built for every pair of a batch needs fast.
+  const std::size_t count = std::size_t{segment_length_} * v;
+  std::vector<std::uint8_t> striped(count, pad);
+  for (std::uint32_t l = 0; l < v; ++l)
+    for (std::uint32_t s = 0; s < segment_length_ && l * segment_length_ + s < query_length_; ++s)
+      striped[std::size_t{s} * v + l] = static_cast<std::uint8_t>(query_codes[l * segment_length_ + s]);
   for (int c = 0; c < kRows; ++c) {
     const auto& scores = matrix.row(static_cast<std::uint8_t>(c));
-    Element* out = elements_.data() + std::size_t(c) * segment_length_ * v;
-    for (std::uint32_t s = 0; s < segment_length_; ++s)
-      for (std::uint32_t l = 0; l < v; ++l) {
-        const std::uint32_t position = l * segment_length_ + s;
-        const int score =
-            position < query_length_ ? scores[static_cast<unsigned char>(query_codes[position])] : scores[pad];
-        out[std::size_t{s} * v + l] = static_cast<Element>(score + bias_);
-      }
+    std::array<Element, kMaxCodes> row;
+    for (int k = 0; k < kMaxCodes; ++k) row[static_cast<std::size_t>(k)] = static_cast<Element>(scores[k] + bias_);
+    Element* out = elements_.data() + std::size_t(c) * count;
+    for (std::size_t i = 0; i < count; ++i) out[i] = row[striped[i]];
   }
 }
 
