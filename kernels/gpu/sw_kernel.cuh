@@ -111,6 +111,14 @@ struct Lanes<ScoreWidth::s32> {
   }
 };
 
+// The maximum of v over each group of G lanes (the whole warp with G = 32), in every lane of the group.
+template <typename L, int G = 32>
+__device__ __forceinline__ typename L::Value group_max(typename L::Value v, unsigned mask) {
+#pragma unroll
+  for (int offset = G / 2; offset > 0; offset /= 2) v = L::max(v, __shfl_xor_sync(mask, v, offset, G));
+  return v;
+}
+
 // One step of a lane: its kRows streamed rows against its R register columns (the cooperative bin:
 // two query rows; the streamed kernel: two subject columns against query rows, sw_streamed.cuh; the
 // recurrence is the same either way round, with E and F exchanged). Column j of the second row follows
@@ -409,10 +417,7 @@ __global__ void __launch_bounds__(copies_block_threads(Bin), min_blocks_per_sm(B
       }
       if constexpr (kTiled) {
         if (p.hot_tiles != nullptr) {
-          Value warp_tile_max = tile_max;
-#pragma unroll
-          for (int offset = 16; offset > 0; offset /= 2)
-            warp_tile_max = L::max(warp_tile_max, __shfl_xor_sync(mask, warp_tile_max, offset));
+          const Value warp_tile_max = group_max<L>(tile_max, mask);
           if (lane == 0)
             record_hot_tiles<kPair>(p, warp_tile_max, sa, sb, static_cast<std::uint32_t>(tile * G * R), G * R, la, lb);
         }
@@ -421,8 +426,7 @@ __global__ void __launch_bounds__(copies_block_threads(Bin), min_blocks_per_sm(B
       max_h = L::max(max_h, tile_max);
     }
 
-#pragma unroll
-    for (int offset = G / 2; offset > 0; offset /= 2) max_h = L::max(max_h, __shfl_xor_sync(mask, max_h, offset, G));
+    max_h = group_max<L, G>(max_h, mask);
     bool report = lane == 0;
     if constexpr (kCoop) {
       if (lane == 0) warp_max[warp] = max_h;

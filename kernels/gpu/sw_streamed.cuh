@@ -172,10 +172,7 @@ __global__ void __launch_bounds__(kStreamedBlockThreads, 1) sw_streamed_kernel(c
           tile_max = L::splat(0);
         }
         if (step >= kWindowSteps + 31 && ((step - 31) & (kWindowSteps - 1)) == 0) {  // all have left w - 1
-          Value window_max = done_max;
-#pragma unroll
-          for (int offset = 16; offset > 0; offset /= 2)
-            window_max = L::max(window_max, __shfl_xor_sync(kAll, window_max, offset));
+          const Value window_max = group_max<L>(done_max, kAll);
           const auto window = static_cast<std::uint32_t>((step - 31) / kWindowSteps - 1);
           if (lane == 0)
             record_hot_tiles<true>(p, window_max, sa, sb, window * kStreamedWindow, kStreamedWindow, la, lb);
@@ -192,18 +189,14 @@ __global__ void __launch_bounds__(kStreamedBlockThreads, 1) sw_streamed_kernel(c
       const int last_window = last / kWindowSteps;
       for (int window = last_window - 1; window <= last_window; ++window) {
         if (window < 0 || (window < last_window && last >= last_window * kWindowSteps + 31)) continue;
-        Value window_max = lane_window == window ? tile_max : (lane_window == window + 1 ? done_max : L::splat(0));
-#pragma unroll
-        for (int offset = 16; offset > 0; offset /= 2)
-          window_max = L::max(window_max, __shfl_xor_sync(kAll, window_max, offset));
+        const Value window_max =
+            group_max<L>(lane_window == window ? tile_max : (lane_window == window + 1 ? done_max : L::splat(0)), kAll);
         if (lane == 0)
           record_hot_tiles<true>(p, window_max, sa, sb, static_cast<std::uint32_t>(window) * kStreamedWindow,
                                  kStreamedWindow, la, lb);
       }
     }
-    max_h = L::max(max_h, L::max(done_max, tile_max));
-#pragma unroll
-    for (int offset = 16; offset > 0; offset /= 2) max_h = L::max(max_h, __shfl_xor_sync(kAll, max_h, offset));
+    max_h = group_max<L>(L::max(max_h, L::max(done_max, tile_max)), kAll);
     if (lane == 0) report_scores<true>(p, max_h, sa, sb);
   }
 }
