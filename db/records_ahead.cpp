@@ -50,8 +50,10 @@ void RecordsAhead::read_round() {
         begin + block_bytes_ >= file_size_ ? std::numeric_limits<std::uint64_t>::max() : begin + block_bytes_;
     return std::make_pair(begin, end);
   };
-  const std::size_t blocks = static_cast<std::size_t>(std::min<std::uint64_t>(
-      threads_, (std::max(file_size_, next_block_ + 1) - next_block_ + block_bytes_ - 1) / block_bytes_));
+  // One block a thread, as many as the rest of the file fills (one for an empty file, whose reader says so).
+  const std::uint64_t rest = file_size_ > next_block_ ? file_size_ - next_block_ : 1;
+  const auto blocks =
+      static_cast<std::size_t>(std::min<std::uint64_t>(threads_, (rest + block_bytes_ - 1) / block_bytes_));
   std::vector<ParsedBlock> parsed(blocks);
   parallel_for(blocks, threads_, [&](std::size_t b, unsigned) {
     const auto [begin, end] = bounds(b);
