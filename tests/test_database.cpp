@@ -36,16 +36,7 @@ struct Expected {
 };
 
 using warpsearch::test::contains;
-
-template <typename F>
-std::string error_of(F&& action) {
-  try {
-    action();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+using warpsearch::test::error_of;
 
 std::vector<std::string> directory_entries(const std::string& directory) {
   std::vector<std::string> names;

@@ -10,6 +10,7 @@
 #include "tests/test_support.hpp"
 
 namespace ws = warpsearch;
+using ws::test::error_of;
 using ws::test::TempDir;
 
 namespace {
@@ -74,17 +75,6 @@ std::string random_fasta(std::size_t records, std::mt19937& random) {
     if (random() % 6 == 0) text += '\n';
   }
   return text;
-}
-
-// The message of the error that reading `path` throws, serially or ahead.
-template <class Read>
-std::string error_of(Read&& read) {
-  try {
-    read();
-  } catch (const std::runtime_error& e) {
-    return e.what();
-  }
-  return "(no error)";
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <exception>
 #include <map>
 #include <random>
 #include <string>
@@ -30,6 +31,17 @@ void write_file(const std::string& path, const std::string& contents);
 void put_file(const TempDir& tree, const std::string& relative, const std::string& contents);
 // Whether text holds part.
 inline bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+// The message of the exception action() throws, or "(no error)".
+template <typename F>
+std::string error_of(F&& action) {
+  try {
+    action();
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
 std::string read_file(const std::string& path);
 bool path_exists(const std::string& path);
 // Writes contents gzip-compressed, as one member (mode "wb1"; "ab1" appends another member). Throws
