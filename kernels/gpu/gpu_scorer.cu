@@ -6,9 +6,10 @@
 // tail overlaps the next query's start. Within a slot, per query:
 //   main:     upload query, clear overflow count, fork
 //   long:     cooperative bin (subjects longer than 4096)
-//   worker k: the tiled bins (1025..4096, one per tile width), then the single-tile bins, round-robin
-//             over the workers, longest first (bins run concurrently: a small bin alone would leave
-//             most of the device idle); the bins with tile edges share the edge buffer in ranges
+//   worker k: the tiled bins (1025..4096, one per tile width), then the single-tile bins with the most
+//             columns a lane first, round-robin over the 16 workers (bins run concurrently: most take
+//             one job's time, m steps, whatever their size); the bins with tile edges share the edge
+//             buffer in ranges
 //   main:     join, 32-bit rescoring of saturated subjects, copy scores to pinned host memory
 #include "kernels/gpu/gpu_scorer_impl.cuh"
 

@@ -43,7 +43,11 @@ using detail::Stream;
 constexpr std::size_t kEdgeBudgetBytes = std::size_t{256} << 20;
 // Host staging of scores: at most this many bytes per batch of queries.
 constexpr std::size_t kScoreStagingBytes = std::size_t{64} << 20;
-constexpr int kWorkers = 4;  // streams for the single-tile bins of one query
+// Streams for the tiled and one-pass bins of one query. Most bins take about one job's time (their jobs
+// fit the device at once), a chain of m steps whatever their size; on four streams a query waited for
+// about twelve such chains one after another (1.5-3.5 ms a query against 32.7 M residues, more than
+// its cells took). Sixteen run them side by side (docs/gpu_kernels.md, "Launch sequence").
+constexpr int kWorkers = 16;
 
 constexpr int kSlots = 2;  // queries in flight
 // Entries of the device list of scores at or above the threshold (score_above), by default.

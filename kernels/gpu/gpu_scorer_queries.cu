@@ -22,6 +22,23 @@ __global__ void select_hits(const std::int32_t* scores, std::uint32_t count, int
   }
 }
 
+// The one-pass bins in the order they start: a job's time is its query's rows times the columns a lane
+// walks per row (the bin's regs), whatever the bin's size, and most bins' jobs fit the device at once,
+// so a bin takes about one job's time. The bins with the most columns a lane go first (ties: the longer
+// subjects first), so that the longest chains start with the query and the others fill in around them.
+constexpr std::array<int, kFirstTiledBin> one_pass_bins_longest_job_first() {
+  std::array<int, kFirstTiledBin> order{};
+  for (int i = 0; i < kFirstTiledBin; ++i) order[i] = kFirstTiledBin - 1 - i;
+  for (int i = 1; i < kFirstTiledBin; ++i)  // insertion sort, stable: constexpr in C++17
+    for (int j = i; j > 0 && kLengthBins[order[j]].regs > kLengthBins[order[j - 1]].regs; --j) {
+      const int t = order[j];
+      order[j] = order[j - 1];
+      order[j - 1] = t;
+    }
+  return order;
+}
+constexpr std::array<int, kFirstTiledBin> kOnePassBinsLongestJobFirst = one_pass_bins_longest_job_first();
+
 }  // namespace
 
 void GpuScorer::Impl::enqueue_query(QuerySlot& slot, const std::uint32_t* query, int m, const Destination& to) {
@@ -116,7 +133,7 @@ void GpuScorer::Impl::enqueue_query(QuerySlot& slot, const std::uint32_t* query,
   }
   p.edges = slot.edges.get();
   WARPSEARCH_CUDA_CHECK(cudaEventRecord(slot.long_done.get(), lng));
-  for (int bin = kFirstTiledBin - 1; bin >= 0; --bin) {  // longest bins first
+  for (const int bin : kOnePassBinsLongestJobFirst) {
     if (job_count[bin] == 0) continue;
     p.jobs = d_jobs.get() + 2 * static_cast<std::size_t>(job_begin[bin]);
     p.num_jobs = job_count[bin];
