@@ -10,7 +10,7 @@
 //             columns a lane first, round-robin over the 16 workers (bins run concurrently: most take
 //             one job's time, m steps, whatever their size); the bins with tile edges share the edge
 //             buffer in ranges
-//   main:     join, 32-bit rescoring of saturated subjects, copy scores to pinned host memory
+//   main:     join, 32-bit rescoring of saturated subjects (cooperative), copy scores to pinned host memory
 #include "kernels/gpu/gpu_scorer_impl.cuh"
 
 namespace warpsearch::gpu {

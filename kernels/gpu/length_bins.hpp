@@ -89,7 +89,7 @@ inline constexpr LengthBin kLengthBins[] = {
     {4096, 32, 14, TileMode::tiled, ScoreWidth::s16x2},
     {4096, 32, 16, TileMode::tiled, ScoreWidth::s16x2},
     {kUnbounded, 32, 16, TileMode::cooperative, ScoreWidth::s16x2},
-    {kUnbounded, 32, 16, TileMode::tiled, ScoreWidth::s32},  // rescoring of saturated subjects
+    {kUnbounded, 32, 16, TileMode::cooperative, ScoreWidth::s32},  // rescoring of saturated subjects
 };
 
 inline constexpr int kBinCount = static_cast<int>(sizeof(kLengthBins) / sizeof(kLengthBins[0]));
@@ -171,7 +171,7 @@ constexpr bool bins_are_valid() {
       return false;
   }
   return kFirstTiledBin > 0 && kFirstTiledBin < kHugeBin && kLengthBins[kHugeBin].mode == TileMode::cooperative &&
-         kLengthBins[kRescoreBin].mode == TileMode::tiled && kLengthBins[kRescoreBin].width == ScoreWidth::s32 &&
+         kLengthBins[kRescoreBin].mode == TileMode::cooperative && kLengthBins[kRescoreBin].width == ScoreWidth::s32 &&
          kLengthBins[kHugeBin].width == ScoreWidth::s16x2;
 }
 static_assert(bins_are_valid(),
