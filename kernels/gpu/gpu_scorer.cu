@@ -5,7 +5,7 @@
 // Queries alternate between two slots, each with its own streams and work space, so that one query's
 // tail overlaps the next query's start. Within a slot, per query:
 //   main:     upload query, clear overflow count, fork
-//   long:     cooperative bin (subjects longer than 4096)
+//   long:     cooperative bin (subjects longer than 4096), then the 32-bit rescoring of its saturated ones
 //   worker k: the tiled bins (1025..4096, one per tile width), then the single-tile bins with the most
 //             columns a lane first, round-robin over the 16 workers (bins run concurrently: most take
 //             one job's time, m steps, whatever their size); the bins with tile edges share the edge
@@ -212,11 +212,11 @@ GpuScorer& GpuScorer::operator=(GpuScorer&&) noexcept = default;
 std::uint64_t GpuScorer::bytes_for_subjects(std::uint64_t residues, std::size_t subjects,
                                             std::size_t max_query_length) {
   // Per subject: up to 3 bytes of word padding, offset (8), length (4), job entry (4), plan block (4),
-  // and in each slot a score and an overflow entry (4 + 4). Per slot: the tile edges (at most the
+  // and in each slot a score and two overflow entries (4 + 4 + 4). Per slot: the tile edges (at most the
   // budget), the query in both layouts and the hit list.
   // The plan: 256 bytes per block of 32 lanes and tile, at most one per job (one or two subjects), plus
   // the tiles of at least 320 columns, plus a partial block per bin.
-  const std::uint64_t per_subject = 3 + 8 + 4 + 4 + 4 + kSlots * (4 + 4);
+  const std::uint64_t per_subject = 3 + 8 + 4 + 4 + 4 + kSlots * (4 + 4 + 4);
   const std::uint64_t per_slot = kEdgeBudgetBytes + 8 * (max_query_length + 2 * detail::kQueryPadding);
   const std::uint64_t plan = 256 * (subjects + residues / 320 + kBinCount);
   const std::uint64_t stream_plan = residues / 4 + (1 + 8) * subjects;  // 2 bits a column, an offset a job
@@ -232,7 +232,8 @@ std::uint64_t GpuScorer::free_device_memory() const {
   std::uint64_t held = impl_->d_residues.bytes() + impl_->d_offsets.bytes() + impl_->d_lengths.bytes() +
                        impl_->d_jobs.bytes() + impl_->d_plan.bytes() + impl_->d_plan_blocks.bytes() +
                        impl_->d_stream_plan.bytes() + impl_->d_stream_plan_offsets.bytes();
-  for (const auto& slot : impl_->slots) held += slot.scores.bytes() + slot.overflow_list.bytes() + slot.edges.bytes();
+  for (const auto& slot : impl_->slots)
+    held += slot.scores.bytes() + slot.overflow_list.bytes() + slot.long_overflow_list.bytes() + slot.edges.bytes();
   return free + held;
 }
 

@@ -83,8 +83,11 @@ struct QuerySlot {
   DeviceBuffer<std::uint32_t> query;
   DeviceBuffer<std::uint64_t> edges;
   DeviceBuffer<std::int32_t> scores;
+  // Saturated subjects to rescore in 32 bits, and how many: [0] those of the one-pass and tiled bins, [1]
+  // those of the cooperative bin (long_overflow_list), rescored on the long stream as soon as it ends.
   DeviceBuffer<int> overflow_count;
   DeviceBuffer<std::int32_t> overflow_list;
+  DeviceBuffer<std::int32_t> long_overflow_list;
   // score_above: the query's scores at or above its threshold, how many there were (may exceed the
   // capacity), and that count copied back.
   DeviceBuffer<ScoreHit> hits;
@@ -309,6 +312,7 @@ struct GpuScorer::Impl {
   // pinned memory) into a slot; the scores reach their destination once the slot's main stream is done.
   // (kernels/gpu/gpu_scorer_queries.cu)
   void enqueue_query(QuerySlot& slot, const std::uint32_t* query, int m, const Destination& to);
+  void prepare_slot(QuerySlot& slot, const std::uint32_t* query, int m, std::size_t padded, bool hot_tiles);
 
   // enqueue_query's steps (kernels/gpu/gpu_scorer_queries.cu).
   // The cooperative bin's jobs (in p) on the streamed kernel of `regs` rows a lane.

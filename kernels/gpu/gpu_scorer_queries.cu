@@ -41,22 +41,25 @@ constexpr std::array<int, kFirstTiledBin> kOnePassBinsLongestJobFirst = one_pass
 
 }  // namespace
 
-void GpuScorer::Impl::enqueue_query(QuerySlot& slot, const std::uint32_t* query, int m, const Destination& to) {
-  const std::size_t padded = static_cast<std::size_t>(m) + 2 * detail::kQueryPadding;
+// The slot's buffers sized for a query of m residues, the query uploaded in both layouts and the counters
+// cleared, on the slot's main stream.
+void GpuScorer::Impl::prepare_slot(QuerySlot& slot, const std::uint32_t* query, int m, std::size_t padded,
+                                   bool hot_tiles) {
   const std::size_t uploaded = padded * (table_copies > 1 ? 2 : 1);  // one layout per row stride
   if (slot.query.size() < uploaded) slot.query = DeviceBuffer<std::uint32_t>(uploaded, device);
   if (slot.scores.size() < count) {
     slot.scores = DeviceBuffer<std::int32_t>(count, device);
     slot.overflow_list = DeviceBuffer<std::int32_t>(count, device);
+    slot.long_overflow_list = DeviceBuffer<std::int32_t>(count, device);
   }
-  if (slot.overflow_count.size() == 0) slot.overflow_count = DeviceBuffer<int>(1, device);
+  if (slot.overflow_count.size() == 0) slot.overflow_count = DeviceBuffer<int>(2, device);
   reserve_edges(slot, m);
 
   cudaStream_t main = slot.main.get();
   WARPSEARCH_CUDA_CHECK(
       cudaMemcpyAsync(slot.query.get(), query, uploaded * sizeof(std::uint32_t), cudaMemcpyHostToDevice, main));
-  WARPSEARCH_CUDA_CHECK(cudaMemsetAsync(slot.overflow_count.get(), 0, sizeof(int), main));
-  if (to.hot_tiles) {
+  WARPSEARCH_CUDA_CHECK(cudaMemsetAsync(slot.overflow_count.get(), 0, 2 * sizeof(int), main));
+  if (hot_tiles) {
     if (slot.hot_tiles.size() != hot_tile_capacity) slot.hot_tiles = DeviceBuffer<HotTile>(hot_tile_capacity, device);
     if (slot.hot_count.size() == 0) {
       slot.hot_count = DeviceBuffer<unsigned long long>(1, device);
@@ -64,6 +67,12 @@ void GpuScorer::Impl::enqueue_query(QuerySlot& slot, const std::uint32_t* query,
     }
     WARPSEARCH_CUDA_CHECK(cudaMemsetAsync(slot.hot_count.get(), 0, sizeof(unsigned long long), main));
   }
+}
+
+void GpuScorer::Impl::enqueue_query(QuerySlot& slot, const std::uint32_t* query, int m, const Destination& to) {
+  const std::size_t padded = static_cast<std::size_t>(m) + 2 * detail::kQueryPadding;
+  prepare_slot(slot, query, m, padded, to.hot_tiles);
+  cudaStream_t main = slot.main.get();
   WARPSEARCH_CUDA_CHECK(cudaEventRecord(slot.forked.get(), main));
 
   detail::KernelParams p;
@@ -118,18 +127,30 @@ void GpuScorer::Impl::enqueue_query(QuerySlot& slot, const std::uint32_t* query,
     if (job_count[bin] == 0) continue;
     p.jobs = d_jobs.get() + 2 * static_cast<std::size_t>(job_begin[bin]);
     p.num_jobs = job_count[bin];
+    if (bin == kHugeBin) {
+      // Its saturated subjects (the longest, most like the query: a long query and itself) go to a list
+      // of their own, rescored as soon as it ends, beside the other bins, in its range of the edges.
+      const int grid = concurrent ? edge_grid[bin] : std::min(grid_for(bin, p.num_jobs, m), edge_grid_cap(bin));
+      p.overflow_count = slot.overflow_count.get() + 1;
+      p.overflow_list = slot.long_overflow_list.get();
+      launch(bin, grid, lng);
+      p.jobs = slot.long_overflow_list.get();
+      p.device_job_count = slot.overflow_count.get() + 1;
+      launch(kRescoreBin, std::min(grid_for(kRescoreBin, 2LL * job_count[bin], m), grid), lng);
+      p.device_job_count = nullptr;
+      p.overflow_count = slot.overflow_count.get();
+      p.overflow_list = slot.overflow_list.get();
+      if (concurrent) edge_offset += static_cast<long long>(grid) * edge_slots_per_block(bin, m);
+      continue;
+    }
     if (!concurrent) {
       launch(bin, std::min(grid_for(bin, p.num_jobs, m), edge_grid_cap(bin)), lng);
       continue;
     }
     p.edges = slot.edges.get() + static_cast<std::size_t>(edge_offset) * static_cast<std::size_t>(m);
     edge_offset += static_cast<long long>(edge_grid[bin]) * edge_slots_per_block(bin, m);
-    cudaStream_t stream = lng;
-    if (bin != kHugeBin) {
-      stream = slot.workers[next_worker].get();
-      next_worker = (next_worker + 1) % kWorkers;
-    }
-    launch(bin, edge_grid[bin], stream);
+    launch(bin, edge_grid[bin], slot.workers[next_worker].get());
+    next_worker = (next_worker + 1) % kWorkers;
   }
   p.edges = slot.edges.get();
   WARPSEARCH_CUDA_CHECK(cudaEventRecord(slot.long_done.get(), lng));
