@@ -128,9 +128,11 @@ void GpuScorer::Impl::enqueue_query(QuerySlot& slot, const std::uint32_t* query,
     p.jobs = d_jobs.get() + 2 * static_cast<std::size_t>(job_begin[bin]);
     p.num_jobs = job_count[bin];
     if (bin == kHugeBin) {
-      // Its saturated subjects (the longest, most like the query: a long query and itself) go to a list
-      // of their own, rescored as soon as it ends, beside the other bins, in its range of the edges.
+      // The cooperative bin's saturated subjects (the longest, most like the query: a long query and
+      // itself) go to a list of their own, rescored on the long stream as soon as the bin ends, beside the
+      // other bins, in the bin's range of the edge buffer (the first one).
       const int grid = concurrent ? edge_grid[bin] : std::min(grid_for(bin, p.num_jobs, m), edge_grid_cap(bin));
+      p.edges = slot.edges.get();
       p.overflow_count = slot.overflow_count.get() + 1;
       p.overflow_list = slot.long_overflow_list.get();
       launch(bin, grid, lng);
