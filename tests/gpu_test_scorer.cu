@@ -170,9 +170,10 @@ TEST_CASE("GPU scores match the 64-bit reference at every length bin edge", "[gp
       const ScoringScheme scoring(SubstitutionMatrix::builtin(scheme.matrix), GapOpen{scheme.open},
                                   GapExtend{scheme.extend});
       const int letters = scoring.matrix().alphabet().size();  // all 27 protein codes, U and O included
-      const std::vector<std::string> queries = {warpsearch::test::random_codes(rng, 1, letters),
-                                                warpsearch::test::random_codes(rng, 37, letters),
-                                                warpsearch::test::random_codes(rng, 301, letters)};
+      const std::vector<std::string> queries = {
+          warpsearch::test::random_codes(rng, 1, letters), warpsearch::test::random_codes(rng, 37, letters),
+          warpsearch::test::random_codes(rng, 275, letters),  // 9 rows a lane in the streamed kernel
+          warpsearch::test::random_codes(rng, 301, letters)};
       std::vector<std::string> subjects;
       for (std::size_t length : edge_lengths()) {
         // An odd number per length: some bins end with an unpaired subject.

@@ -192,7 +192,7 @@ void GpuScorer::Impl::launch_streamed(const QuerySlot& slot, detail::KernelParam
   // Its shared-memory limit is set on its first launch, not with the bins' in the constructor: the
   // start-up then loads no streamed kernel that a search does not run (CUDA loads kernels lazily).
   const detail::BinEntry& entry = detail::streamed_entry(regs);
-  bool& prepared = streamed_prepared[static_cast<std::size_t>((regs - detail::kStreamedMinRegs) / 2)];
+  bool& prepared = streamed_prepared[static_cast<std::size_t>(regs - detail::kStreamedMinRegs)];
   if (!prepared) entry.prepare(t.shared_bytes());
   prepared = true;
   constexpr int kThreads = detail::kStreamedBlockThreads;

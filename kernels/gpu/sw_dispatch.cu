@@ -19,18 +19,18 @@ constexpr auto make_bin_table(std::index_sequence<Bins...>) {
 
 template <std::size_t... K>
 constexpr auto make_streamed_table(std::index_sequence<K...>) {
-  return std::array<BinEntry, sizeof...(K)>{BinEntry{&prepare_streamed<kStreamedMinRegs + 2 * static_cast<int>(K)>,
-                                                     &streamed_occupancy<kStreamedMinRegs + 2 * static_cast<int>(K)>,
-                                                     &launch_streamed<kStreamedMinRegs + 2 * static_cast<int>(K)>}...};
+  return std::array<BinEntry, sizeof...(K)>{BinEntry{&prepare_streamed<kStreamedMinRegs + static_cast<int>(K)>,
+                                                     &streamed_occupancy<kStreamedMinRegs + static_cast<int>(K)>,
+                                                     &launch_streamed<kStreamedMinRegs + static_cast<int>(K)>}...};
 }
 
 }  // namespace
 
 const BinEntry& streamed_entry(int regs) {
   static const auto table = make_streamed_table(std::make_index_sequence<kStreamedRegCount>{});
-  if (regs < kStreamedMinRegs || regs > kStreamedMaxRegs || regs % 2 != 0)
+  if (regs < kStreamedMinRegs || regs > kStreamedMaxRegs)
     throw std::out_of_range("no streamed kernel of " + std::to_string(regs) + " rows a lane");
-  return table[static_cast<std::size_t>((regs - kStreamedMinRegs) / 2)];
+  return table[static_cast<std::size_t>(regs - kStreamedMinRegs)];
 }
 
 const BinEntry& bin_entry(int bin) {

@@ -89,8 +89,8 @@ struct BinEntry {
 // The one dispatch table, indexed like kLengthBins.
 const BinEntry& bin_entry(int bin);
 
-// The streamed kernel's entry points (kernels/gpu/sw_streamed.cuh) for `regs` query rows a lane (even,
-// kStreamedMinRegs to kStreamedMaxRegs), and their explicit instantiations (sw_streamed_*.cu).
+// The streamed kernel's entry points (kernels/gpu/sw_streamed.cuh) for `regs` query rows a lane
+// (kStreamedMinRegs to kStreamedMaxRegs), and their explicit instantiations (sw_streamed_*.cu).
 template <int R>
 void prepare_streamed(int max_shared_bytes);
 template <int R>

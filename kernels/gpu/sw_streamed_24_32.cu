@@ -1,0 +1,13 @@
+// Explicit instantiations of the streamed kernel (kernels/gpu/sw_streamed.cuh) for 24..32 query rows a lane.
+// One file per few register counts: the build compiles them in parallel.
+#include "kernels/gpu/sw_streamed.cuh"
+
+WARPSEARCH_INSTANTIATE_STREAMED(24);
+WARPSEARCH_INSTANTIATE_STREAMED(25);
+WARPSEARCH_INSTANTIATE_STREAMED(26);
+WARPSEARCH_INSTANTIATE_STREAMED(27);
+WARPSEARCH_INSTANTIATE_STREAMED(28);
+WARPSEARCH_INSTANTIATE_STREAMED(29);
+WARPSEARCH_INSTANTIATE_STREAMED(30);
+WARPSEARCH_INSTANTIATE_STREAMED(31);
+WARPSEARCH_INSTANTIATE_STREAMED(32);
