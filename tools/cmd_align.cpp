@@ -12,7 +12,6 @@
 #include "base/atomic_file.hpp"
 #include "base/interrupt.hpp"
 #include "base/text.hpp"
-#include "base/usable_cpus.hpp"
 #include "db/fasta.hpp"
 #include "db/records_ahead.hpp"
 #include "output/align_output.hpp"
@@ -430,11 +429,8 @@ class PairRun {
   const AlignPhases& phases() const { return phases_; }
 
  private:
-  // The threads of --threads (0: every core) for reading and writing.
-  unsigned threads() const {
-    const unsigned given = command_.compute_options.threads();
-    return given != 0 ? given : usable_cpus();
-  }
+  // The threads of --threads (by default the usable CPUs) for reading and writing.
+  unsigned threads() const { return command_.compute_options.threads(); }
 
   // Aligns and writes the batch, then empties it; query_codes_of(p) and target_codes_of(p) give the
   // residues of pair p for the output.

@@ -9,7 +9,6 @@
 #include "base/atomic_file.hpp"
 #include "base/interrupt.hpp"
 #include "base/text.hpp"
-#include "base/usable_cpus.hpp"
 #include "core/genetic_code.hpp"
 #include "db/database.hpp"
 #include "db/fasta.hpp"
@@ -427,10 +426,9 @@ int run_search(int argc, char** argv) {
   std::size_t hits = 0, written = 0;
   format.begin(output.stream(), database, context);
   // The reports are formatted on the search's threads as they come (output/report_writer.hpp).
-  ReportWriter writer(format, output.stream(), database,
-                      search_options.threads != 0 ? search_options.threads : usable_cpus(), [&] {
-                        if (output.is_stdout()) output.flush();
-                      });
+  ReportWriter writer(format, output.stream(), database, search_options.threads, [&] {
+    if (output.is_stdout()) output.flush();
+  });
   engine.search(
       masked ? *masked : queries,
       [&](QueryResult&& result) {
