@@ -88,6 +88,8 @@ struct QuerySlot {
   DeviceBuffer<int> overflow_count;
   DeviceBuffer<std::int32_t> overflow_list;
   DeviceBuffer<std::int32_t> long_overflow_list;
+  // Per bin, the jobs the tiled bins' warps have taken past their first (KernelParams::job_counter).
+  DeviceBuffer<int> job_counters;
   // score_above: the query's scores at or above its threshold, how many there were (may exceed the
   // capacity), and that count copied back.
   DeviceBuffer<ScoreHit> hits;
@@ -210,6 +212,10 @@ struct GpuScorer::Impl {
     return strides;
   }
   std::array<QuerySlot, kSlots> slots;
+  // Pinned host memory of the calls, kept from call to call (kernels/gpu/gpu_scorer_queries.cu): the
+  // queries' rows and, for score(), the scores.
+  PinnedBuffer<std::uint32_t> query_staging;
+  PinnedBuffer<std::int32_t> score_staging;
   std::size_t hit_capacity = kDefaultHitCapacity;           // of each slot's hit list
   std::size_t hot_tile_capacity = kDefaultHotTileCapacity;  // of each slot's list of hot tiles
 

@@ -53,12 +53,14 @@ void GpuScorer::Impl::prepare_slot(QuerySlot& slot, const std::uint32_t* query, 
     slot.long_overflow_list = DeviceBuffer<std::int32_t>(count, device);
   }
   if (slot.overflow_count.size() == 0) slot.overflow_count = DeviceBuffer<int>(2, device);
+  if (slot.job_counters.size() == 0) slot.job_counters = DeviceBuffer<int>(kBinCount, device);
   reserve_edges(slot, m);
 
   cudaStream_t main = slot.main.get();
   WARPSEARCH_CUDA_CHECK(
       cudaMemcpyAsync(slot.query.get(), query, uploaded * sizeof(std::uint32_t), cudaMemcpyHostToDevice, main));
   WARPSEARCH_CUDA_CHECK(cudaMemsetAsync(slot.overflow_count.get(), 0, 2 * sizeof(int), main));
+  WARPSEARCH_CUDA_CHECK(cudaMemsetAsync(slot.job_counters.get(), 0, kBinCount * sizeof(int), main));
   if (hot_tiles) {
     if (slot.hot_tiles.size() != hot_tile_capacity) slot.hot_tiles = DeviceBuffer<HotTile>(hot_tile_capacity, device);
     if (slot.hot_count.size() == 0) {
@@ -106,6 +108,7 @@ void GpuScorer::Impl::enqueue_query(QuerySlot& slot, const std::uint32_t* query,
     p.query = slot.query.get() + (copies ? padded : 0);
     p.plan = copies ? d_plan.get() : nullptr;
     p.plan_blocks = copies ? d_plan_blocks.get() + job_begin[bin] : nullptr;
+    p.job_counter = kLengthBins[bin].mode == detail::TileMode::tiled ? slot.job_counters.get() + bin : nullptr;
     if (bin == kHugeBin && streamed > 0) {
       launch_streamed(slot, p, streamed, padded, stream);
       return;
@@ -255,27 +258,32 @@ namespace {
 
 // Queries as table-row byte offsets (compact code * row stride * 4) between padding rows
 // (KernelParams::query), once per row stride (one per table: with copies, [compact table's][copies
-// table's] per query), in pinned memory for asynchronous uploads; start[q] = query q's first padding row.
+// table's] per query), in the scorer's pinned query staging (grown as needed and kept from call to
+// call) for asynchronous uploads; start[q] = query q's first padding row.
 struct PackedQueries {
-  PinnedBuffer<std::uint32_t> rows;
+  const std::uint32_t* rows;
   std::vector<std::size_t> start;
 };
 
 PackedQueries pack_queries(const std::vector<std::string>& query_codes, const std::vector<int>& row_strides, int n,
-                           int alphabet_size, const std::uint8_t* compact) {
+                           int alphabet_size, const std::uint8_t* compact, PinnedBuffer<std::uint32_t>& staging) {
   std::size_t total = 0;
   for (const auto& q : query_codes) {
     if (q.size() > static_cast<std::size_t>(0x3FFFFFFF))
       throw std::invalid_argument("GpuScorer::score: a query longer than 2^30 residues");
     total += (q.size() + 2 * detail::kQueryPadding) * row_strides.size();
   }
-  PackedQueries packed{PinnedBuffer<std::uint32_t>(total), std::vector<std::size_t>(query_codes.size())};
+  if (staging.size() < total) {
+    staging = PinnedBuffer<std::uint32_t>();
+    staging = PinnedBuffer<std::uint32_t>(total);
+  }
+  PackedQueries packed{staging.get(), std::vector<std::size_t>(query_codes.size())};
   std::size_t at = 0;
   for (std::size_t q = 0; q < query_codes.size(); ++q) {
     packed.start[q] = at;
     for (const int stride : row_strides) {
       const auto row_of = [&](int code) { return static_cast<std::uint32_t>(code * stride) * 4u; };
-      std::uint32_t* rows = packed.rows.get() + at;
+      std::uint32_t* rows = staging.get() + at;
       std::fill(rows, rows + query_codes[q].size() + 2 * detail::kQueryPadding, row_of(n - 1));
       for (std::size_t i = 0; i < query_codes[q].size(); ++i) {
         const auto code = static_cast<std::uint8_t>(query_codes[q][i]);
@@ -294,16 +302,21 @@ void GpuScorer::score(const std::vector<std::string>& query_codes, std::int32_t*
   if (s.count == 0 || query_codes.empty()) return;
   ScopedDevice scoped(s.device);
   s.synchronize();
-  const PackedQueries packed = pack_queries(query_codes, s.row_strides(), s.n, s.alphabet_size, s.compact.data());
+  const PackedQueries packed =
+      pack_queries(query_codes, s.row_strides(), s.n, s.alphabet_size, s.compact.data(), s.query_staging);
   s.count_streamed_candidates(query_codes);
 
   const std::size_t batch =
       std::max<std::size_t>(1, std::min(query_codes.size(), kScoreStagingBytes / (s.count * sizeof(std::int32_t))));
-  PinnedBuffer<std::int32_t> h_scores(batch * s.count);
+  if (s.score_staging.size() < batch * s.count) {
+    s.score_staging = PinnedBuffer<std::int32_t>();
+    s.score_staging = PinnedBuffer<std::int32_t>(batch * s.count);
+  }
+  std::int32_t* const staging = s.score_staging.get();
   for (std::size_t first = 0; first < query_codes.size(); first += batch) {
     const std::size_t last = std::min(query_codes.size(), first + batch);
     for (std::size_t q = first; q < last; ++q) {
-      std::int32_t* staged = h_scores.get() + (q - first) * s.count;
+      std::int32_t* staged = staging + (q - first) * s.count;
       const int m = static_cast<int>(query_codes[q].size());
       if (m == 0) {
         std::fill(staged, staged + s.count, 0);
@@ -311,10 +324,10 @@ void GpuScorer::score(const std::vector<std::string>& query_codes, std::int32_t*
       }
       Impl::Destination to;
       to.staged = staged;
-      s.enqueue_query(s.slots[q % kSlots], packed.rows.get() + packed.start[q], m, to);
+      s.enqueue_query(s.slots[q % kSlots], packed.rows + packed.start[q], m, to);
     }
     s.synchronize();
-    std::memcpy(scores + first * s.count, h_scores.get(), (last - first) * s.count * sizeof(std::int32_t));
+    std::memcpy(scores + first * s.count, staging, (last - first) * s.count * sizeof(std::int32_t));
   }
 }
 
@@ -344,7 +357,8 @@ void GpuScorer::Impl::score_above(const std::vector<std::string>& query_codes, c
   }
   ScopedDevice scoped(s.device);
   s.synchronize();
-  const PackedQueries packed = pack_queries(query_codes, s.row_strides(), s.n, s.alphabet_size, s.compact.data());
+  const PackedQueries packed =
+      pack_queries(query_codes, s.row_strides(), s.n, s.alphabet_size, s.compact.data(), s.query_staging);
   s.count_streamed_candidates(query_codes);
 
   // A slot's query is done once its main stream is (the other streams join it): its hits come back
@@ -406,7 +420,7 @@ void GpuScorer::Impl::score_above(const std::vector<std::string>& query_codes, c
     to.threshold = thresholds[q];
     to.query = static_cast<std::uint32_t>(q);
     to.hot_tiles = with_hot_tiles;
-    s.enqueue_query(s.slots[k], packed.rows.get() + packed.start[q], m, to);
+    s.enqueue_query(s.slots[k], packed.rows + packed.start[q], m, to);
     in_slot[k] = q;
     busy[k] = true;
   }

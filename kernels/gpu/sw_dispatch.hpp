@@ -43,6 +43,9 @@ struct KernelParams {
   const std::int32_t* jobs = nullptr;
   int num_jobs = 0;
   const int* device_job_count = nullptr;  // when set, the job count is read here (rescoring)
+  // Tiled bins, when set (zeroed before the launch): a warp's first job is its slot, and each next one
+  // the next not yet taken, counted here from the end of the first round (sw_kernel.cuh).
+  int* job_counter = nullptr;
   // Byte offsets of table rows (compact query code * row stride * 4) of the query's m residues, with
   // kQueryPadding entries of the padding code's row before and after them; `query` points at the first
   // padding entry.

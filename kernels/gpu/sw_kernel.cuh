@@ -280,7 +280,22 @@ __global__ void __launch_bounds__(copies_block_threads(Bin), min_blocks_per_sm(B
   const Value neg_extend = L::splat(-p.gap_extend);
   const Value neg_first = L::splat(-p.gap_first);
 
-  for (int job = slot; job < jobs; job += slots) {
+  // The tiled bins' jobs (a warp walks all tiles of a pair) differ in length up to fourfold; they run
+  // longest first, and past the first round each warp takes the next job not yet taken, so that the
+  // warps of a block, which holds its multiprocessor until the last of them ends, end together.
+  // Measured on one H100 (35,104 subjects of 1,025-4,096 residues, the 20 classic queries): 3.64 TCUPS
+  // against 3.44 with the static grid-stride order, which gave some warps a third job while the others idled.
+  const auto next_job = [&](int job) {
+    if constexpr (kTiled && !kCoop) {
+      if (p.job_counter != nullptr) {
+        int taken = 0;
+        if (lane == 0) taken = atomicAdd(p.job_counter, 1);
+        return slots + __shfl_sync(0xFFFFFFFFu, taken, 0);
+      }
+    }
+    return job + slots;
+  };
+  for (int job = slot; job < jobs; job = next_job(job)) {
     const int sa = p.jobs[kPair ? 2 * job : job];
     const int sb = kPair ? p.jobs[2 * job + 1] : -1;
     const std::uint32_t la = p.lengths[sa];
