@@ -62,7 +62,7 @@ struct Aligner::Impl {
   explicit Impl(AlignOptions given) : options(std::move(given)) {
     if (options.xdrop < 0) throw std::invalid_argument("xdrop must be at least 0");
     if (options.mode != AlignMode::xdrop && options.xdrop != 50) throw std::invalid_argument("xdrop is for mode xdrop");
-    if (options.threads > 4096) throw std::invalid_argument("threads takes a number from 0 (every core) to 4096");
+    if (options.threads > 4096) throw std::invalid_argument("threads takes a number from 0 (every usable CPU) to 4096");
     for (const int gpu : options.gpus)
       if (gpu < 0) throw std::invalid_argument("gpus takes GPU numbers from 0, not " + std::to_string(gpu));
     if (options.type) start(*options.type);

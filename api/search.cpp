@@ -21,7 +21,7 @@ engine::SearchOptions to_engine(const SearchOptions& options) {
     throw std::invalid_argument("max_target_seqs takes a number of hits from 1 to 1073741824");
   if (options.query_batch == 0 || options.query_batch > (std::size_t{1} << 24))
     throw std::invalid_argument("query_batch takes a number of queries from 1 to 16777216");
-  if (options.threads > 4096) throw std::invalid_argument("threads takes a number from 0 (every core) to 4096");
+  if (options.threads > 4096) throw std::invalid_argument("threads takes a number from 0 (every usable CPU) to 4096");
   for (const int gpu : options.gpus)
     if (gpu < 0) throw std::invalid_argument("gpus takes GPU numbers from 0, not " + std::to_string(gpu));
   engine::SearchOptions out;

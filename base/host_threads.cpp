@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "base/usable_cpus.hpp"
+
 namespace warpsearch {
 
 HostThreads::~HostThreads() {
@@ -38,7 +40,7 @@ void HostThreads::run(std::size_t count, std::size_t grain, std::uint64_t bytes,
 }
 
 void HostThreads::start() {
-  const unsigned threads = std::max(1u, std::min(max_threads_, std::thread::hardware_concurrency()));
+  const unsigned threads = std::max(1u, std::min(max_threads_, usable_cpus()));
   for (unsigned t = 1; t < threads; ++t) workers_.emplace_back([this] { worker(); });
 }
 

@@ -14,10 +14,10 @@
 #include <map>
 #include <sstream>
 #include <stdexcept>
-#include <thread>
 
 #include "base/parallel.hpp"  // parallel_for (header only)
 #include "base/text.hpp"
+#include "base/usable_cpus.hpp"
 
 namespace warpsearch::detail {
 namespace {
@@ -135,7 +135,7 @@ std::uint32_t bytes_crc32(const void* data, std::size_t size) {
   const std::size_t pieces = (size + kPiece - 1) / kPiece;
   if (pieces < 4) return static_cast<std::uint32_t>(::crc32_z(0, bytes, static_cast<z_size_t>(size)));
   std::vector<uLong> crcs(pieces);
-  parallel_for(pieces, std::max(1u, std::thread::hardware_concurrency()), [&](std::size_t p, unsigned) {
+  parallel_for(pieces, usable_cpus(), [&](std::size_t p, unsigned) {
     const std::size_t begin = p * kPiece;
     crcs[p] = ::crc32_z(0, bytes + begin, static_cast<z_size_t>(std::min(kPiece, size - begin)));
   });

@@ -9,10 +9,10 @@
 #include <algorithm>
 #include <numeric>
 #include <optional>
-#include <thread>
 
 #include "base/interrupt.hpp"
 #include "base/parallel.hpp"
+#include "base/usable_cpus.hpp"
 #include "kernels/cpu/alignment.hpp"
 #include "kernels/cpu/long_subject.hpp"
 #include "kernels/cpu/query_scorer.hpp"
@@ -46,7 +46,7 @@ class CpuBackend final : public ScanBackend {
  public:
   CpuBackend(const ScoringScheme& scoring, unsigned threads, std::uint64_t long_subject_length)
       : scoring_(scoring),
-        threads_(threads ? threads : std::max(1u, std::thread::hardware_concurrency())),
+        threads_(threads ? threads : usable_cpus()),
         long_subject_length_(std::max<std::uint64_t>(long_subject_length, 1)) {}
 
   void set_queries(const std::vector<PreparedQuery>& queries) override {

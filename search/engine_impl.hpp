@@ -20,6 +20,7 @@
 
 #include "base/interrupt.hpp"
 #include "base/parallel.hpp"
+#include "base/usable_cpus.hpp"
 #include "core/genetic_code.hpp"
 #include "db/subject_filter.hpp"
 #include "kernels/cpu/alignment.hpp"
@@ -215,7 +216,7 @@ struct SearchEngine::Impl {
       composition.emplace(scoring, composition_mode(options.composition_based_stats), options.composition_realignment,
                           options.max_evalue);
     admission_evalue = options.max_evalue * (composition ? CompositionAdjustment::kAdmissionFactor : 1.0);
-    threads = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
+    threads = options.threads ? options.threads : usable_cpus();
     if (backend) return;
 #ifdef WARPSEARCH_HAVE_CUDA
     // Translated subjects reach the GPU as in-memory chunks of frames, whose first positions (six times the

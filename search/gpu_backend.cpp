@@ -24,10 +24,10 @@
 #include <numeric>
 #include <optional>
 #include <stdexcept>
-#include <thread>
 
 #include "base/interrupt.hpp"
 #include "base/parallel.hpp"
+#include "base/usable_cpus.hpp"
 #include "kernels/cpu/alignment.hpp"
 #include "kernels/cpu/long_subject.hpp"
 #include "kernels/gpu/gpu_scorer.hpp"
@@ -103,7 +103,7 @@ class GpuBackend final : public ScanBackend {
              unsigned threads)
       : scoring_(scoring),
         memory_limit_(memory_limit),
-        threads_(threads ? threads : std::max(1u, std::thread::hardware_concurrency())),
+        threads_(threads ? threads : usable_cpus()),
         rates_(locate_rates()) {
     const int available = gpu::usable_device_count();
     if (available == 0) throw std::runtime_error("--device gpu: no usable GPU (no CUDA device or driver found)");

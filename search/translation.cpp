@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <numeric>
 #include <stdexcept>
-#include <thread>
 
 #include "base/parallel.hpp"
+#include "base/usable_cpus.hpp"
 #include "search/warpsearch.hpp"
 
 namespace warpsearch {
@@ -105,8 +105,8 @@ TranslatedChunk translate_chunk(const Chunk& nucleotide, const GeneticCode& code
   const std::uint32_t pad = Alphabet::protein().pad_code();
   std::vector<std::uint32_t> words(info.words, pad * 0x01010101u);
   constexpr std::size_t kBlock = 1024;  // translated subjects per task
-  parallel_for((frames.size() + kBlock - 1) / kBlock,
-               threads ? threads : std::max(1u, std::thread::hardware_concurrency()), [&](std::size_t block, unsigned) {
+  parallel_for((frames.size() + kBlock - 1) / kBlock, threads ? threads : usable_cpus(),
+               [&](std::size_t block, unsigned) {
                  const std::size_t end = std::min(frames.size(), (block + 1) * kBlock);
                  for (std::size_t t = block * kBlock; t < end; ++t) {
                    const std::uint64_t s = frames[t].subject;

@@ -33,7 +33,7 @@ struct AlignOptions {
   int xdrop = 50;                    // xdrop mode: the drop-off X (>= 0)
   bool cigar = false;                // fill Alignment::cigar and the identity counts
   bool aligned = false;              // fill Alignment::query_aligned and target_aligned
-  unsigned threads = 0;              // CPU threads; 0 = every core
+  unsigned threads = 0;              // CPU threads; 0 = every CPU this process may use (affinity, cgroup quota)
   Device device = Device::automatic;
   std::vector<int> gpus;  // GPU ordinals; empty = every usable GPU
 };

@@ -38,7 +38,7 @@ struct SearchOptions {
   // (docs/composition_statistics.md).
   int comp_based_stats = 0;
   Strand strand = Strand::both;  // nucleotide databases: the query strands searched
-  unsigned threads = 0;          // CPU threads; 0 = every core (at most 4096)
+  unsigned threads = 0;  // CPU threads; 0 = every CPU this process may use (affinity, cgroup quota; at most 4096)
   Device device = Device::automatic;
   std::vector<int> gpus;               // GPU ordinals; empty = every usable GPU
   std::size_t query_batch = 4096;      // queries searched per pass over the database (1 .. 2^24)

@@ -9,6 +9,8 @@
 #include <thread>
 #include <utility>
 
+#include "base/usable_cpus.hpp"
+
 namespace warpsearch::gpu::detail {
 
 std::array<std::int8_t, kXdropTableBytes> xdrop_table(const ScoringScheme& scoring) {
@@ -90,8 +92,8 @@ std::size_t stage_and_check(const std::vector<XdropTask>& tasks, std::size_t fir
     }
     return end;
   };
-  const std::uint64_t threads = std::min<std::uint64_t>(
-      {std::uint64_t{std::max(1u, std::thread::hardware_concurrency())}, 8, residues / kBytesPerThread + 1, count});
+  const std::uint64_t threads =
+      std::min<std::uint64_t>({std::uint64_t{usable_cpus()}, 8, residues / kBytesPerThread + 1, count});
   if (threads <= 1) return range(0, count);
   // Contiguous shares of about equal residues, the calling thread taking the first.
   std::vector<std::size_t> bounds{0};
