@@ -186,6 +186,23 @@ TEST_CASE("GPU scores match the 64-bit reference at every length bin edge", "[gp
   }
 }
 
+// A tiled bin with more pairs than the device has warps for it (132 multiprocessors x 16): past the first
+// round each warp takes its next pair from a counter (sw_kernel.cuh); every subject is scored, once.
+TEST_CASE("GPU scores of a tiled bin with more pairs than warps match the reference", "[gpu]") {
+  if (!have_gpu()) return;
+  const ScoringScheme scoring(SubstitutionMatrix::builtin("BLOSUM62"), GapOpen{10}, GapExtend{1});
+  const int letters = scoring.matrix().alphabet().size();
+  std::mt19937_64 rng(20261126);
+  const std::vector<std::string> queries = {warpsearch::test::random_codes(rng, 21, letters),
+                                            warpsearch::test::random_codes(rng, 46, letters)};
+  std::vector<std::string> subjects;
+  // 1,025-1,100 residues: three 384-column tiles pad them least, so they share one tiled bin.
+  for (int s = 0; s < 6000; ++s)
+    subjects.push_back(make_subject(rng, 1025 + static_cast<std::size_t>(s % 76), letters, queries[s % 2]));
+  REQUIRE(warpsearch::gpu::detail::bin_of_length(1025) == warpsearch::gpu::detail::bin_of_length(1100));
+  check_against_reference(scoring, queries, subjects);
+}
+
 TEST_CASE("GPU scores of small random sets match the reference", "[gpu][small]") {
   if (!have_gpu()) return;
   std::mt19937_64 rng(7);
