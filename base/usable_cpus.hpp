@@ -15,6 +15,9 @@ namespace warpsearch {
 // At least 1.
 unsigned usable_cpus();
 
+// A thread count as the options give it: `requested`, or usable_cpus() for 0.
+inline unsigned threads_or_usable_cpus(unsigned requested) { return requested != 0 ? requested : usable_cpus(); }
+
 // The CPUs in this process's affinity mask (sched_getaffinity), or nullopt where it cannot be read.
 std::optional<unsigned> affinity_cpus();
 

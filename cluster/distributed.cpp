@@ -175,7 +175,7 @@ class RankSearch {
     }
     output_.emplace(job_.output_path);
     format_.begin(output_->stream(), database_, job_.output);
-    writer_.emplace(format_, output_->stream(), database_, options_.threads != 0 ? options_.threads : usable_cpus(),
+    writer_.emplace(format_, output_->stream(), database_, threads_or_usable_cpus(options_.threads),
                     std::function<void()>{});
     if (!output_->temporary_path().empty()) guarded_ = std::filesystem::absolute(output_->temporary_path()).string();
     watchdog_.guard(guarded_);

@@ -278,7 +278,7 @@ MakeDbReport make_database(const MakeDbOptions& options) {
   const auto start = std::chrono::steady_clock::now();
   if (options.chunk_residues == 0) throw std::invalid_argument("the chunk size must be at least 1 residue");
   if (options.output.empty() || options.output == "-") throw std::invalid_argument("makedb needs an output directory");
-  const unsigned threads = options.threads != 0 ? options.threads : usable_cpus();
+  const unsigned threads = threads_or_usable_cpus(options.threads);
   // A multiple of 4: a long subject goes through a window in pieces of whole words.
   const std::size_t unit_bytes =
       std::max<std::size_t>(options.unit_bytes != 0 ? options.unit_bytes : kUnitBytes, 4) / 4 * 4;

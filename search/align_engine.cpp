@@ -138,7 +138,7 @@ struct AlignEngine::Impl {
   Impl(ScoringScheme scheme, AlignOptions opts) : scoring(std::move(scheme)), options(std::move(opts)) {
     if (options.xdrop.value < 0)
       throw std::invalid_argument("the X-drop must be at least 0, not " + std::to_string(options.xdrop.value));
-    const unsigned threads = options.threads ? options.threads : usable_cpus();
+    const unsigned threads = threads_or_usable_cpus(options.threads);
 #ifdef WARPSEARCH_HAVE_CUDA
     if (options.device == Device::gpu || (options.device == Device::automatic && gpu_pair_backend_usable()))
       backend = make_gpu_pair_backend(scoring, options, threads);

@@ -46,7 +46,7 @@ class CpuBackend final : public ScanBackend {
  public:
   CpuBackend(const ScoringScheme& scoring, unsigned threads, std::uint64_t long_subject_length)
       : scoring_(scoring),
-        threads_(threads ? threads : usable_cpus()),
+        threads_(threads_or_usable_cpus(threads)),
         long_subject_length_(std::max<std::uint64_t>(long_subject_length, 1)) {}
 
   void set_queries(const std::vector<PreparedQuery>& queries) override {

@@ -216,7 +216,7 @@ struct SearchEngine::Impl {
       composition.emplace(scoring, composition_mode(options.composition_based_stats), options.composition_realignment,
                           options.max_evalue);
     admission_evalue = options.max_evalue * (composition ? CompositionAdjustment::kAdmissionFactor : 1.0);
-    threads = options.threads ? options.threads : usable_cpus();
+    threads = threads_or_usable_cpus(options.threads);
     if (backend) return;
 #ifdef WARPSEARCH_HAVE_CUDA
     // Translated subjects reach the GPU as in-memory chunks of frames, whose first positions (six times the

@@ -103,7 +103,7 @@ class GpuBackend final : public ScanBackend {
              unsigned threads)
       : scoring_(scoring),
         memory_limit_(memory_limit),
-        threads_(threads ? threads : usable_cpus()),
+        threads_(threads_or_usable_cpus(threads)),
         rates_(locate_rates()) {
     const int available = gpu::usable_device_count();
     if (available == 0) throw std::runtime_error("--device gpu: no usable GPU (no CUDA device or driver found)");

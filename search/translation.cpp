@@ -105,7 +105,7 @@ TranslatedChunk translate_chunk(const Chunk& nucleotide, const GeneticCode& code
   const std::uint32_t pad = Alphabet::protein().pad_code();
   std::vector<std::uint32_t> words(info.words, pad * 0x01010101u);
   constexpr std::size_t kBlock = 1024;  // translated subjects per task
-  parallel_for((frames.size() + kBlock - 1) / kBlock, threads ? threads : usable_cpus(),
+  parallel_for((frames.size() + kBlock - 1) / kBlock, threads_or_usable_cpus(threads),
                [&](std::size_t block, unsigned) {
                  const std::size_t end = std::min(frames.size(), (block + 1) * kBlock);
                  for (std::size_t t = block * kBlock; t < end; ++t) {

@@ -146,7 +146,7 @@ void ComputeOptions::add_to(po::options_description& options, const std::string&
       ("where to " + verb + " (default auto: GPU when usable)").c_str());
 }
 
-unsigned ComputeOptions::threads() const { return threads_.value != 0 ? threads_.value : usable_cpus(); }
+unsigned ComputeOptions::threads() const { return threads_or_usable_cpus(threads_.value); }
 
 Device ComputeOptions::device() const {
   if (device_ == "auto") return Device::automatic;

@@ -91,17 +91,6 @@ __global__ void plan_stream_copies(const std::int32_t* jobs, int count, const st
   }
 }
 
-// Buffers large enough are kept: freeing device memory waits for the whole device, which would stall
-// other work on it (another scorer's queries while this one loads). One too small is released before the
-// larger one is allocated (both at once may not fit).
-template <class Buffer>
-void fit(Buffer& buffer, std::size_t needed, int device) {
-  needed = std::max<std::size_t>(1, needed);
-  if (buffer.size() >= needed) return;
-  buffer = Buffer();
-  buffer = Buffer(needed, device);
-}
-
 }  // namespace
 
 GpuScorer::GpuScorer(int device, const ScoringScheme& scoring, int table_copies) {

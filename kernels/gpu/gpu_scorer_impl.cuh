@@ -108,6 +108,24 @@ struct QuerySlot {
   }
 };
 
+// Buffers large enough are kept: freeing device memory waits for the whole device, which would stall
+// other work on it (another scorer's queries while this one loads), and pinned host memory is slow to
+// allocate and free on every call. One too small is released before the larger one is allocated (both
+// at once may not fit).
+template <class T>
+void fit(DeviceBuffer<T>& buffer, std::size_t needed, int device) {
+  needed = std::max<std::size_t>(1, needed);
+  if (buffer.size() >= needed) return;
+  buffer = DeviceBuffer<T>();
+  buffer = DeviceBuffer<T>(needed, device);
+}
+template <class T>
+void fit(PinnedBuffer<T>& buffer, std::size_t needed) {
+  if (buffer.size() >= needed) return;
+  buffer = PinnedBuffer<T>();
+  buffer = PinnedBuffer<T>(needed);
+}
+
 }  // namespace scorer_detail
 
 using namespace scorer_detail;  // NOLINT: the scorer's own names, in its own files

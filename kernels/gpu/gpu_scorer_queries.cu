@@ -256,14 +256,6 @@ void GpuScorer::Impl::deliver_scores(QuerySlot& slot, const Destination& to) {
 
 namespace {
 
-// A pinned buffer of at least `needed` elements: kept if large enough, else the old one released first.
-template <class T>
-void fit_pinned(PinnedBuffer<T>& buffer, std::size_t needed) {
-  if (buffer.size() >= needed) return;
-  buffer = PinnedBuffer<T>();
-  buffer = PinnedBuffer<T>(needed);
-}
-
 // Queries as table-row byte offsets (compact code * row stride * 4) between padding rows
 // (KernelParams::query), once per row stride (one per table: with copies, [compact table's][copies
 // table's] per query), in the scorer's pinned query staging (grown as needed and kept from call to
@@ -281,7 +273,7 @@ PackedQueries pack_queries(const std::vector<std::string>& query_codes, const st
       throw std::invalid_argument("GpuScorer::score: a query longer than 2^30 residues");
     total += (q.size() + 2 * detail::kQueryPadding) * row_strides.size();
   }
-  fit_pinned(staging, total);
+  fit(staging, total);
   PackedQueries packed{staging.get(), std::vector<std::size_t>(query_codes.size())};
   std::size_t at = 0;
   for (std::size_t q = 0; q < query_codes.size(); ++q) {
@@ -313,7 +305,7 @@ void GpuScorer::score(const std::vector<std::string>& query_codes, std::int32_t*
 
   const std::size_t batch =
       std::max<std::size_t>(1, std::min(query_codes.size(), kScoreStagingBytes / (s.count * sizeof(std::int32_t))));
-  fit_pinned(s.score_staging, batch * s.count);
+  fit(s.score_staging, batch * s.count);
   std::int32_t* const staging = s.score_staging.get();
   for (std::size_t first = 0; first < query_codes.size(); first += batch) {
     const std::size_t last = std::min(query_codes.size(), first + batch);

@@ -92,8 +92,9 @@ std::size_t stage_and_check(const std::vector<XdropTask>& tasks, std::size_t fir
     }
     return end;
   };
-  const std::uint64_t threads =
-      std::min<std::uint64_t>({std::uint64_t{usable_cpus()}, 8, residues / kBytesPerThread + 1, count});
+  // The CPU limits (files of /proc and /sys) are read only where the residues would take several threads.
+  const std::uint64_t wanted = std::min<std::uint64_t>({8, residues / kBytesPerThread + 1, count});
+  const std::uint64_t threads = wanted > 1 ? std::min<std::uint64_t>(wanted, usable_cpus()) : 1;
   if (threads <= 1) return range(0, count);
   // Contiguous shares of about equal residues, the calling thread taking the first.
   std::vector<std::size_t> bounds{0};
