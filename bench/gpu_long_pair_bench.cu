@@ -9,8 +9,9 @@
 // Besides the span and the rows of the whole DP, the last row in two bands (profile/exact_band.hpp): the
 // guess band of a global score, and the exact band of the pair's global score (whose width the mutation
 // rate sets); --no-checkpoint-rows leaves out the rows every 256 (a slow pass at 1 Mb). --side-by-side K
-// adds the local span of K copies of the pair at once, each on its own aligner and host thread, as the
-// search locates its long hits (search/gpu_long_pairs.hpp).
+// adds the local span of K copies of the pair at once: in one call of LongPairAligner::local_spans (its
+// passes in one launch each), as the search locates its long hits (search/gpu_long_pairs.hpp), and each
+// on its own aligner and host thread (the launches side by side on their streams).
 //
 // The pair is a seeded random query and a mutated copy of it (by default 15% substitutions and indels)
 // inside random flanks, so that the local alignment spans the pair. Each figure is the median of --repeat calls
@@ -27,7 +28,9 @@
 #include <random>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "bench/bench_support.hpp"
@@ -117,6 +120,12 @@ int main(int argc, char** argv) try {
                        for (std::thread& thread : threads) thread.join();
                        span = spans.front();
                        side_cells = side_aligners.front()->last_cells() * side_aligners.size();
+                     }});
+  if (side_by_side > 0)
+    works.push_back({"span local x " + std::to_string(side_by_side) + " in one launch", [&] {
+                       const std::vector<std::pair<std::string_view, std::string_view>> pairs(
+                           static_cast<std::size_t>(side_by_side), {query, subject});
+                       span = aligner.local_spans(pairs).front();
                      }});
   std::ofstream out;
   if (!tsv.empty()) out.open(tsv, std::ios::app);

@@ -60,14 +60,14 @@ LocateRates locate_rates() {
   rates.device_overhead_seconds = 1e-3;
   // The long-pair kernel (H100 and H200 alike): a 31,921 x 31,921 pair's forward pass in 15 ms, 31,921
   // columns plus 125 stripes about 100 steps apart (bench/gpu_long_pair_bench); 32 warps per
-  // multiprocessor of 132.
+  // multiprocessor of 132. Local spans of many pairs share its launches: 40 pairs of 10,000 x 37,000
+  // in 28 ms, 80 in 47 ms, one alone 19 ms (--side-by-side). On the genome benchmark 2,000 and 8,000
+  // warps gave the same times.
   rates.long_stripe_rows = static_cast<double>(gpu::LongPairAligner::kRowSpacing);
   rates.long_step_seconds = 0.4e-6;
   rates.long_lag_steps = 100;
   rates.long_overhead_seconds = 1e-3;
   rates.long_warp_slots = 32 * 132;
-  // Eight 10,000 x 37,000 local spans side by side take 37 ms, one alone 20 ms (--side-by-side).
-  rates.long_side_by_side = GpuLongPairs::kSideBySide / 2.0;
   return rates;
 }
 
@@ -434,7 +434,7 @@ class GpuBackend final : public ScanBackend {
     std::vector<LongPairCost> long_costs;
     for (const std::size_t k : order) {
       const std::size_t query = pairs[k].query.size(), subject = pairs[k].subject.size();
-      if (long_pairs.wants(query, subject, AlignmentMode::local)) {
+      if (long_pairs.wants(query, subject, AlignmentMode::local, GpuLongPairs::kMinLocateRows)) {
         long_ones.push_back(k);
         long_cells.push_back(cells(k));
         long_costs.push_back(long_pair_cost(static_cast<double>(query), static_cast<double>(subject), rates_));

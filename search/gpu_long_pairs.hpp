@@ -5,12 +5,13 @@
 // are computed changes, so the output is the CPU backend's byte for byte.
 //
 // Which pairs: at least kMinCells cells and kMinRows rows (the kernel runs a pair on one warp per 256
-// rows of its shorter sequence). On one H100 the kernel computes a 31,921 x 31,921 pair's span (two
-// passes) in 30 ms, where one CPU core takes about a second (bench/gpu_long_pair_bench). Pairs with
-// fewer rows leave most of the GPU to the other pairs' kernels, but run no faster than on a warp of the
-// pair aligner or a CPU core: the 31,921-residue query's 53 hits of 2,100-8,000 residues, side by side
-// on the kernel, took 0.48 s where the pair aligner and the CPU together take about 0.15 s.
-// Several pairs run side by side, each on an aligner (a stream) of its own.
+// rows of its shorter sequence; the search's locate, which weighs the costs, from kMinLocateRows). On
+// one H100 the kernel computes a 31,921 x 31,921 pair's span (two passes) in 30 ms, where one CPU core
+// takes about a second (bench/gpu_long_pair_bench). A pair with few rows leaves most of the GPU idle
+// and runs no faster than on a warp of the pair aligner or a CPU core, so local spans of several pairs
+// share the kernel's launches: 40 pairs of 10,000 x 37,000 took 28 ms in one launch, 114 ms each on a
+// stream of its own (the device's eight hardware queues ran eight passes at a time), one alone 19 ms.
+// Other modes run side by side, each pair on an aligner (a stream) of its own.
 //
 // Thread safety: calls from several threads run at once, each on an aligner (a stream) of its own.
 #pragma once
@@ -40,6 +41,11 @@ class GpuLongPairs final : public cpu::GlobalRowSource {
   // pass takes about 2 ms there and about 5 ms on a CPU core.
   static constexpr std::uint64_t kRowSourceMinCells = std::uint64_t{1} << 23;
   static constexpr std::size_t kMinRows = 8192;
+  // The search's locate offers pairs from this many rows: its split (search/locate_split.hpp) weighs
+  // the kernel's time against the other paths', and its pairs share the kernel's launches (the genome
+  // benchmark's 5 kb windows with its 10 kb ones: locate 0.14-0.15 s against 0.22-0.25 s from 8,192
+  // rows and 0.17-0.18 s from 2,048; bench/results/long_pair_gpu_h100.tsv).
+  static constexpr std::size_t kMinLocateRows = 4096;
   // The traceback's rows: at least this many rows.
   static constexpr std::size_t kRowSourceMinRows = 1024;
   // The device memory the rows of one request may take; larger requests are declined (the CPU computes).
@@ -49,11 +55,12 @@ class GpuLongPairs final : public cpu::GlobalRowSource {
     idle_.push_back(std::make_unique<gpu::LongPairAligner>(device, scoring));  // fails here if the GPU cannot
   }
 
-  // Whether span() can take this pair with profit: large enough, and with enough rows for stripes of
-  // warps (local passes: the shorter sequence's; global and semi-global: the query's).
-  bool wants(std::size_t query_length, std::size_t subject_length, AlignmentMode mode) const {
+  // Whether span() can take this pair with profit: large enough, and with at least min_rows rows for
+  // stripes of warps (local passes: the shorter sequence's; global and semi-global: the query's).
+  bool wants(std::size_t query_length, std::size_t subject_length, AlignmentMode mode,
+             std::size_t min_rows = kMinRows) const {
     const std::size_t rows = mode == AlignmentMode::local ? std::min(query_length, subject_length) : query_length;
-    return rows >= kMinRows &&
+    return rows >= min_rows &&
            static_cast<double>(query_length) * static_cast<double>(subject_length) >= static_cast<double>(kMinCells) &&
            gpu::LongPairAligner::accepts(scoring_, query_length, subject_length, mode);
   }
@@ -62,26 +69,39 @@ class GpuLongPairs final : public cpu::GlobalRowSource {
     return with_aligner([&](gpu::LongPairAligner& aligner) { return aligner.span(query, subject, mode); });
   }
 
-  // done(k, span) for each k of `which`, the span of pair_of(k) (a (query, subject) pair of views),
-  // up to kSideBySide pairs at a time on the device.
+  // done(k, span) for each k of `which`, the span of pair_of(k) (a (query, subject) pair of views).
+  // Local spans run together, two launches for all of them (gpu::LongPairAligner::local_spans), in
+  // batches of at most kBatchBytes of device memory; global and semi-global ones side by side, up to
+  // kSideBySide at a time, each on an aligner (a stream) of its own.
   static constexpr unsigned kSideBySide = 8;
+  static constexpr std::uint64_t kBatchBytes = std::uint64_t{1} << 30;
   template <class PairOf, class Done>
   void spans(const std::vector<std::size_t>& which, AlignmentMode mode, const PairOf& pair_of, const Done& done) {
-    // The aligners made and sized for the longest pairs first, one after the other: an allocation may wait
-    // for the whole device, and while one waits, passes already running would be all that runs.
-    const unsigned side = static_cast<unsigned>(std::min<std::size_t>(kSideBySide, which.size()));
-    std::size_t longest_query = 0, longest_subject = 0;
-    for (const std::size_t k : which) {
-      const auto [query, subject] = pair_of(k);
-      longest_query = std::max(longest_query, query.size());
-      longest_subject = std::max(longest_subject, subject.size());
+    if (mode == AlignmentMode::local) {
+      for (std::size_t begin = 0, end = 0; begin < which.size(); begin = end) {
+        throw_if_interrupted();
+        std::vector<std::pair<std::string_view, std::string_view>> batch;
+        for (std::uint64_t bytes = 0; end < which.size(); ++end) {
+          const auto [query, subject] = pair_of(which[end]);
+          // The codes, and the ring of two rows of (H, I) along the longer sequence.
+          const std::uint64_t pair_bytes =
+              query.size() + subject.size() + 16 * (std::max(query.size(), subject.size()) + 1);
+          if (!batch.empty() && bytes + pair_bytes > kBatchBytes) break;
+          bytes += pair_bytes;
+          batch.emplace_back(query, subject);
+        }
+        const std::vector<Span> found =
+            with_aligner([&](gpu::LongPairAligner& aligner) { return aligner.local_spans(batch); });
+        for (std::size_t n = 0; n < found.size(); ++n) done(which[begin + n], found[n]);
+      }
+      return;
     }
-    if (mode == AlignmentMode::local) prepare(side, longest_query, longest_subject);
-    parallel_for(which.size(), side, [&](std::size_t n, unsigned) {
-      throw_if_interrupted();
-      const auto [query, subject] = pair_of(which[n]);
-      done(which[n], span(query, subject, mode));
-    });
+    parallel_for(which.size(), static_cast<unsigned>(std::min<std::size_t>(kSideBySide, which.size())),
+                 [&](std::size_t n, unsigned) {
+                   throw_if_interrupted();
+                   const auto [query, subject] = pair_of(which[n]);
+                   done(which[n], span(query, subject, mode));
+                 });
   }
 
   std::uint64_t min_cells() const override { return kRowSourceMinCells; }
@@ -102,15 +122,6 @@ class GpuLongPairs final : public cpu::GlobalRowSource {
   }
 
  private:
-  // At least `count` idle aligners, the `count` that with_aligner takes first (the last ones) sized for
-  // local spans of pairs up to these lengths.
-  void prepare(unsigned count, std::size_t query_length, std::size_t subject_length) {
-    const std::lock_guard<std::mutex> lock(mutex_);
-    while (idle_.size() < count) idle_.push_back(std::make_unique<gpu::LongPairAligner>(device_, scoring_));
-    for (std::size_t k = idle_.size() - count; k < idle_.size(); ++k)
-      idle_[k]->reserve_local_spans(query_length, subject_length);
-  }
-
   // Runs f on an idle aligner (a new one when all are busy): requests from several threads run at once,
   // each on its own stream, as Myers and Miller's independent halves do.
   template <class F>

@@ -24,15 +24,15 @@ struct LocateRates {
   double device = 0;                   // the GPU over many pairs at once
   double device_overhead_seconds = 0;  // a GPU call's fixed cost (launches, copies)
   // The long-pair kernel (kernels/gpu/long_pair.hpp: one pair across the GPU, a warp per stripe of
-  // `long_stripe_rows` rows of the shorter sequence, sweeping the longer one): seconds per column step
-  // of a stripe, the steps a stripe runs behind the one above, a call's fixed cost, the warps the
-  // device runs at once, and the pairs that run side by side (search/gpu_long_pairs.hpp).
+  // `long_stripe_rows` rows of the shorter sequence, sweeping the longer one; the stripes of all the
+  // pairs in one launch, search/gpu_long_pairs.hpp): seconds per column step of a stripe, the steps a
+  // stripe runs behind the one above, a call's fixed cost, and the warps the device runs at once at
+  // that step's speed.
   double long_stripe_rows = 256;
   double long_step_seconds = 0;
   double long_lag_steps = 0;
   double long_overhead_seconds = 0;
   double long_warp_slots = 1;
-  double long_side_by_side = 1;
 };
 
 // The long-pair kernel on one pair: its seconds alone on the device (two passes, end then start, each
@@ -93,9 +93,8 @@ inline std::size_t pairs_for_cpu(const std::vector<double>& cells_descending, un
 }
 
 // The number k of leading candidates for the long-pair kernel (their cells in descending order, with
-// their costs) that it should take, side by side (the longest of them, their seconds over the pairs run
-// side by side, or their warp-seconds over the device's warp slots, whichever is longest), beside the
-// CPU/GPU split of the others
+// their costs) that it should take, all in one launch (the longest of them, or their warp-seconds over
+// the device's warp slots, whichever is longer), beside the CPU/GPU split of the others
 // (`others_descending`, the remaining candidates joining them): the k of the earliest estimated finish
 // of both, the smallest on ties.
 inline std::size_t pairs_for_long_kernel(const std::vector<double>& candidate_cells,
@@ -103,18 +102,16 @@ inline std::size_t pairs_for_long_kernel(const std::vector<double>& candidate_ce
                                          const std::vector<double>& others_descending, unsigned threads,
                                          const LocateRates& rates) {
   std::size_t best = 0;
-  double best_seconds = 0, longest = 0, seconds_alone = 0, warp_seconds = 0;
+  double best_seconds = 0, longest = 0, warp_seconds = 0;
   for (std::size_t k = 0; k <= candidate_cells.size(); ++k) {
     if (k > 0) {
       longest = std::max(longest, candidate_costs[k - 1].seconds);
-      seconds_alone += candidate_costs[k - 1].seconds;
       warp_seconds += candidate_costs[k - 1].warp_seconds;
     }
     std::vector<double> rest(candidate_cells.begin() + static_cast<std::ptrdiff_t>(k), candidate_cells.end());
     rest.insert(rest.end(), others_descending.begin(), others_descending.end());
     std::sort(rest.begin(), rest.end(), std::greater<double>());
-    const double long_seconds =
-        std::max({longest, seconds_alone / rates.long_side_by_side, warp_seconds / rates.long_warp_slots});
+    const double long_seconds = std::max(longest, warp_seconds / rates.long_warp_slots);
     const double seconds = std::max(long_seconds, locate_split(rest, threads, rates).seconds);
     if (k == 0 || seconds < best_seconds) {
       best = k;

@@ -2,11 +2,14 @@
 // mode, in both orientations (the query or the subject giving the rows) and with ties everywhere, and
 // the rows of a global alignment equal a plain 64-bit DP's, for pairs of one stripe, of many, of a last
 // stripe cut short, and of the wide shape; with an exact band, the rows are minus infinity outside it, at
-// most the 64-bit DP's inside, and exact at the pair's corner. Skips (with a warning) where no GPU is usable.
+// most the 64-bit DP's inside, and exact at the pair's corner; local spans of many pairs in one launch
+// equal each pair's. Skips (with a warning) where no GPU is usable.
 #include <algorithm>
 #include <cstdint>
 #include <random>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "kernels/cpu/alignment.hpp"
@@ -145,6 +148,49 @@ TEST_CASE("GPU long pair: spans equal cpu::pair_span in every mode", "[gpu][long
     const std::string short_subject = long_query.substr(123456, 300);
     check_spans(aligner, dna, long_query, short_subject);
   }
+}
+
+TEST_CASE("GPU long pair: local spans in one launch equal cpu::pair_span, pair by pair", "[gpu][long_pair]") {
+  if (!have_gpu()) return;
+  std::mt19937_64 rng(37);
+  const ScoringScheme dna(SubstitutionMatrix::nucleotide(2, -3), GapOpen{5}, GapExtend{2});
+  LongPairAligner aligner(0, dna);
+  // Stripes of all the pairs from one counter: pairs of one stripe and of many, both orientations, a pair
+  // without any stripe (an empty subject gives no rows) and one without a positive cell, between others.
+  std::vector<std::pair<std::string, std::string>> owned;
+  for (const std::size_t m : {3000, 40, 257, 1200}) {
+    owned.push_back(related_pair(rng, m, 500, 4));
+    owned.push_back({owned.back().second, owned.back().first});
+  }
+  owned.insert(owned.begin() + 3, {warpsearch::test::random_codes(rng, 300, 4), std::string()});
+  owned.insert(owned.begin() + 5, {std::string(200, '\0'), std::string(900, '\1')});
+  std::vector<std::pair<std::string_view, std::string_view>> pairs(owned.begin(), owned.end());
+  std::vector<Span> got = aligner.local_spans(pairs);
+  REQUIRE(got.size() == pairs.size());
+  std::uint64_t cells = 0;
+  for (std::size_t i = 0; i < pairs.size(); ++i) {
+    const Span expected = warpsearch::cpu::pair_span(owned[i].first, owned[i].second, dna, AlignmentMode::local);
+    INFO("pair " << i << ": query " << owned[i].first.size() << ", subject " << owned[i].second.size());
+    CHECK(got[i].score == expected.score);
+    CHECK(got[i].query_begin == expected.query_begin);
+    CHECK(got[i].query_end == expected.query_end);
+    CHECK(got[i].subject_begin == expected.subject_begin);
+    CHECK(got[i].subject_end == expected.subject_end);
+    cells += owned[i].first.size() * owned[i].second.size();
+  }
+  CHECK(got[5].score == 0);
+  CHECK(aligner.last_cells() >= cells);
+  // The same pairs one at a time: the same spans.
+  for (std::size_t i = 0; i < pairs.size(); ++i) {
+    const Span alone = aligner.span(pairs[i].first, pairs[i].second, AlignmentMode::local);
+    CHECK(alone.score == got[i].score);
+    CHECK(alone.query_begin == got[i].query_begin);
+    CHECK(alone.subject_end == got[i].subject_end);
+  }
+  // A pair the kernel does not accept is refused before any work.
+  pairs.push_back({std::string_view(), owned[0].second});
+  CHECK_THROWS_AS(aligner.local_spans(pairs), std::invalid_argument);
+  CHECK(aligner.local_spans({}).empty());
 }
 
 TEST_CASE("GPU long pair: rows of a global alignment equal a 64-bit DP's", "[gpu][long_pair]") {

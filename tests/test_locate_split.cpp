@@ -81,7 +81,6 @@ TEST_CASE("a pair that fills the GPU by itself goes to the long-pair kernel, the
   rates.long_lag_steps = 100;
   rates.long_overhead_seconds = 1e-3;
   rates.long_warp_slots = 4000;
-  rates.long_side_by_side = 4;
   // A 31,921-residue query's self-hit and its next largest hits, with 700 small ones.
   const std::vector<double> candidates{31921.0 * 31921, 31921.0 * 9000, 31921.0 * 2500};
   std::vector<LongPairCost> costs;
@@ -98,17 +97,15 @@ TEST_CASE("a pair that fills the GPU by itself goes to the long-pair kernel, the
   CHECK(k >= 1);
   // Each choice's estimated finish, as the header defines it: k is the earliest.
   const auto finish = [&](std::size_t taken) {
-    double longest = 0, alone = 0, warp_seconds = 0;
+    double longest = 0, warp_seconds = 0;
     for (std::size_t i = 0; i < taken; ++i) {
       longest = std::max(longest, costs[i].seconds);
-      alone += costs[i].seconds;
       warp_seconds += costs[i].warp_seconds;
     }
     std::vector<double> rest(candidates.begin() + static_cast<std::ptrdiff_t>(taken), candidates.end());
     rest.insert(rest.end(), others.begin(), others.end());
     std::sort(rest.begin(), rest.end(), std::greater<>());
-    return std::max({longest, alone / rates.long_side_by_side, warp_seconds / rates.long_warp_slots,
-                     locate_split(rest, 16, rates).seconds});
+    return std::max({longest, warp_seconds / rates.long_warp_slots, locate_split(rest, 16, rates).seconds});
   };
   for (std::size_t other = 0; other <= candidates.size(); ++other) CHECK(finish(k) <= finish(other));
   // A kernel slower than the CPU gets nothing; no candidates, nothing.

@@ -25,6 +25,7 @@
 #include <cstdint>
 #include <memory>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "core/alignment_mode.hpp"
@@ -58,10 +59,11 @@ class LongPairAligner {
   // std::invalid_argument for a pair accepts() refuses or for xdrop.
   Span span(std::string_view query, std::string_view subject, AlignmentMode mode);
 
-  // Sizes the device buffers now for local spans of pairs up to these lengths, so that span() on them
-  // allocates nothing: an allocation may wait until the whole device is idle, stalling the passes other
-  // aligners run side by side.
-  void reserve_local_spans(std::size_t query_length, std::size_t subject_length);
+  // The local spans of several pairs, each span()'s: the end passes of pairs with the same stripe
+  // shape in one launch, then their start passes in another, so that pairs too short to fill the device
+  // alone fill it together (stripes of all the pairs from one counter, pair after pair). Throws as
+  // span() does, before any work, for a pair accepts() refuses.
+  std::vector<Span> local_spans(const std::vector<std::pair<std::string_view, std::string_view>>& pairs);
 
   // H and I of rows spacing, 2 * spacing, ... and of the last row a.size() of the global alignment of a
   // (rows) against b (columns) in which a vertical gap from (0, 0) costs top_open instead of open:
