@@ -71,10 +71,12 @@ class GpuLongPairs final : public cpu::GlobalRowSource {
 
   // done(k, span) for each k of `which`, the span of pair_of(k) (a (query, subject) pair of views).
   // Local spans run together, two launches for all of them (gpu::LongPairAligner::local_spans), in
-  // batches of at most kBatchBytes of device memory; global and semi-global ones side by side, up to
-  // kSideBySide at a time, each on an aligner (a stream) of its own.
+  // batches of at most kBatchBytes of device memory (a pair larger than that alone): a search leaves
+  // only a few hundred MB beside its resident database (search/gpu_backend.cpp, kReservedBytes), and 80
+  // of the genome benchmark's largest windows take about 50 MB. Global and semi-global spans run side
+  // by side, up to kSideBySide at a time, each on an aligner (a stream) of its own.
   static constexpr unsigned kSideBySide = 8;
-  static constexpr std::uint64_t kBatchBytes = std::uint64_t{1} << 30;
+  static constexpr std::uint64_t kBatchBytes = std::uint64_t{64} << 20;
   template <class PairOf, class Done>
   void spans(const std::vector<std::size_t>& which, AlignmentMode mode, const PairOf& pair_of, const Done& done) {
     if (mode == AlignmentMode::local) {
