@@ -1,14 +1,18 @@
 // Long pairs on the GPU (search/gpu_long_pairs.hpp) end to end, against the CPU: the spans the GPU
-// backend's locate() gives for pairs large enough for the whole-GPU kernel equal reference::span's; a
+// backend's locate() gives for pairs large enough for the whole-GPU kernel equal reference::span's, and
+// so do local spans in several batches (more than one batch's device memory); a
 // search with long protein queries (their self-hits traced back with the GPU's checkpoint rows) and
 // `align` of long DNA pairs (checkpointed and Myers-Miller paths, with the GPU's rows) write the CPU's
 // bytes. Skips (with a warning) where no GPU is usable.
 #include <algorithm>
 #include <random>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "core/alphabet.hpp"
+#include "kernels/cpu/alignment.hpp"
 #include "kernels/gpu/gpu_scorer.hpp"
 #include "kernels/reference/reference.hpp"
 #include "search/gpu_long_pairs.hpp"
@@ -68,6 +72,47 @@ TEST_CASE("gpu long pairs: locate() of pairs for the whole-GPU kernel equals ref
     CHECK(spans[k].subject_end == expected.subject_end);
   }
   REQUIRE(backend->row_source() != nullptr);
+}
+
+TEST_CASE("gpu long pairs: local spans beyond one batch's memory equal cpu::pair_span, pair by pair",
+          "[gpu][long_pairs]") {
+  if (!gpu_usable()) return;
+  using namespace warpsearch;
+  const ScoringScheme dna(SubstitutionMatrix::nucleotide(2, -3), GapOpen{5}, GapExtend{2});
+  std::mt19937_64 rng(93);
+  // Six pairs whose rings (16 bytes a column of the longer sequence) take more than one batch's
+  // kBatchBytes: 300-residue queries planted in 800,000-residue subjects, and one whose rows are
+  // the subject (the shorter).
+  std::vector<std::string> queries, subjects;
+  for (int k = 0; k < 6; ++k) {
+    queries.push_back(test::random_codes(rng, 300, 4));
+    subjects.push_back(test::random_codes(rng, 400000, 4) + test::mutated_codes(rng, queries.back(), 4, 0.1, 3) +
+                       test::random_codes(rng, 400000, 4));
+  }
+  std::swap(queries[2], subjects[2]);
+  REQUIRE(6 * 16 * 800000.0 > static_cast<double>(GpuLongPairs::kBatchBytes));
+  GpuLongPairs long_pairs(0, dna);
+  std::vector<std::size_t> which{5, 0, 3, 1, 4, 2};
+  std::vector<Span> spans(queries.size());
+  std::vector<int> calls(queries.size(), 0);
+  long_pairs.spans(
+      which, AlignmentMode::local,
+      [&](std::size_t k) { return std::make_pair(std::string_view(queries[k]), std::string_view(subjects[k])); },
+      [&](std::size_t k, const Span& span) {
+        spans[k] = span;
+        ++calls[k];
+      });
+  for (std::size_t k = 0; k < queries.size(); ++k) {
+    const Span expected = cpu::pair_span(queries[k], subjects[k], dna, AlignmentMode::local);
+    INFO("pair " << k);
+    CHECK(calls[k] == 1);
+    CHECK(spans[k].score == expected.score);
+    CHECK(spans[k].score > 0);
+    CHECK(spans[k].query_begin == expected.query_begin);
+    CHECK(spans[k].query_end == expected.query_end);
+    CHECK(spans[k].subject_begin == expected.subject_begin);
+    CHECK(spans[k].subject_end == expected.subject_end);
+  }
 }
 
 TEST_CASE("gpu long pairs: a search with long protein queries writes the CPU's bytes", "[gpu][search][long_pairs]") {
