@@ -117,6 +117,18 @@ class DeviceBuffer {
   int device_ = 0;
 };
 
+// Copies `bytes` of host memory to the current device and returns once they are there. cudaMemcpy from
+// pageable memory returns when the bytes are staged, before the DMA to the device has completed (CUDA's
+// "API synchronization behavior"), and a kernel on a non-blocking stream does not wait for the default
+// stream: launched right after, it may read the old contents. So a table uploaded while a search keeps the
+// device busy must be waited for: the long-pair aligner, made during a search, ran its first pass on a
+// score table not yet there and scored a hit 0 in 15 of 60 runs (H100 and H200), in none of 20 with this
+// (bench/results/table_upload_h100.tsv).
+inline void copy_to_device(void* device, const void* host, std::size_t bytes) {
+  WARPSEARCH_CUDA_CHECK(cudaMemcpy(device, host, bytes, cudaMemcpyHostToDevice));
+  WARPSEARCH_CUDA_CHECK(cudaStreamSynchronize(nullptr));
+}
+
 // Page-locked host memory of n elements of T.
 template <class T>
 class PinnedBuffer {

@@ -165,8 +165,7 @@ GpuScorer::GpuScorer(int device, const ScoringScheme& scoring, int table_copies)
               row[detail::table_word(k, entry, static_cast<std::uint32_t>(s.copy_words))] = lo | (hi << 16);
         }
     table.words = DeviceBuffer<std::uint32_t>(host.size(), s.device);
-    WARPSEARCH_CUDA_CHECK(
-        cudaMemcpy(table.words.get(), host.data(), host.size() * sizeof(std::uint32_t), cudaMemcpyHostToDevice));
+    detail::copy_to_device(table.words.get(), host.data(), host.size() * sizeof(std::uint32_t));
     return table;
   };
   s.compact_table = build(1);

@@ -92,7 +92,7 @@ class DeviceRunner final : public detail::XdropJobRunner {
       : device_(device), sm_count_(properties.multiProcessorCount), scoring_(detail::xdrop_scoring(scoring, x)) {
     const auto table = detail::xdrop_table(scoring);
     table_ = DeviceBuffer<std::int8_t>(table.size(), device);
-    WARPSEARCH_CUDA_CHECK(cudaMemcpy(table_.get(), table.data(), table.size(), cudaMemcpyHostToDevice));
+    detail::copy_to_device(table_.get(), table.data(), table.size());
     counter_ = DeviceBuffer<std::uint32_t>(1, device);
     const auto& entries = kernel_entries();
     for (std::size_t e = 0; e < entries.size(); ++e) {

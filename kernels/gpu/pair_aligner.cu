@@ -73,7 +73,7 @@ GpuPairAligner::GpuPairAligner(int device, const ScoringScheme& scoring) {
       }
     }
     buffer = DeviceBuffer<std::uint8_t>(bytes.size(), s.device);
-    WARPSEARCH_CUDA_CHECK(cudaMemcpy(buffer.get(), bytes.data(), bytes.size(), cudaMemcpyHostToDevice));
+    detail::copy_to_device(buffer.get(), bytes.data(), bytes.size());
   };
   upload(target_rows, s.table_target_rows);
   upload(query_rows, s.table_query_rows);

@@ -19,8 +19,7 @@ inline DeviceBuffer<std::int32_t> upload_score_table(const ScoringScheme& scorin
       table[static_cast<std::size_t>(x * kMaxCodes + y)] =
           scoring.score(static_cast<std::uint8_t>(x), static_cast<std::uint8_t>(y));
   DeviceBuffer<std::int32_t> buffer(table.size(), device);
-  WARPSEARCH_CUDA_CHECK(
-      cudaMemcpy(buffer.get(), table.data(), table.size() * sizeof(std::int32_t), cudaMemcpyHostToDevice));
+  copy_to_device(buffer.get(), table.data(), table.size() * sizeof(std::int32_t));
   return buffer;
 }
 
