@@ -77,9 +77,6 @@ struct LongPairAligner::Impl {
   detail::DeviceBuffer<int> first_stripes;
   std::vector<std::uint8_t> staged_codes;
 
-  // The passes of `inputs`, each of rows_per_lane rows a lane, in one launch: pairs too small to fill
-  // the device alone fill it together. Local passes give their best cells. A pass that is not local
-  // comes alone, its rows in `rows` (minus infinity outside its band).
   // A pass's pair as the kernel reads it, its buffers left to passes().
   LongPairParams describe(const PassInput& in, int stripe_rows) const {
     LongPairParams p;
