@@ -119,6 +119,8 @@ class GpuBackend final : public ScanBackend {
       gpus_.back().sets.emplace_back();  // binds to the device now: a bad one fails here
       gpus_.back().sets.back().scorer = std::make_unique<gpu::GpuScorer>(device, scoring);
       gpus_.back().name = gpus_.back().sets.back().scorer->device_name();
+      gpu_kernels_.cooperative_pairs += gpus_.back().sets.back().scorer->cooperative_pairs_per_wave();
+      gpu_kernels_.streamed_pairs += gpus_.back().sets.back().scorer->streamed_pairs_per_wave();
     }
     aligners_.resize(gpus_.size());
   }
@@ -239,17 +241,19 @@ class GpuBackend final : public ScanBackend {
   }
 
   // A chunk's long subjects as segments, kept (they may stay resident on the GPUs) for the next query
-  // batches while the reach stays the same.
+  // batches while the plan (reach and wave) stays the same.
   const SubjectSegments& segments_of(const Chunk& chunk, std::size_t first_long, std::uint64_t reach) {
-    if (segments_reach_ != reach) segments_.clear();  // another query batch's reach: start again
+    std::vector<std::size_t> query_lengths;
+    for (const PreparedQuery& query : *queries_) query_lengths.push_back(query.codes.size());
+    const std::uint64_t wave = SubjectSegments::gpu_wave(chunk.batch(), first_long, reach, query_lengths, gpu_kernels_);
+    if (segments_reach_ != reach || segments_wave_ != wave) segments_.clear();  // another plan: start again
     segments_reach_ = reach;
+    segments_wave_ = wave;
+    const std::uint8_t pad = scoring_.matrix().alphabet().pad_code();
     const std::uint64_t key = chunk.info().first_subject + first_long;
     auto found = segments_.find(key);
     if (found == segments_.end())
-      found =
-          segments_
-              .emplace(key, SubjectSegments(chunk.batch(), first_long, reach, scoring_.matrix().alphabet().pad_code()))
-              .first;
+      found = segments_.emplace(key, SubjectSegments(chunk.batch(), first_long, reach, pad, 0, wave)).first;
     return found->second;
   }
 
@@ -574,7 +578,9 @@ class GpuBackend final : public ScanBackend {
   std::once_flag long_pairs_made_;
   const std::vector<PreparedQuery>* queries_ = nullptr;
   std::map<std::uint64_t, SubjectSegments> segments_;  // by the sorted position of their first subject
-  std::uint64_t segments_reach_ = 0;
+  std::uint64_t segments_reach_ = 0, segments_wave_ = 0;
+  SubjectSegments::GpuKernels gpu_kernels_{0, 0, gpu::GpuScorer::kStreamedMaxQuery, gpu::GpuScorer::kStreamedMinWaves,
+                                           gpu::GpuScorer::kQueriesInFlight};  // for the segments' plan
   HitRegions regions_;
   std::uint64_t memory_limit_ = 0;
   unsigned threads_;

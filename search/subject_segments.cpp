@@ -12,14 +12,70 @@ std::uint64_t SubjectSegments::segment_length(std::uint64_t reach, std::uint64_t
   return std::max(2 * reach, std::min(preferred, (residues + min_segments - 1) / min_segments));
 }
 
+std::uint64_t SubjectSegments::wave_length(const std::vector<std::uint64_t>& lengths, std::uint64_t reach,
+                                           std::uint64_t wave) {
+  std::uint64_t residues = 0, longest = 0;
+  for (const std::uint64_t length : lengths) {
+    residues += length;
+    longest = std::max(longest, length);
+  }
+  const std::uint64_t preferred = segment_length(reach, residues, 0);
+  if (wave == 0 || lengths.empty()) return preferred;
+  const auto segments = [&](std::uint64_t owned) {
+    std::uint64_t count = 0;
+    for (const std::uint64_t length : lengths) count += (length + owned - 1) / owned;
+    return count;
+  };
+  const auto steps = [&](std::uint64_t owned) { return (segments(owned) + wave - 1) / wave * (owned + reach); };
+  const std::uint64_t shortest = std::max(kMinWaveLength, reach / 2);
+  std::uint64_t best = preferred;
+  const std::uint64_t preferred_waves = (segments(preferred) + wave - 1) / wave;
+  // For each count of waves up to the preferred length's, the shortest length that fits in them.
+  for (std::uint64_t waves = 1; waves <= preferred_waves; ++waves) {
+    std::uint64_t low = shortest, high = std::max(longest, shortest);
+    if (segments(high) > waves * wave) continue;  // more subjects than the waves hold
+    while (low < high) {
+      const std::uint64_t middle = low + (high - low) / 2;
+      if (segments(middle) <= waves * wave)
+        high = middle;
+      else
+        low = middle + 1;
+    }
+    if (steps(low) < steps(best)) best = low;
+  }
+  return best;
+}
+
+std::uint64_t SubjectSegments::gpu_wave(const SubjectBatch& all, std::size_t first_subject, std::uint64_t reach,
+                                        const std::vector<std::size_t>& query_lengths, const GpuKernels& kernels) {
+  std::uint64_t residues = 0, default_segments = 0;
+  for (std::size_t s = first_subject; s < all.count; ++s) residues += all.lengths[s];
+  const std::uint64_t owned = segment_length(reach, residues, 0);
+  for (std::size_t s = first_subject; s < all.count; ++s) default_segments += (all.lengths[s] + owned - 1) / owned;
+  const std::uint64_t queries = query_lengths.size();
+  const std::size_t longest = queries == 0 ? 0 : *std::max_element(query_lengths.begin(), query_lengths.end());
+  if (longest <= kernels.streamed_max_query &&
+      queries * (default_segments / 2) >= kernels.streamed_min_waves * kernels.streamed_pairs)
+    return 0;
+  return 2 * kernels.cooperative_pairs / std::clamp<std::uint64_t>(queries, 1, kernels.queries_in_flight);
+}
+
 SubjectSegments::SubjectSegments(const SubjectBatch& all, std::size_t first_subject, std::uint64_t reach,
-                                 std::uint8_t pad_code, std::uint64_t min_segments)
+                                 std::uint8_t pad_code, std::uint64_t min_segments, std::uint64_t wave)
     : reach_(reach) {
   std::uint64_t residues = 0;
-  for (std::size_t s = first_subject; s < all.count; ++s) residues += all.lengths[s];
-  const std::uint64_t length_owned = std::max<std::uint64_t>(segment_length(reach, residues, min_segments), 1);
-  for (std::size_t s = first_subject; s < all.count; ++s)
-    for (const cpu::SubjectSegment& segment : cpu::plan_segments(all.lengths[s], reach, length_owned)) {
+  std::vector<std::uint64_t> lengths;
+  for (std::size_t s = first_subject; s < all.count; ++s) {
+    residues += all.lengths[s];
+    lengths.push_back(all.lengths[s]);
+  }
+  const std::uint64_t length_owned = std::max<std::uint64_t>(
+      wave > 0 ? wave_length(lengths, reach, wave) : segment_length(reach, residues, min_segments), 1);
+  for (std::size_t s = first_subject; s < all.count; ++s) {
+    // With waves, equal parts: the segments of a wave end together.
+    const std::uint64_t parts = (all.lengths[s] + length_owned - 1) / length_owned;
+    const std::uint64_t step = wave > 0 && parts > 0 ? (all.lengths[s] + parts - 1) / parts : length_owned;
+    for (const cpu::SubjectSegment& segment : cpu::plan_segments(all.lengths[s], reach, step)) {
       const std::uint64_t begin = segment.begin & ~std::uint64_t{3};  // word-aligned
       const std::uint64_t length = segment.end - begin;
       const std::uint32_t* source = all.words + all.word_offsets[s] + begin / 4;
@@ -33,6 +89,7 @@ SubjectSegments::SubjectSegments(const SubjectBatch& all, std::size_t first_subj
       lengths_.push_back(static_cast<std::uint32_t>(length));
       origins_.push_back({s, begin, segment.first, segment.end});
     }
+  }
 }
 
 void SegmentHits::add(const SubjectSegments& segments, std::size_t query, std::size_t segment, int score) {

@@ -32,14 +32,44 @@ class SubjectSegments {
   };
 
   // Segments of subjects [first_subject, all.count) of `all`; pad_code fills the bytes past a segment's
-  // end in its last word. min_segments: see segment_length.
+  // end in its last word. min_segments: see segment_length. wave (GPU): when not 0, the segments that
+  // run at once; each subject is then cut into equal parts of at most wave_length's owned length.
   SubjectSegments(const SubjectBatch& all, std::size_t first_subject, std::uint64_t reach, std::uint8_t pad_code,
-                  std::uint64_t min_segments = 0);
+                  std::uint64_t min_segments = 0, std::uint64_t wave = 0);
 
   // Owned length: max(32 k, 8 * reach), where the context costs at most an eighth; shorter (down to
   // 2 * reach) where that leaves fewer than min_segments segments for `residues` in all, so that every
   // SIMD lane gets work (the CPU kernel scores one segment per lane).
   static std::uint64_t segment_length(std::uint64_t reach, std::uint64_t residues, std::uint64_t min_segments);
+
+  // Owned length for subjects of these lengths on a GPU that runs `wave` segments at once, each as long
+  // as its longest: of the lengths L from max(kMinWaveLength, reach / 2) whose segments (ceil(length /
+  // L) a subject) take no more waves than segment_length's, the one of the fewest scan steps, waves(L)
+  // * (L + reach), the shortest on ties; segment_length's where none has fewer. A query's segments all start together
+  // and the last wave decides when they end, so the plan fills whole waves, and one wave of longer segments beats two
+  // of shorter ones (their context is paid once): the genome benchmark's 10 kb query (reach about 20 k) against 20
+  // chromosomes of 5 Mb cut at 8 reaches made 640 segments, 2.4 waves of the H100's 264 with two
+  // queries in flight, where 260 segments of 385 k fill one.
+  static constexpr std::uint64_t kMinWaveLength = 4096;
+  static std::uint64_t wave_length(const std::vector<std::uint64_t>& lengths, std::uint64_t reach, std::uint64_t wave);
+
+  // The GPU scan's kernels for subjects longer than 4096 (kernels/gpu/gpu_scorer.hpp), all GPUs together:
+  // the pairs of segments each runs at once, and the terms of the choice between them.
+  struct GpuKernels {
+    std::uint64_t cooperative_pairs = 0;   // the cooperative kernel's (a pair per block)
+    std::uint64_t streamed_pairs = 0;      // the streamed kernel's (a pair per warp)
+    std::size_t streamed_max_query = 0;    // the streamed kernel takes queries up to this long
+    std::uint64_t streamed_min_waves = 0;  // where the call's such queries give it this many waves
+    std::uint64_t queries_in_flight = 1;   // on each GPU
+  };
+  // The wave for a GPU scan of subjects [first_subject, all.count) against queries of these lengths: where the
+  // cooperative kernel takes them, its pairs, two segments each, shared by the queries in flight. 0 (the default plan)
+  // where the streamed kernel may take them (every query fits it and their jobs give it its waves): its waves are small
+  // beside a query's jobs. Measured on one H100 (bench/results/genome_gpu_h100.tsv, outputs identical): the genome
+  // benchmark's scan 1.05-1.07 s against 1.13-1.22 s, the 10 kb query against one 5 Mb chromosome 0.10-0.13 s against
+  // 0.18 s.
+  static std::uint64_t gpu_wave(const SubjectBatch& all, std::size_t first_subject, std::uint64_t reach,
+                                const std::vector<std::size_t>& query_lengths, const GpuKernels& kernels);
 
   SubjectBatch batch() const {
     return {words_.data(), words_.size(), offsets_.data(), lengths_.data(), lengths_.size()};

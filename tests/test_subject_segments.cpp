@@ -2,6 +2,7 @@
 // from their first position on and own disjoint ranges that cover it; the hits gathered per (query,
 // subject) give the owned ranges of the segments that reached the threshold, or, where the scan told
 // the hot columns of every part, those columns within the owned ranges.
+#include <algorithm>
 #include <cstdint>
 #include <initializer_list>
 #include <random>
@@ -126,4 +127,76 @@ TEST_CASE("HitRegions keeps the regions of each query, subject and frame apart u
   CHECK(*plain == std::vector<ColumnRange>{{10, 20}});  // still valid after more are kept
   regions.clear();
   CHECK(regions.find(0, 7, 0) == nullptr);
+}
+
+TEST_CASE("SubjectSegments in waves: equal parts of each subject, covering it, of the fewest scan steps",
+          "[segments]") {
+  std::mt19937_64 rng(9);
+  const Packed packed({warpsearch::test::random_codes(rng, 1000, 4), warpsearch::test::random_codes(rng, 300001, 4),
+                       warpsearch::test::random_codes(rng, 170003, 4), warpsearch::test::random_codes(rng, 90000, 4)});
+  const std::uint64_t reach = 3001;
+  for (const std::uint64_t wave : {1, 2, 7, 16, 64}) {
+    const std::vector<std::uint64_t> lengths{300001, 170003, 90000};
+    const std::uint64_t owned = SubjectSegments::wave_length(lengths, reach, wave);
+    // Brute force over every allowed length: the one chosen has the fewest steps, the shortest on ties.
+    const auto segments_of = [&](std::uint64_t length) {
+      std::uint64_t count = 0;
+      for (const std::uint64_t l : lengths) count += (l + length - 1) / length;
+      return count;
+    };
+    const auto steps = [&](std::uint64_t length) { return (segments_of(length) + wave - 1) / wave * (length + reach); };
+    const std::uint64_t preferred = SubjectSegments::segment_length(reach, 560004, 0);
+    const std::uint64_t waves = (segments_of(preferred) + wave - 1) / wave;
+    std::uint64_t best = preferred;
+    for (std::uint64_t length = SubjectSegments::kMinWaveLength; length <= 300001; ++length)
+      if ((segments_of(length) + wave - 1) / wave <= waves && steps(length) < steps(best)) best = length;
+    INFO("wave " << wave);
+    CHECK(owned == best);
+    CHECK(steps(owned) <= steps(preferred));
+
+    const SubjectSegments segments(packed.batch(), 1, reach, 4, 0, wave);
+    const warpsearch::SubjectBatch batch = segments.batch();
+    CHECK(batch.count == segments_of(owned));
+    std::vector<std::uint64_t> covered(packed.subjects.size(), 0), shortest(packed.subjects.size(), ~0ull),
+        longest(packed.subjects.size(), 0), parts(packed.subjects.size(), 0);
+    for (std::size_t k = 0; k < batch.count; ++k) {
+      const SubjectSegments::Origin& origin = segments.origin(k);
+      CHECK(origin.first == covered[origin.subject]);
+      covered[origin.subject] = origin.end;
+      ++parts[origin.subject];
+      CHECK(origin.first - origin.begin >= (origin.first > 0 ? reach - 1 : 0));
+      CHECK(origin.end - origin.first <= owned);
+      shortest[origin.subject] = std::min(shortest[origin.subject], origin.end - origin.first);
+      longest[origin.subject] = std::max(longest[origin.subject], origin.end - origin.first);
+      for (std::uint32_t i = 0; i < batch.lengths[k]; i += 101)
+        REQUIRE(batch.residue(k, i) == static_cast<std::uint8_t>(packed.subjects[origin.subject][origin.begin + i]));
+    }
+    for (std::size_t s = 1; s < packed.subjects.size(); ++s) {
+      CHECK(covered[s] == packed.subjects[s].size());
+      CHECK(longest[s] - shortest[s] < parts[s]);  // equal parts (to a residue each): a wave's segments end together
+    }
+  }
+  // The genome benchmark's plan: 20 chromosomes of 5 Mb, a reach of 20,000, 264 segments a wave: 13
+  // parts a chromosome (one wave) where 8 reaches made 32 (three waves).
+  const std::vector<std::uint64_t> genome(20, 5000000);
+  CHECK(SubjectSegments::wave_length(genome, 20000, 264) == 384616);
+  CHECK(SubjectSegments::wave_length(genome, 20000, 0) == SubjectSegments::segment_length(20000, 100000000, 0));
+}
+
+TEST_CASE("SubjectSegments::gpu_wave: the cooperative kernel's waves, none where the streamed kernel may run",
+          "[segments]") {
+  const SubjectSegments::GpuKernels h100{264, 2112, 1024, 4, 2};
+  // The plan reads the subjects' lengths only: a short one first (not segmented), then 20 of 5 Mb.
+  std::vector<std::uint32_t> lengths(21, 5000000);
+  lengths[0] = 1000;
+  warpsearch::SubjectBatch all;
+  all.lengths = lengths.data();
+  all.count = lengths.size();
+  // A query longer than the streamed kernel takes: its pairs, two segments each, over two queries in flight.
+  CHECK(SubjectSegments::gpu_wave(all, 1, 20000, {1000, 10000, 2000}, h100) == 264);
+  CHECK(SubjectSegments::gpu_wave(all, 1, 20000, {10000}, h100) == 528);  // a lone query has the device alone
+  // 100 queries of 1,000 residues (reach 2,000: 32 k segments, 1,540 pairs): the streamed kernel's.
+  CHECK(SubjectSegments::gpu_wave(all, 1, 2000, std::vector<std::size_t>(100, 1000), h100) == 0);
+  // Two of them: too few jobs for the streamed kernel, so the cooperative kernel's waves.
+  CHECK(SubjectSegments::gpu_wave(all, 1, 2000, {1000, 1000}, h100) == 264);
 }

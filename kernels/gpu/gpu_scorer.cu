@@ -228,6 +228,14 @@ std::uint64_t GpuScorer::free_device_memory() const {
 std::uint64_t GpuScorer::resident_residues() const { return impl_->residues; }
 std::size_t GpuScorer::resident_subjects() const { return impl_->count; }
 std::string GpuScorer::device_name() const { return impl_->name; }
+std::size_t GpuScorer::cooperative_pairs_per_wave() const {
+  return static_cast<std::size_t>(std::max(1, impl_->compact_shapes[kHugeBin].blocks_per_sm)) *
+         static_cast<std::size_t>(impl_->sm_count);
+}
+std::size_t GpuScorer::streamed_pairs_per_wave() const {
+  return static_cast<std::size_t>(impl_->sm_count) * (detail::kStreamedBlockThreads / 32);
+}
+static_assert(GpuScorer::kStreamedMaxQuery == detail::kStreamedMaxQuery, "the streamed kernel's longest query");
 
 std::vector<std::int32_t> GpuScorer::Impl::pair_jobs(const std::uint32_t* lengths, std::size_t count) {
   // Subjects sorted by length (a database chunk already is), paired with their neighbour. The tiled bins

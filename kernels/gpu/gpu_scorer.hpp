@@ -110,6 +110,17 @@ class GpuScorer {
   // device; kernels/gpu/sw_streamed.cuh), or forced (streamed: for every query it can take). Tests set it.
   enum class LongSubjectKernel { automatic, cooperative, streamed };
   void set_long_subject_kernel(LongSubjectKernel kernel);
+  // The automatic choice's terms: queries longer than kStreamedMaxQuery take the cooperative kernel; the
+  // others the streamed one where the call's such queries give its jobs at least kStreamedMinWaves waves
+  // of the device (and, with kQueriesInFlight queries in flight, fill half of it).
+  static constexpr std::size_t kStreamedMaxQuery = 1024;
+  static constexpr int kStreamedMinWaves = 4;
+  static constexpr int kQueriesInFlight = 2;
+  // Pairs of subjects longer than 4096 that run at once (a wave of the device): the cooperative kernel's
+  // with its largest team (a pair per block), the streamed kernel's (a pair per warp). A scan of long
+  // subjects cut into segments sizes them to fill whole waves (search/subject_segments.hpp).
+  std::size_t cooperative_pairs_per_wave() const;
+  std::size_t streamed_pairs_per_wave() const;
 
   // Device memory a batch of subjects needs on top of what the scorer already holds (the subjects,
   // their bookkeeping and per-query scores, and the work space of queries up to max_query_length),

@@ -49,7 +49,7 @@ constexpr std::size_t kScoreStagingBytes = std::size_t{64} << 20;
 // its cells took). Sixteen run them side by side (docs/gpu_kernels.md, "Launch sequence").
 constexpr int kWorkers = 16;
 
-constexpr int kSlots = 2;  // queries in flight
+constexpr int kSlots = GpuScorer::kQueriesInFlight;
 // Entries of the device list of scores at or above the threshold (score_above), by default.
 constexpr std::size_t kDefaultHitCapacity = std::size_t{1} << 20;
 // Entries of the device list of hot tiles (score_above_with_hot_tiles), by default.
@@ -187,7 +187,7 @@ struct GpuScorer::Impl {
   // device's warps with the two queries in flight, and the call's streamed candidates give the device at
   // least kStreamedMinWaves waves of such jobs: a lone query's last wave leaves much of the device idle
   // (a 1 kb DNA query alone against 100 Mb: 0.27 s against 0.21-0.23 s with the cooperative kernel).
-  static constexpr int kStreamedMinWaves = 4;
+  static constexpr int kStreamedMinWaves = GpuScorer::kStreamedMinWaves;
   GpuScorer::LongSubjectKernel long_subject_kernel = GpuScorer::LongSubjectKernel::automatic;
   std::array<bool, detail::kStreamedRegCount> streamed_prepared{};  // shared-memory limit set (enqueue_query)
   int streamed_candidates = 0;                                      // of the current call (count_streamed_candidates)
