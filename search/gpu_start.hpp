@@ -3,6 +3,8 @@
 #pragma once
 
 #include <future>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "search/warpsearch.hpp"
@@ -26,5 +28,24 @@ class GpuStart {
   std::future<double> done_;
   double seconds_ = 0.0;
 };
+
+// CUDA starts every GPU it can see when it initialises, whatever GPUs the program then uses: on a host
+// of four H200s a search on one of them waited 1.0-1.1 s for CUDA, 0.30 s with CUDA_VISIBLE_DEVICES
+// naming that one (bench/results/multi_gpu_h200x4.tsv). A command given a list of GPUs therefore shows
+// CUDA only those, before it starts. visible_gpus(gpus, visible, installed): the CUDA_VISIBLE_DEVICES
+// value that shows only the GPUs `gpus` names, and the ordinals they then have (0, 1, ... in the list's
+// order). `gpus` are ordinals among the GPUs visible now: the entries of `visible` (the variable's value,
+// or null when it is not set), else the `installed` GPUs (the driver's count, when known). nullopt, and
+// nothing to change, where the list is empty, repeats a GPU or names one that is not there (the search
+// then reports the missing GPU in its own words).
+struct VisibleGpus {
+  std::string variable;   // the value for CUDA_VISIBLE_DEVICES
+  std::vector<int> gpus;  // the ordinals of the same GPUs under it
+};
+std::optional<VisibleGpus> visible_gpus(const std::vector<int>& gpus, const char* visible,
+                                        std::optional<int> installed);
+
+// The GPUs the NVIDIA driver has on this host (Linux: /proc/driver/nvidia/gpus), or nullopt.
+std::optional<int> installed_gpus();
 
 }  // namespace warpsearch

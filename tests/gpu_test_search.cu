@@ -142,6 +142,11 @@ TEST_CASE("gpu search: output equals the CPU's on the bundled protein database",
   CHECK(search(common + " --device gpu --gpus 0") == cpu);
   CHECK(search(common + " --device gpu") == cpu);  // every GPU: shares split by residues, merged
   if (warpsearch::gpu::usable_device_count() >= 2) CHECK(search(common + " --device gpu --gpus 1,0") == cpu);
+  // --gpus shows CUDA only those GPUs; one past the last is reported in the user's numbering.
+  const std::string missing = std::to_string(warpsearch::gpu::usable_device_count());
+  const auto beyond = run_warpsearch("search " + common + " --device gpu --gpus " + missing + " -o " + dir.file("x"));
+  CHECK(beyond.exit_code != 0);
+  CHECK(beyond.err.find("GPU " + missing + " does not exist") != std::string::npos);
   // A limit that leaves room for about a third of the database: several batches of subjects.
   const std::uint64_t limit =
       (std::uint64_t{256} << 20) + warpsearch::gpu::GpuScorer::bytes_for_subjects(700000, 1500, 5000);

@@ -3,6 +3,7 @@
 #include <boost/program_options.hpp>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <optional>
 #include <sstream>
 
@@ -381,7 +382,16 @@ int run_search(int argc, char** argv) {
 #ifdef WARPSEARCH_HAVE_MPI
   if (!distributed::launched_by_mpi())
 #endif
+  {
+    // CUDA is shown only the GPUs of --gpus (visible_gpus): it then starts no other.
+    if (search_options.device != Device::cpu)
+      if (const auto visible =
+              visible_gpus(search_options.gpus, std::getenv("CUDA_VISIBLE_DEVICES"), installed_gpus())) {
+        setenv("CUDA_VISIBLE_DEVICES", visible->variable.c_str(), 1);
+        search_options.gpus = visible->gpus;
+      }
     gpu_start.emplace(search_options.device, search_options.gpus);
+  }
   const Database database = Database::open(command.database_path);
   const SequenceType stored = database.info().type;
   command.taxonomy_options.apply(command.vm, database, search_options);
