@@ -72,7 +72,8 @@ class CpuBackend final : public ScanBackend {
     while (short_count < all.count && all.lengths[short_count] < long_subject_length_) ++short_count;
     score_blocks(all, blocks_of(all, 0, short_count), sink);
     if (short_count < all.count && reach_ > 0) {
-      const SubjectSegments segments(all, short_count, reach_, scoring_.matrix().alphabet().pad_code(), kMinSegments);
+      const SubjectSegments segments(all, short_count, reach_, scoring_.matrix().alphabet().pad_code(),
+                                     {kMinSegments, 0, threads_});
       const SubjectBatch pieces = segments.batch();
       SegmentHits hits;
       score_blocks(

@@ -253,7 +253,7 @@ class GpuBackend final : public ScanBackend {
     const std::uint64_t key = chunk.info().first_subject + first_long;
     auto found = segments_.find(key);
     if (found == segments_.end())
-      found = segments_.emplace(key, SubjectSegments(chunk.batch(), first_long, reach, pad, 0, wave)).first;
+      found = segments_.emplace(key, SubjectSegments(chunk.batch(), first_long, reach, pad, {0, wave, threads_})).first;
     return found->second;
   }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "base/parallel.hpp"
 #include "kernels/cpu/long_subject.hpp"
 
 namespace warpsearch {
@@ -61,7 +62,7 @@ std::uint64_t SubjectSegments::gpu_wave(const SubjectBatch& all, std::size_t fir
 }
 
 SubjectSegments::SubjectSegments(const SubjectBatch& all, std::size_t first_subject, std::uint64_t reach,
-                                 std::uint8_t pad_code, std::uint64_t min_segments, std::uint64_t wave)
+                                 std::uint8_t pad_code, const Plan& plan)
     : reach_(reach) {
   std::uint64_t residues = 0;
   std::vector<std::uint64_t> lengths;
@@ -70,26 +71,32 @@ SubjectSegments::SubjectSegments(const SubjectBatch& all, std::size_t first_subj
     lengths.push_back(all.lengths[s]);
   }
   const std::uint64_t length_owned = std::max<std::uint64_t>(
-      wave > 0 ? wave_length(lengths, reach, wave) : segment_length(reach, residues, min_segments), 1);
+      plan.wave > 0 ? wave_length(lengths, reach, plan.wave) : segment_length(reach, residues, plan.min_segments), 1);
   for (std::size_t s = first_subject; s < all.count; ++s) {
     // With waves, equal parts: the segments of a wave end together.
     const std::uint64_t parts = (all.lengths[s] + length_owned - 1) / length_owned;
-    const std::uint64_t step = wave > 0 && parts > 0 ? (all.lengths[s] + parts - 1) / parts : length_owned;
+    const std::uint64_t step = plan.wave > 0 && parts > 0 ? (all.lengths[s] + parts - 1) / parts : length_owned;
     for (const cpu::SubjectSegment& segment : cpu::plan_segments(all.lengths[s], reach, step)) {
       const std::uint64_t begin = segment.begin & ~std::uint64_t{3};  // word-aligned
-      const std::uint64_t length = segment.end - begin;
-      const std::uint32_t* source = all.words + all.word_offsets[s] + begin / 4;
-      offsets_.push_back(words_.size());
-      words_.insert(words_.end(), source, source + (length + 3) / 4);
-      // Bytes past the segment's end (the subject goes on there) become padding, as in a chunk.
-      for (std::uint64_t i = length; i % 4 != 0; ++i) {
-        const unsigned shift = static_cast<unsigned>(8 * (i % 4));
-        words_.back() = (words_.back() & ~(0xFFu << shift)) | (std::uint32_t{pad_code} << shift);
-      }
-      lengths_.push_back(static_cast<std::uint32_t>(length));
+      offsets_.push_back(word_count_);
+      word_count_ += (segment.end - begin + 3) / 4;
+      lengths_.push_back(static_cast<std::uint32_t>(segment.end - begin));
       origins_.push_back({s, begin, segment.first, segment.end});
     }
   }
+  words_.reset(new std::uint32_t[std::max<std::uint64_t>(word_count_, 1)]);
+  parallel_for(origins_.size(), plan.threads, [&](std::size_t k, unsigned) {
+    const Origin& origin = origins_[k];
+    const std::uint32_t* source = all.words + all.word_offsets[origin.subject] + origin.begin / 4;
+    std::uint32_t* target = words_.get() + offsets_[k];
+    std::copy(source, source + (lengths_[k] + 3) / 4, target);
+    // Bytes past the segment's end (the subject goes on there) become padding, as in a chunk.
+    for (std::uint64_t i = lengths_[k]; i % 4 != 0; ++i) {
+      const unsigned shift = static_cast<unsigned>(8 * (i % 4));
+      std::uint32_t& last = target[i / 4];
+      last = (last & ~(0xFFu << shift)) | (std::uint32_t{pad_code} << shift);
+    }
+  });
 }
 
 void SegmentHits::add(const SubjectSegments& segments, std::size_t query, std::size_t segment, int score) {

@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <tuple>
 #include <utility>
@@ -31,11 +32,18 @@ class SubjectSegments {
     std::uint64_t first = 0, end = 0;  // the positions the segment owns
   };
 
+  // How the segments are cut and copied. min_segments: see segment_length. wave (GPU): when not 0, the
+  // segments that run at once; each subject is then cut into equal parts of at most wave_length's owned
+  // length. threads: the copy's (a genome's 100 Mb took 0.2-0.3 s on one thread, growing its vector).
+  struct Plan {
+    std::uint64_t min_segments = 0;
+    std::uint64_t wave = 0;
+    unsigned threads = 1;
+  };
   // Segments of subjects [first_subject, all.count) of `all`; pad_code fills the bytes past a segment's
-  // end in its last word. min_segments: see segment_length. wave (GPU): when not 0, the segments that
-  // run at once; each subject is then cut into equal parts of at most wave_length's owned length.
+  // end in its last word.
   SubjectSegments(const SubjectBatch& all, std::size_t first_subject, std::uint64_t reach, std::uint8_t pad_code,
-                  std::uint64_t min_segments = 0, std::uint64_t wave = 0);
+                  const Plan& plan);
 
   // Owned length: max(32 k, 8 * reach), where the context costs at most an eighth; shorter (down to
   // 2 * reach) where that leaves fewer than min_segments segments for `residues` in all, so that every
@@ -71,15 +79,14 @@ class SubjectSegments {
   static std::uint64_t gpu_wave(const SubjectBatch& all, std::size_t first_subject, std::uint64_t reach,
                                 const std::vector<std::size_t>& query_lengths, const GpuKernels& kernels);
 
-  SubjectBatch batch() const {
-    return {words_.data(), words_.size(), offsets_.data(), lengths_.data(), lengths_.size()};
-  }
+  SubjectBatch batch() const { return {words_.get(), word_count_, offsets_.data(), lengths_.data(), lengths_.size()}; }
   const Origin& origin(std::size_t segment) const { return origins_[segment]; }
   std::uint64_t reach() const { return reach_; }
 
  private:
   std::uint64_t reach_;
-  std::vector<std::uint32_t> words_;
+  std::unique_ptr<std::uint32_t[]> words_;  // the segments' residues, packed (not zeroed first: all copied)
+  std::uint64_t word_count_ = 0;
   std::vector<std::uint64_t> offsets_;
   std::vector<std::uint32_t> lengths_;
   std::vector<Origin> origins_;

@@ -38,7 +38,7 @@ TEST_CASE("SubjectSegments: each segment holds its subject's residues, the owned
   const Packed packed({warpsearch::test::random_codes(rng, 1000, 4), warpsearch::test::random_codes(rng, 100001, 4),
                        warpsearch::test::random_codes(rng, 70003, 4)});
   const std::uint64_t reach = 1001;
-  const SubjectSegments segments(packed.batch(), 1, reach, 4);
+  const SubjectSegments segments(packed.batch(), 1, reach, 4, {});
   const warpsearch::SubjectBatch batch = segments.batch();
   REQUIRE(batch.count > 2);
   std::vector<std::uint64_t> covered(packed.subjects.size(), 0);
@@ -62,7 +62,7 @@ TEST_CASE("SubjectSegments: each segment holds its subject's residues, the owned
 TEST_CASE("SegmentHits: owned ranges, or the hot columns within them when every part told them", "[segments]") {
   std::mt19937_64 rng(6);
   const Packed packed({warpsearch::test::random_codes(rng, 200000, 4)});
-  const SubjectSegments segments(packed.batch(), 0, 1000, 4);
+  const SubjectSegments segments(packed.batch(), 0, 1000, 4, {});
   REQUIRE(segments.batch().count >= 4);
   const SubjectSegments::Origin& second = segments.origin(1);
   const SubjectSegments::Origin& third = segments.origin(2);
@@ -154,7 +154,7 @@ TEST_CASE("SubjectSegments in waves: equal parts of each subject, covering it, o
     CHECK(owned == best);
     CHECK(steps(owned) <= steps(preferred));
 
-    const SubjectSegments segments(packed.batch(), 1, reach, 4, 0, wave);
+    const SubjectSegments segments(packed.batch(), 1, reach, 4, {0, wave, 3});
     const warpsearch::SubjectBatch batch = segments.batch();
     CHECK(batch.count == segments_of(owned));
     std::vector<std::uint64_t> covered(packed.subjects.size(), 0), shortest(packed.subjects.size(), ~0ull),
