@@ -100,13 +100,18 @@ std::vector<int> GeneticCode::ids() {
 }
 
 void translate_frame(const char* nucleotide_codes, std::size_t size, int frame, const GeneticCode& code, char* out) {
+  translate_frame(nucleotide_codes, size, frame, code, out, 0, static_cast<std::size_t>(frame_length(size, frame)));
+}
+
+void translate_frame(const char* nucleotide_codes, std::size_t size, int frame, const GeneticCode& code, char* out,
+                     std::size_t first, std::size_t last) {
   if (frame == 0 || frame < -3 || frame > 3)
     throw std::invalid_argument("frame " + std::to_string(frame) + " does not exist (frames are +1..+3, -1..-3)");
-  const std::size_t amino_acids = static_cast<std::size_t>(frame_length(size, frame));
+  last = std::min(last, static_cast<std::size_t>(frame_length(size, frame)));
   const auto at = [&](std::size_t i) { return static_cast<std::uint8_t>(nucleotide_codes[i]); };
   if (frame > 0) {
     const std::size_t offset = static_cast<std::size_t>(frame - 1);
-    for (std::size_t a = 0; a < amino_acids; ++a) {
+    for (std::size_t a = first; a < last; ++a) {
       const std::size_t i = offset + 3 * a;
       out[a] = static_cast<char>(code.translate(at(i), at(i + 1), at(i + 2)));
     }
@@ -116,7 +121,7 @@ void translate_frame(const char* nucleotide_codes, std::size_t size, int frame, 
   const Alphabet& nucleotide = Alphabet::nucleotide();
   const auto reverse = [&](std::size_t i) { return nucleotide.complement(at(size - 1 - i)); };
   const std::size_t offset = static_cast<std::size_t>(-frame - 1);
-  for (std::size_t a = 0; a < amino_acids; ++a) {
+  for (std::size_t a = first; a < last; ++a) {
     const std::size_t i = offset + 3 * a;
     out[a] = static_cast<char>(code.translate(reverse(i), reverse(i + 1), reverse(i + 2)));
   }

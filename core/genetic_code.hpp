@@ -70,8 +70,11 @@ inline std::uint64_t frame_length(std::uint64_t bases, int frame) {
 // The protein codes of one frame (+1..+3, -1..-3) of nucleotide codes. Throws std::invalid_argument
 // for another frame number.
 std::string translate_frame(std::string_view nucleotide_codes, int frame, const GeneticCode& code);
-// The same into out[0, frame_length(size, frame)), without allocating.
+// The same into out[0, frame_length(size, frame)), without allocating; or only its amino acids
+// [first, last) into out[first, last) (pieces of a long frame translated on several threads).
 void translate_frame(const char* nucleotide_codes, std::size_t size, int frame, const GeneticCode& code, char* out);
+void translate_frame(const char* nucleotide_codes, std::size_t size, int frame, const GeneticCode& code, char* out,
+                     std::size_t first, std::size_t last);
 
 // Amino acids [begin, end) of a frame of a sequence of `bases` nucleotides, as BLAST prints them: the
 // 1-based first and last base of the codons, start > end on minus frames (start is the first base of

@@ -104,18 +104,35 @@ TranslatedChunk translate_chunk(const Chunk& nucleotide, const GeneticCode& code
   // Padding bytes after each subject hold the protein alphabet's padding code, as in a database chunk.
   const std::uint32_t pad = Alphabet::protein().pad_code();
   std::vector<std::uint32_t> words(info.words, pad * 0x01010101u);
-  constexpr std::size_t kBlock = 1024;  // translated subjects per task
-  parallel_for((frames.size() + kBlock - 1) / kBlock, threads_or_usable_cpus(threads),
-               [&](std::size_t block, unsigned) {
-                 const std::size_t end = std::min(frames.size(), (block + 1) * kBlock);
-                 for (std::size_t t = block * kBlock; t < end; ++t) {
-                   const std::uint64_t s = frames[t].subject;
-                   // Little-endian packing: a subject's residues are its bytes in order.
-                   const auto* bases = reinterpret_cast<const char*>(source.words + source.word_offsets[s]);
-                   translate_frame(bases, source.lengths[s], frames[t].frame, code,
-                                   reinterpret_cast<char*>(words.data() + offsets[t]));
-                 }
-               });
+  // Tasks of about kPiece amino acids: runs of short frames, or pieces of a long one (a chromosome's
+  // frames are millions of codons: one task each left the other threads idle).
+  constexpr std::size_t kPiece = std::size_t{1} << 18;
+  struct Task {
+    std::size_t begin, end;   // frames [begin, end)
+    std::size_t first, last;  // amino acids [first, last) of each (translate_frame stops at its end)
+  };
+  std::vector<Task> tasks;
+  for (std::size_t t = 0; t < frames.size();) {
+    if (frames[t].length >= kPiece) {
+      for (std::size_t first = 0; first < frames[t].length; first += kPiece)
+        tasks.push_back({t, t + 1, first, first + kPiece});
+      ++t;
+      continue;
+    }
+    const std::size_t begin = t;
+    for (std::size_t taken = 0; t < frames.size() && frames[t].length < kPiece && taken < kPiece; ++t)
+      taken += frames[t].length;
+    tasks.push_back({begin, t, 0, kPiece});
+  }
+  parallel_for(tasks.size(), threads_or_usable_cpus(threads), [&](std::size_t k, unsigned) {
+    for (std::size_t t = tasks[k].begin; t < tasks[k].end; ++t) {
+      const std::uint64_t s = frames[t].subject;
+      // Little-endian packing: a subject's residues are its bytes in order.
+      const auto* bases = reinterpret_cast<const char*>(source.words + source.word_offsets[s]);
+      translate_frame(bases, source.lengths[s], frames[t].frame, code,
+                      reinterpret_cast<char*>(words.data() + offsets[t]), tasks[k].first, tasks[k].last);
+    }
+  });
   translated.chunk =
       Chunk::in_memory(info, std::move(lengths), std::move(offsets), std::move(originals), std::move(words));
   return translated;

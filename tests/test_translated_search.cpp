@@ -247,6 +247,11 @@ TEST_CASE("translate_chunk: every frame of every subject, sorted by length, padd
   make_fixture(f, 5, 4, 40);
   f.dnas.push_back(nucleotide.encode_string("AC"));    // no whole codon in any frame
   f.dnas.push_back(nucleotide.encode_string("ACGT"));  // one codon in frames +1, +2, -1, -2
+  // A chromosome-like subject: its frames are translated in pieces on several threads.
+  std::mt19937_64 rng(3);
+  std::string chromosome(800003, '\0');
+  for (char& base : chromosome) base = static_cast<char>(rng() % 4);
+  f.dnas.push_back(chromosome);
   write_fasta(f.dir.file("dna.fa"), f.dnas, nucleotide, "d");
   const Database db = Database::open(make_db(f.dir.file("dna.fa"), f.dir.file("dna.wsdb"), 5000));
   REQUIRE(db.num_chunks() > 1);
