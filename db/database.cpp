@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -10,7 +11,9 @@
 #include <utility>
 
 #include "base/mapped_file.hpp"
+#include "base/parallel.hpp"
 #include "base/text.hpp"
+#include "base/usable_cpus.hpp"
 #include "db/manifest.hpp"
 
 namespace warpsearch {
@@ -206,6 +209,9 @@ struct Database::Impl {
                                std::to_string(at) + ": " + what + " (the database is inconsistent with its " +
                                alphabet.name() + " alphabet; rebuild it with makedb)");
     };
+    // Most chunks are right: one pass on every core first, in pieces (a genome is one subject of
+    // millions of residues); the exact first failure, if any, from the pass below.
+    if (residue_codes_valid(bytes, size, lengths, offsets, chunk.info.subjects, pad)) return;
     std::uint64_t at = 0;
     for (std::uint64_t s = 0; s < chunk.info.subjects; ++s) {
       const std::uint64_t begin = offsets[s] * 4, end = begin + lengths[s], padded = (end + 3) / 4 * 4;
@@ -222,6 +228,38 @@ struct Database::Impl {
     }
     for (std::uint64_t b = at; b < size; ++b)
       if (bytes[b] != pad) fail(b, "code " + std::to_string(bytes[b]) + " where the padding code is expected");
+  }
+
+  // Whether every residue byte is below pad and every other byte is pad (check_residue_codes' rule), on
+  // all the usable cores.
+  static bool residue_codes_valid(const std::uint8_t* bytes, std::uint64_t size, const std::uint32_t* lengths,
+                                  const std::uint64_t* offsets, std::uint64_t subjects, std::uint8_t pad) {
+    constexpr std::uint64_t kPiece = std::uint64_t{1} << 22;
+    std::atomic<bool> valid{true};
+    // Byte b is a residue when it lies in [offsets[s] * 4, offsets[s] * 4 + lengths[s]) for some s.
+    parallel_for((size + kPiece - 1) / kPiece, usable_cpus(), [&](std::size_t piece, unsigned) {
+      const std::uint64_t begin = piece * kPiece, end = std::min(size, begin + kPiece);
+      // The first subject whose residues end after `begin`.
+      std::uint64_t s =
+          static_cast<std::uint64_t>(std::partition_point(offsets, offsets + subjects,
+                                                          [&](const std::uint64_t& offset) {
+                                                            const std::uint64_t k =
+                                                                static_cast<std::uint64_t>(&offset - offsets);
+                                                            return offset * 4 + lengths[k] <= begin;
+                                                          }) -
+                                     offsets);
+      std::uint8_t worst = 0;
+      bool padding_ok = true;
+      for (std::uint64_t b = begin; b < end;) {
+        const std::uint64_t residues_begin = s < subjects ? std::max(begin, offsets[s] * 4) : end;
+        const std::uint64_t residues_end = s < subjects ? std::min(end, offsets[s] * 4 + lengths[s]) : end;
+        for (; b < std::min(residues_begin, end); ++b) padding_ok &= bytes[b] == pad;
+        for (; b < residues_end; ++b) worst = std::max(worst, bytes[b]);
+        ++s;
+      }
+      if (worst >= pad || !padding_ok) valid = false;
+    });
+    return valid;
   }
 
   void check_headers() const {

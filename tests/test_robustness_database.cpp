@@ -29,11 +29,12 @@ void write_manifest(const std::string& path, std::string text) {
 struct Forgery {
   TempDir dir;
   std::string db, queries, manifest_path;
-  explicit Forgery(bool nucleotide) {
+  // 200 short subjects, and one of long_subject residues where that is not 0.
+  explicit Forgery(bool nucleotide, std::size_t long_subject = 0) {
     std::mt19937_64 rng(61);
     std::string subjects;
-    for (int i = 0; i < 200; ++i) {
-      std::string letters = random_protein(rng, 40 + rng() % 200);
+    for (int i = 0; i < (long_subject > 0 ? 201 : 200); ++i) {
+      std::string letters = random_protein(rng, i == 200 ? long_subject : 40 + rng() % 200);
       if (nucleotide)
         for (char& c : letters) c = "ACGT"[static_cast<unsigned char>(c) % 4];
       subjects += fasta_record("s" + std::to_string(i), letters);
@@ -83,6 +84,15 @@ TEST_CASE("robustness: forged databases with matching checksums are refused", "[
     residues[5] = static_cast<char>(200);
     forgery.forge("chunk-00000.residues", residues);
     forgery.check_refused({"chunk-00000.residues", "byte 5", "not a residue"});
+  }
+  SECTION("a residue code outside the alphabet far into a long subject (the check runs in pieces)") {
+    Forgery forgery(true, 9000000);
+    std::string residues = read_file(forgery.db + "/chunk-00000.residues");
+    REQUIRE(residues.size() > 9000000);
+    const std::size_t at = residues.size() - 1000;
+    residues[at] = static_cast<char>(200);
+    forgery.forge("chunk-00000.residues", residues);
+    forgery.check_refused({"chunk-00000.residues", "byte " + std::to_string(at), "not a residue"});
   }
   SECTION("a residue code of the padding inside a subject") {
     Forgery forgery(false);
