@@ -53,11 +53,11 @@ class SubjectSegments {
   // Owned length for subjects of these lengths on a GPU that runs `wave` segments at once, each as long
   // as its longest: of the lengths L from max(kMinWaveLength, reach / 2) whose segments (ceil(length /
   // L) a subject) take no more waves than segment_length's, the one of the fewest scan steps, waves(L)
-  // * (L + reach), the shortest on ties; segment_length's where none has fewer. A query's segments all start together
-  // and the last wave decides when they end, so the plan fills whole waves, and one wave of longer segments beats two
-  // of shorter ones (their context is paid once): the genome benchmark's 10 kb query (reach about 20 k) against 20
-  // chromosomes of 5 Mb cut at 8 reaches made 640 segments, 2.4 waves of the H100's 264 with two
-  // queries in flight, where 260 segments of 385 k fill one.
+  // * (L + reach), the shortest on ties; segment_length's where none has fewer. A query's segments all
+  // start together and the last wave decides when they end, so the plan fills whole waves, and one wave
+  // of longer segments beats two of shorter ones (their context is paid once): the genome benchmark's
+  // 10 kb query (reach about 20 k) against 20 chromosomes of 5 Mb cut at 8 reaches made 640 segments,
+  // 2.4 waves of the H100's 264 with two queries in flight, where 260 segments of 385 k fill one.
   static constexpr std::uint64_t kMinWaveLength = 4096;
   static std::uint64_t wave_length(const std::vector<std::uint64_t>& lengths, std::uint64_t reach, std::uint64_t wave);
 
@@ -70,12 +70,13 @@ class SubjectSegments {
     std::uint64_t streamed_min_waves = 0;  // where the call's such queries give it this many waves
     std::uint64_t queries_in_flight = 1;   // on each GPU
   };
-  // The wave for a GPU scan of subjects [first_subject, all.count) against queries of these lengths: where the
-  // cooperative kernel takes them, its pairs, two segments each, shared by the queries in flight. 0 (the default plan)
-  // where the streamed kernel may take them (every query fits it and their jobs give it its waves): its waves are small
-  // beside a query's jobs. Measured on one H100 (bench/results/genome_gpu_h100.tsv, outputs identical): the genome
-  // benchmark's scan 1.05-1.07 s against 1.13-1.22 s, the 10 kb query against one 5 Mb chromosome 0.10-0.13 s against
-  // 0.18 s.
+  // The wave for a GPU scan of subjects [first_subject, all.count) against queries of these lengths:
+  // where the cooperative kernel takes them, its pairs, two segments each, shared by the queries in
+  // flight. 0 (the default plan) where the streamed kernel may take them (every query fits it and their
+  // jobs give it its waves): its waves are small beside a query's jobs, and planning for them measured
+  // no gain. Measured on one H100 (bench/results/segment_waves_h100.tsv, outputs identical): the genome
+  // benchmark's scan 1.05-1.07 s against 1.13-1.22 s, the 10 kb query against one 5 Mb chromosome
+  // 0.10-0.13 s against 0.18 s.
   static std::uint64_t gpu_wave(const SubjectBatch& all, std::size_t first_subject, std::uint64_t reach,
                                 const std::vector<std::size_t>& query_lengths, const GpuKernels& kernels);
 
