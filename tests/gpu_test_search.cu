@@ -261,7 +261,7 @@ TEST_CASE("gpu search: long DNA subjects (segments, several HSPs) give the CPU's
   CHECK(search("--device gpu --gpu-memory " + std::to_string(limit) + " " + common) == cpu);
 }
 
-TEST_CASE("gpu search: tblastn and tblastx give the CPU's output byte for byte, long subjects included",
+TEST_CASE("gpu search: blastx, tblastn and tblastx give the CPU's output byte for byte, long subjects included",
           "[gpu][search][translate]") {
   if (!gpu_usable()) return;
   TempDir dir;
@@ -324,4 +324,26 @@ TEST_CASE("gpu search: tblastn and tblastx give the CPU's output byte for byte, 
     CHECK(std::count(cpu.begin(), cpu.end(), '\n') >= 10);
     CHECK(search("--device gpu " + common) == cpu);
   }
+  // blastx: the DNA queries and contigs holding the coding sequences (both strands) against the proteins
+  // among random ones.
+  std::string proteins_fasta = protein_fasta, contigs_fasta = dna_query_fasta;
+  for (int p = 0; p < 200; ++p) {
+    std::string protein;
+    for (std::size_t k = 0; k < 50 + rng() % 400; ++k) protein += amino_acids[rng() % amino_acids.size()];
+    proteins_fasta += ">r" + std::to_string(p) + "\n" + protein + "\n";
+  }
+  for (int c = 0; c < 3; ++c) {
+    std::string contig = random_dna(2000 + 700 * static_cast<std::size_t>(c));
+    const std::string& piece = coding[static_cast<std::size_t>(c)];
+    contig.replace(contig.size() / 3, piece.size(), c % 2 ? reverse_complement(piece) : piece);
+    contigs_fasta += ">contig" + std::to_string(c) + "\n" + contig + "\n";
+  }
+  warpsearch::test::write_file(dir.file("proteins.fa"), proteins_fasta);
+  warpsearch::test::write_file(dir.file("contigs.fa"), contigs_fasta);
+  REQUIRE(run_warpsearch("makedb --quiet " + dir.file("proteins.fa") + " " + dir.file("proteins.wsdb")).exit_code == 0);
+  const std::string common =
+      "--program blastx -q " + dir.file("contigs.fa") + " -d " + dir.file("proteins.wsdb") + " --evalue 1e-5";
+  const std::string cpu = search("--device cpu " + common);
+  CHECK(std::count(cpu.begin(), cpu.end(), '\n') >= 6);
+  CHECK(search("--device gpu " + common) == cpu);
 }
