@@ -3,12 +3,12 @@
 #include <sys/stat.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cstring>
 #include <map>
 #include <mutex>
 #include <stdexcept>
 #include <utility>
+#include <vector>
 
 #include "base/mapped_file.hpp"
 #include "base/parallel.hpp"
@@ -209,57 +209,58 @@ struct Database::Impl {
                                std::to_string(at) + ": " + what + " (the database is inconsistent with its " +
                                alphabet.name() + " alphabet; rebuild it with makedb)");
     };
-    // Most chunks are right: one pass on every core first, in pieces (a genome is one subject of
-    // millions of residues); the exact first failure, if any, from the pass below.
-    if (residue_codes_valid(bytes, size, lengths, offsets, chunk.info.subjects, pad)) return;
-    std::uint64_t at = 0;
-    for (std::uint64_t s = 0; s < chunk.info.subjects; ++s) {
-      const std::uint64_t begin = offsets[s] * 4, end = begin + lengths[s], padded = (end + 3) / 4 * 4;
-      std::uint8_t worst = 0;
-      for (std::uint64_t b = begin; b < end; ++b) worst = std::max(worst, bytes[b]);
-      if (worst >= pad) {
-        const auto* bad = std::find_if(bytes + begin, bytes + end, [&](std::uint8_t c) { return c >= pad; });
-        fail(static_cast<std::uint64_t>(bad - bytes),
-             "code " + std::to_string(*bad) + " in subject " + std::to_string(s) + " of the chunk, not a residue");
-      }
-      for (std::uint64_t b = end; b < padded; ++b)
-        if (bytes[b] != pad) fail(b, "code " + std::to_string(bytes[b]) + " where the padding code is expected");
-      at = padded;
-    }
-    for (std::uint64_t b = at; b < size; ++b)
-      if (bytes[b] != pad) fail(b, "code " + std::to_string(bytes[b]) + " where the padding code is expected");
+    const BadByte bad = first_bad_residue_byte(bytes, size, lengths, offsets, chunk.info.subjects, pad);
+    if (bad.at == size) return;
+    if (bad.subject < chunk.info.subjects)
+      fail(bad.at, "code " + std::to_string(bytes[bad.at]) + " in subject " + std::to_string(bad.subject) +
+                       " of the chunk, not a residue");
+    fail(bad.at, "code " + std::to_string(bytes[bad.at]) + " where the padding code is expected");
   }
 
-  // Whether every residue byte is below pad and every other byte is pad (check_residue_codes' rule), on
-  // all the usable cores.
-  static bool residue_codes_valid(const std::uint8_t* bytes, std::uint64_t size, const std::uint32_t* lengths,
-                                  const std::uint64_t* offsets, std::uint64_t subjects, std::uint8_t pad) {
+  // The first byte of a residues file that breaks the rule: a code below pad for each residue of a
+  // subject ([offsets[s] * 4, + lengths[s])), pad for every other byte. `at` is size where none does;
+  // `subject` is the subject whose residue it is, or `subjects` for a padding byte. The file is read on
+  // all the usable cores in pieces (a genome is one subject of millions of residues): the first failure
+  // of the first piece that has one.
+  struct BadByte {
+    std::uint64_t at = 0, subject = 0;
+  };
+  static BadByte first_bad_residue_byte(const std::uint8_t* bytes, std::uint64_t size, const std::uint32_t* lengths,
+                                        const std::uint64_t* offsets, std::uint64_t subjects, std::uint8_t pad) {
     constexpr std::uint64_t kPiece = std::uint64_t{1} << 22;
-    std::atomic<bool> valid{true};
-    // Byte b is a residue when it lies in [offsets[s] * 4, offsets[s] * 4 + lengths[s]) for some s.
-    parallel_for((size + kPiece - 1) / kPiece, usable_cpus(), [&](std::size_t piece, unsigned) {
+    std::vector<BadByte> firsts((size + kPiece - 1) / kPiece, BadByte{size, subjects});
+    parallel_for(firsts.size(), usable_cpus(), [&](std::size_t piece, unsigned) {
       const std::uint64_t begin = piece * kPiece, end = std::min(size, begin + kPiece);
-      // The first subject whose residues end after `begin`.
-      std::uint64_t s =
-          static_cast<std::uint64_t>(std::partition_point(offsets, offsets + subjects,
-                                                          [&](const std::uint64_t& offset) {
-                                                            const std::uint64_t k =
-                                                                static_cast<std::uint64_t>(&offset - offsets);
-                                                            return offset * 4 + lengths[k] <= begin;
-                                                          }) -
-                                     offsets);
-      std::uint8_t worst = 0;
-      bool padding_ok = true;
-      for (std::uint64_t b = begin; b < end;) {
-        const std::uint64_t residues_begin = s < subjects ? std::max(begin, offsets[s] * 4) : end;
-        const std::uint64_t residues_end = s < subjects ? std::min(end, offsets[s] * 4 + lengths[s]) : end;
-        for (; b < std::min(residues_begin, end); ++b) padding_ok &= bytes[b] == pad;
-        for (; b < residues_end; ++b) worst = std::max(worst, bytes[b]);
-        ++s;
+      // The first subject whose residues end after `begin` (subjects lie in file order).
+      std::uint64_t s = 0;
+      for (std::uint64_t high = subjects; s < high;) {
+        const std::uint64_t middle = s + (high - s) / 2;
+        if (offsets[middle] * 4 + lengths[middle] <= begin)
+          s = middle + 1;
+        else
+          high = middle;
       }
-      if (worst >= pad || !padding_ok) valid = false;
+      for (std::uint64_t b = begin; b < end; ++s) {
+        const std::uint64_t residues_begin = s < subjects ? std::min(end, std::max(begin, offsets[s] * 4)) : end;
+        const std::uint64_t residues_end = s < subjects ? std::min(end, offsets[s] * 4 + lengths[s]) : end;
+        for (; b < residues_begin; ++b)
+          if (bytes[b] != pad) {
+            firsts[piece] = {b, subjects};
+            return;
+          }
+        std::uint8_t worst = 0;  // a maximum first: the loop vectorises, the search runs only on a failure
+        for (std::uint64_t r = b; r < residues_end; ++r) worst = std::max(worst, bytes[r]);
+        if (worst >= pad) {
+          const auto* bad = std::find_if(bytes + b, bytes + residues_end, [&](std::uint8_t c) { return c >= pad; });
+          firsts[piece] = {static_cast<std::uint64_t>(bad - bytes), s};
+          return;
+        }
+        b = std::max(b, residues_end);
+      }
     });
-    return valid;
+    for (const BadByte& first : firsts)
+      if (first.at < size) return first;
+    return {size, subjects};
   }
 
   void check_headers() const {
