@@ -6,6 +6,25 @@
 #include "kernels/cpu/long_subject.hpp"
 
 namespace warpsearch {
+namespace {
+
+// Subjects [first, all.count) of `all`: their lengths, and their residues in all.
+std::vector<std::uint64_t> lengths_of(const SubjectBatch& all, std::size_t first) {
+  return std::vector<std::uint64_t>(all.lengths + std::min(first, all.count), all.lengths + all.count);
+}
+std::uint64_t residues_of(const std::vector<std::uint64_t>& lengths) {
+  std::uint64_t residues = 0;
+  for (const std::uint64_t length : lengths) residues += length;
+  return residues;
+}
+// The segments that own at most `owned` positions each make of these subjects.
+std::uint64_t segments_of(const std::vector<std::uint64_t>& lengths, std::uint64_t owned) {
+  std::uint64_t count = 0;
+  for (const std::uint64_t length : lengths) count += (length + owned - 1) / owned;
+  return count;
+}
+
+}  // namespace
 
 std::uint64_t SubjectSegments::segment_length(std::uint64_t reach, std::uint64_t residues, std::uint64_t min_segments) {
   const std::uint64_t preferred = std::max<std::uint64_t>(std::uint64_t{1} << 15, 8 * reach);
@@ -15,18 +34,10 @@ std::uint64_t SubjectSegments::segment_length(std::uint64_t reach, std::uint64_t
 
 std::uint64_t SubjectSegments::wave_length(const std::vector<std::uint64_t>& lengths, std::uint64_t reach,
                                            std::uint64_t wave) {
-  std::uint64_t residues = 0, longest = 0;
-  for (const std::uint64_t length : lengths) {
-    residues += length;
-    longest = std::max(longest, length);
-  }
-  const std::uint64_t preferred = segment_length(reach, residues, 0);
+  const std::uint64_t preferred = segment_length(reach, residues_of(lengths), 0);
   if (wave == 0 || lengths.empty()) return preferred;
-  const auto segments = [&](std::uint64_t owned) {
-    std::uint64_t count = 0;
-    for (const std::uint64_t length : lengths) count += (length + owned - 1) / owned;
-    return count;
-  };
+  const std::uint64_t longest = *std::max_element(lengths.begin(), lengths.end());
+  const auto segments = [&](std::uint64_t owned) { return segments_of(lengths, owned); };
   const auto steps = [&](std::uint64_t owned) { return (segments(owned) + wave - 1) / wave * (owned + reach); };
   const std::uint64_t shortest = std::max(kMinWaveLength, reach / 2);
   std::uint64_t best = preferred;
@@ -49,10 +60,8 @@ std::uint64_t SubjectSegments::wave_length(const std::vector<std::uint64_t>& len
 
 std::uint64_t SubjectSegments::gpu_wave(const SubjectBatch& all, std::size_t first_subject, std::uint64_t reach,
                                         const std::vector<std::size_t>& query_lengths, const GpuKernels& kernels) {
-  std::uint64_t residues = 0, default_segments = 0;
-  for (std::size_t s = first_subject; s < all.count; ++s) residues += all.lengths[s];
-  const std::uint64_t owned = segment_length(reach, residues, 0);
-  for (std::size_t s = first_subject; s < all.count; ++s) default_segments += (all.lengths[s] + owned - 1) / owned;
+  const std::vector<std::uint64_t> lengths = lengths_of(all, first_subject);
+  const std::uint64_t default_segments = segments_of(lengths, segment_length(reach, residues_of(lengths), 0));
   const std::uint64_t queries = query_lengths.size();
   const std::size_t longest = queries == 0 ? 0 : *std::max_element(query_lengths.begin(), query_lengths.end());
   if (longest <= kernels.streamed_max_query &&
@@ -64,14 +73,11 @@ std::uint64_t SubjectSegments::gpu_wave(const SubjectBatch& all, std::size_t fir
 SubjectSegments::SubjectSegments(const SubjectBatch& all, std::size_t first_subject, std::uint64_t reach,
                                  std::uint8_t pad_code, const Plan& plan)
     : reach_(reach) {
-  std::uint64_t residues = 0;
-  std::vector<std::uint64_t> lengths;
-  for (std::size_t s = first_subject; s < all.count; ++s) {
-    residues += all.lengths[s];
-    lengths.push_back(all.lengths[s]);
-  }
-  const std::uint64_t length_owned = std::max<std::uint64_t>(
-      plan.wave > 0 ? wave_length(lengths, reach, plan.wave) : segment_length(reach, residues, plan.min_segments), 1);
+  const std::vector<std::uint64_t> lengths = lengths_of(all, first_subject);
+  const std::uint64_t length_owned =
+      std::max<std::uint64_t>(plan.wave > 0 ? wave_length(lengths, reach, plan.wave)
+                                            : segment_length(reach, residues_of(lengths), plan.min_segments),
+                              1);
   for (std::size_t s = first_subject; s < all.count; ++s) {
     // With waves, equal parts: the segments of a wave end together.
     const std::uint64_t parts = (all.lengths[s] + length_owned - 1) / length_owned;
