@@ -153,8 +153,7 @@ class GpuBackend final : public ScanBackend {
     SubjectBatch head = all;
     head.count = short_count;
     if (short_count > 0) scan_subjects(head, chunk.info().first_subject, sink, QueryDone{}, false, nullptr);
-    scan_long_subjects(chunk, short_count, subject_frames, sink);
-    for (std::size_t p = 0; p < queries_->size(); ++p) done(p);
+    scan_long_subjects(chunk, short_count, subject_frames, sink, done);
   }
 
   const std::vector<cpu::ColumnRange>* hit_regions(std::size_t prepared, std::uint64_t subject,
@@ -211,12 +210,17 @@ class GpuBackend final : public ScanBackend {
   // the queries; a subject's score is the best of its segments'. Its hit regions (hit_regions(), where
   // the HSP search finds the hot columns) are the kernels' tiles whose cells reach the threshold
   // (gpu::HotTiles), or, where a query's list of them overflowed, the owned ranges of its hit segments.
+  // A query's subjects go to the sink, and done(p) is called, as soon as its scan is complete, so that
+  // the engine aligns its hits while the other queries are scanned.
   void scan_long_subjects(const Chunk& chunk, std::size_t first_long, const std::int8_t* subject_frames,
-                          const ScoreSink& sink) {
+                          const ScoreSink& sink, const QueryDone& done) {
     std::uint64_t reach = 0;
     for (const PreparedQuery& query : *queries_)
       reach = std::max(reach, cpu::alignment_reach(query.codes, scoring_, query.threshold));
-    if (reach == 0) return;  // no alignment can reach any threshold
+    if (reach == 0) {  // no alignment can reach any threshold
+      for (std::size_t p = 0; p < queries_->size(); ++p) done(p);
+      return;
+    }
     const SubjectSegments& segments = segments_of(chunk, first_long, reach);
     SegmentHits hits;
     // Keys apart from the chunks' sorted positions (and from other reaches' segments).
@@ -236,8 +240,11 @@ class GpuBackend final : public ScanBackend {
           if (batch.lengths[segment] <= gpu::GpuScorer::kMaxOnePassLength)
             hits.add_hot(segments, p, segment, 0, batch.lengths[segment]);
         },
-        QueryDone{}, false, &hot);
-    regions_.keep_all(hits, chunk.original_indices(), subject_frames, sink);
+        [&](std::size_t p) {
+          regions_.keep_query(hits, p, chunk.original_indices(), subject_frames, sink);
+          done(p);
+        },
+        false, &hot);
   }
 
   // A chunk's long subjects as segments, kept (they may stay resident on the GPUs) for the next query
@@ -543,17 +550,8 @@ class GpuBackend final : public ScanBackend {
       if (!hot_scanners_[g]) hot_scanners_[g].emplace(gpus_[g].device, scoring_);
       std::vector<std::vector<std::uint8_t>> flags;
       hot_scanners_[g]->scan(tasks, flags);
-      for (std::size_t k = bounds[g]; k < bounds[g + 1]; ++k) {
-        const std::vector<std::uint8_t>& hot_flags = flags[k - bounds[g]];
-        const std::uint64_t first = requests[k].segment.first;
-        for (std::size_t c = 0; c < hot_flags.size(); ++c) {
-          if (!hot_flags[c]) continue;
-          if (!hot[k].empty() && hot[k].back().end == first + c)
-            ++hot[k].back().end;
-          else
-            hot[k].push_back({first + c, first + c + 1});
-        }
-      }
+      for (std::size_t k = bounds[g]; k < bounds[g + 1]; ++k)
+        hot[k] = cpu::flagged_ranges(flags[k - bounds[g]], requests[k].segment.first);
     });
     return true;
   }

@@ -112,16 +112,20 @@ class SegmentHits {
   // Whether add_hot was given every hot column of the query's segments in one part of the scan; once
   // false for a query, its regions are whole owned ranges.
   void hot_found(std::size_t query, bool complete);
-  // (query, subject index) -> its best score and regions (sorted and merged).
+  // (query, subject index) -> its best score and regions (sorted and merged), for every query or for one;
+  // what is taken is forgotten.
   std::map<std::pair<std::size_t, std::size_t>, Subject> take();
+  std::map<std::pair<std::size_t, std::size_t>, Subject> take(std::size_t query);
 
  private:
   struct Entry {
     int score = 0;
     std::vector<cpu::ColumnRange> owned, hot;
   };
+  using Entries = std::map<std::pair<std::size_t, std::size_t>, Entry>;
+  std::map<std::pair<std::size_t, std::size_t>, Subject> take_locked(Entries::iterator begin, Entries::iterator end);
   std::mutex mutex_;
-  std::map<std::pair<std::size_t, std::size_t>, Entry> hits_;
+  Entries hits_;
   std::map<std::size_t, bool> hot_known_;  // per query: hot_found was called, complete every time
 };
 
@@ -138,14 +142,26 @@ class HitRegions {
   // gives its score to sink(query, k, score).
   template <class Sink>
   void keep_all(SegmentHits& hits, const std::uint64_t* original, const std::int8_t* subject_frames, const Sink& sink) {
-    for (auto& [key, subject] : hits.take()) {
+    keep_taken(hits.take(), original, subject_frames, sink);
+  }
+  // The same for one query's hits, once its scan is complete.
+  template <class Sink>
+  void keep_query(SegmentHits& hits, std::size_t query, const std::uint64_t* original,
+                  const std::int8_t* subject_frames, const Sink& sink) {
+    keep_taken(hits.take(query), original, subject_frames, sink);
+  }
+
+ private:
+  template <class Sink>
+  void keep_taken(std::map<std::pair<std::size_t, std::size_t>, SegmentHits::Subject> taken,
+                  const std::uint64_t* original, const std::int8_t* subject_frames, const Sink& sink) {
+    for (auto& [key, subject] : taken) {
       keep(key.first, original[key.second], subject_frames ? subject_frames[key.second] : std::int8_t{0},
            std::move(subject.regions));
       sink(key.first, key.second, subject.score);
     }
   }
 
- private:
   mutable std::mutex mutex_;
   std::map<std::tuple<std::size_t, std::uint64_t, std::int8_t>, std::vector<cpu::ColumnRange>> regions_;
 };

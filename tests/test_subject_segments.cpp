@@ -104,6 +104,33 @@ TEST_CASE("SegmentHits: owned ranges, or the hot columns within them when every 
     const auto taken = hits.take();
     CHECK(taken.at({0, 0}).regions == std::vector<ColumnRange>{{third.first, third.end}});
   }
+  SECTION("one query taken as soon as its scan is complete: the others stay, with their word on hot columns") {
+    const SubjectSegments::Origin& fourth = segments.origin(3);
+    const std::uint64_t inside = fourth.first - fourth.begin;
+    SegmentHits hits;
+    fill(hits);
+    hits.add(segments, 2, 3, 40);
+    hits.add_hot(segments, 2, 3, inside + 100, inside + 200);
+    hits.add(segments, 1, 1, 30);
+    hits.hot_found(0, true);
+    hits.hot_found(1, false);
+    hits.hot_found(2, true);
+    const auto first = hits.take(1);
+    REQUIRE(first.size() == 1);
+    CHECK(first.at({1, 0}).score == 30);
+    CHECK(first.at({1, 0}).regions == std::vector<ColumnRange>{{second.first, second.end}});
+    CHECK(hits.take(1).empty());
+    hits.hot_found(1, true);  // a later query batch: query 1 told anew
+    hits.add(segments, 1, 2, 35);
+    hits.add_hot(segments, 1, 2, third.first - third.begin, third.first - third.begin + 10);
+    CHECK(hits.take(1).at({1, 0}).regions == std::vector<ColumnRange>{{third.first, third.first + 10}});
+    const auto rest = hits.take();
+    REQUIRE(rest.size() == 2);
+    CHECK(rest.at({0, 0}).score == 70);
+    CHECK(rest.at({0, 0}).regions ==
+          (std::vector<ColumnRange>{{second.begin + 2000, second.begin + 2512}, {second.end - 8, third.first + 100}}));
+    CHECK(rest.at({2, 0}).regions == std::vector<ColumnRange>{{fourth.first + 100, fourth.first + 200}});
+  }
 }
 
 TEST_CASE("HitRegions keeps the regions of each query, subject and frame apart until cleared", "[segments]") {

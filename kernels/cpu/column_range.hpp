@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 namespace warpsearch::cpu {
 
@@ -12,5 +13,18 @@ struct ColumnRange {
 
   friend bool operator==(const ColumnRange& a, const ColumnRange& b) { return a.begin == b.begin && a.end == b.end; }
 };
+
+// The runs of set flags, flags[c] standing for position first + c, in order.
+inline std::vector<ColumnRange> flagged_ranges(const std::vector<std::uint8_t>& flags, std::uint64_t first) {
+  std::vector<ColumnRange> ranges;
+  for (std::size_t c = 0; c < flags.size(); ++c) {
+    if (!flags[c]) continue;
+    if (!ranges.empty() && ranges.back().end == first + c)
+      ++ranges.back().end;
+    else
+      ranges.push_back({first + c, first + c + 1});
+  }
+  return ranges;
+}
 
 }  // namespace warpsearch::cpu
