@@ -186,7 +186,7 @@ struct HotColumnScanner::Impl {
   int blocks_per_multiprocessor = 1;
   std::int32_t gap_open_extend = 0, gap_extend = 0;
   detail::DeviceBuffer<std::int32_t> matrix;
-  detail::Stream stream;
+  detail::Stream stream{detail::stream_priority(detail::StreamRank::hits_first)};
 };
 
 HotColumnScanner::HotColumnScanner(int device, const ScoringScheme& scoring) {
@@ -262,8 +262,9 @@ void HotColumnScanner::scan(const std::vector<HotColumnTask>& tasks, std::vector
   });
   detail::ScopedDevice scope(impl_->device);
   const cudaStream_t stream = impl_->stream.get();
-  detail::DeviceBuffer<std::uint8_t> device_codes(std::max<std::size_t>(1, codes.size()), impl_->device);
-  detail::DeviceBuffer<std::uint8_t> device_flags(flags_total, impl_->device);
+  // Scratch in the stream's order: the scanner runs while a search's scan kernels do.
+  detail::StreamBuffer<std::uint8_t> device_codes(std::max<std::size_t>(1, codes.size()), stream);
+  detail::StreamBuffer<std::uint8_t> device_flags(flags_total, stream);
   WARPSEARCH_CUDA_CHECK(
       cudaMemcpyAsync(device_codes.get(), codes.data(), codes.size(), cudaMemcpyHostToDevice, stream));
   WARPSEARCH_CUDA_CHECK(cudaMemsetAsync(device_flags.get(), 0, flags_total, stream));
@@ -286,10 +287,10 @@ void HotColumnScanner::scan(const std::vector<HotColumnTask>& tasks, std::vector
       const std::uint32_t stripes = (pieces[k].query_length + 32 * kRowsPerLane - 1) / (32 * kRowsPerLane);
       stripe_piece.insert(stripe_piece.end(), stripes, static_cast<std::uint32_t>(k - from));
     }
-    detail::DeviceBuffer<Piece> device_pieces(count, impl_->device);
-    detail::DeviceBuffer<std::uint32_t> device_stripe_piece(stripe_piece.size(), impl_->device);
-    detail::DeviceBuffer<int> counters(stripe_piece.size() + 1, impl_->device);  // progress, then the ticket
-    detail::DeviceBuffer<int2> device_boundary(entries, impl_->device);
+    detail::StreamBuffer<Piece> device_pieces(count, stream);
+    detail::StreamBuffer<std::uint32_t> device_stripe_piece(stripe_piece.size(), stream);
+    detail::StreamBuffer<int> counters(stripe_piece.size() + 1, stream);  // progress, then the ticket
+    detail::StreamBuffer<int2> device_boundary(entries, stream);
     WARPSEARCH_CUDA_CHECK(cudaMemcpyAsync(device_pieces.get(), pieces.data() + from, count * sizeof(Piece),
                                           cudaMemcpyHostToDevice, stream));
     WARPSEARCH_CUDA_CHECK(cudaMemcpyAsync(device_stripe_piece.get(), stripe_piece.data(),
@@ -314,9 +315,7 @@ void HotColumnScanner::scan(const std::vector<HotColumnTask>& tasks, std::vector
         static_cast<std::size_t>(std::max(1, impl_->blocks_per_multiprocessor)) * impl_->multiprocessors));
     hot_columns_kernel<kRowsPerLane><<<blocks, 32 * kWarpsPerBlock, 0, stream>>>(launch);
     WARPSEARCH_CUDA_CHECK_LAUNCH();
-    // The buffers are freed at the end of this iteration: the launch must be done with them.
-    impl_->stream.synchronize();
-    from = to;
+    from = to;  // the buffers are freed after the launch, in the stream's order
   }
   std::vector<std::uint8_t> flags(flags_total);
   WARPSEARCH_CUDA_CHECK(cudaMemcpyAsync(flags.data(), device_flags.get(), flags_total, cudaMemcpyDeviceToHost, stream));

@@ -41,7 +41,7 @@ struct LongPairAligner::Impl {
   int multiprocessors = 1;
   std::int32_t open = 0, extend = 0;
   detail::DeviceBuffer<std::int32_t> matrix;
-  detail::Stream stream;
+  detail::Stream stream{detail::stream_priority(detail::StreamRank::hits_first)};
   detail::DeviceBuffer<std::uint8_t> codes;
   detail::DeviceBuffer<int2> ring, rows_out;
   detail::DeviceBuffer<int> counters;

@@ -275,11 +275,11 @@ struct GpuPairAligner::Impl {
   // (Re)creates the streams, all in a row: the driver maps streams to its hardware queues in the order
   // they are created, so that 8 streams made one after the other get 8 different queues.
   void make_streams(bool reverse_first) {
-    int least = 0, greatest = 0;
-    WARPSEARCH_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
-    copy_stream = Stream(least);
-    for (auto& stream : forward_streams) stream = Stream(least);
-    for (auto& stream : reverse_streams) stream = Stream(reverse_first ? greatest : least);
+    const int hits = detail::stream_priority(detail::StreamRank::hits);
+    copy_stream = Stream(hits);
+    for (auto& stream : forward_streams) stream = Stream(hits);
+    for (auto& stream : reverse_streams)
+      stream = Stream(reverse_first ? detail::stream_priority(detail::StreamRank::hits_first) : hits);
   }
 
   void synchronize_all() const {
