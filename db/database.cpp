@@ -29,7 +29,8 @@ struct Chunk::Impl {
   // residues file, or of held_words.
   bool held = false;
   bool selection = false;
-  std::vector<std::uint32_t> held_lengths, held_words;
+  std::vector<std::uint32_t> held_lengths;
+  std::unique_ptr<std::uint32_t[]> held_words;  // info.words of them
   std::vector<std::uint64_t> held_offsets, held_indices;
 
   const MappedFile& file(detail::ChunkFile kind) const { return files[static_cast<int>(kind)]; }
@@ -54,7 +55,7 @@ const std::uint64_t* Chunk::original_indices() const {
   return reinterpret_cast<const std::uint64_t*>(impl_->file(detail::ChunkFile::indices).data()) + impl_->first;
 }
 const std::uint32_t* Chunk::words() const {
-  if (impl_->held && (!impl_->selection || !impl_->held_words.empty())) return impl_->held_words.data();
+  if (impl_->held && (!impl_->selection || impl_->held_words)) return impl_->held_words.get();
   return reinterpret_cast<const std::uint32_t*>(impl_->file(detail::ChunkFile::residues).data());
 }
 
@@ -111,13 +112,13 @@ Chunk Chunk::select(Chunk source, const std::vector<std::uint64_t>& positions) {
 }
 
 Chunk Chunk::in_memory(ChunkInfo info, std::vector<std::uint32_t> lengths, std::vector<std::uint64_t> word_offsets,
-                       std::vector<std::uint64_t> original_indices, std::vector<std::uint32_t> words) {
+                       std::vector<std::uint64_t> original_indices, std::unique_ptr<std::uint32_t[]> words) {
   std::uint64_t residues = 0;
   bool consistent = lengths.size() == info.subjects && word_offsets.size() == info.subjects &&
-                    original_indices.size() == info.subjects && words.size() == info.words;
+                    original_indices.size() == info.subjects && (words != nullptr || info.words == 0);
   for (std::size_t s = 0; consistent && s < lengths.size(); ++s) {
     residues += lengths[s];
-    consistent = word_offsets[s] + (std::uint64_t{lengths[s]} + 3) / 4 <= words.size();
+    consistent = word_offsets[s] + (std::uint64_t{lengths[s]} + 3) / 4 <= info.words;
   }
   if (!consistent || residues != info.residues)
     throw std::invalid_argument("internal error: an in-memory chunk whose arrays disagree with its description");

@@ -69,8 +69,9 @@ class Chunk {
   SubjectBatch batch() const;
 
   // A chunk held in memory instead of mapped from a database (the translated frames of a chunk's
-  // subjects, search/translation.hpp), with the arrays above laid out as in a database chunk; info's
-  // subjects, residues and words must agree with them (std::invalid_argument otherwise).
+  // subjects, search/translation.hpp), with the arrays above laid out as in a database chunk; `words`
+  // holds info.words words; info's subjects and residues must agree with the arrays, and every subject
+  // lie within the words (std::invalid_argument otherwise).
   // The subjects at `positions` (ascending positions within `source`) of a chunk: a Chunk whose lengths,
   // word offsets and original indices are those subjects' and whose words are the source's (no residue
   // is copied), so that a scan of it reads the selected subjects only. info().subjects and residues
@@ -79,7 +80,7 @@ class Chunk {
   static Chunk select(Chunk source, const std::vector<std::uint64_t>& positions);
 
   static Chunk in_memory(ChunkInfo info, std::vector<std::uint32_t> lengths, std::vector<std::uint64_t> word_offsets,
-                         std::vector<std::uint64_t> original_indices, std::vector<std::uint32_t> words);
+                         std::vector<std::uint64_t> original_indices, std::unique_ptr<std::uint32_t[]> words);
 
  private:
   friend class Database;

@@ -1,6 +1,7 @@
 #include "search/translation.hpp"
 
 #include <algorithm>
+#include <memory>
 #include <numeric>
 #include <stdexcept>
 
@@ -87,7 +88,7 @@ TranslatedChunk translate_chunk(const Chunk& nucleotide, const GeneticCode& code
   info.subjects = frames.size();
   std::vector<std::uint32_t> lengths(frames.size());
   std::vector<std::uint64_t> offsets(frames.size()), originals(frames.size());
-  TranslatedChunk translated{Chunk::in_memory({}, {}, {}, {}, {}), std::vector<std::uint64_t>(frames.size()),
+  TranslatedChunk translated{Chunk::in_memory({}, {}, {}, {}, nullptr), std::vector<std::uint64_t>(frames.size()),
                              std::vector<std::int8_t>(frames.size())};
   const std::uint64_t* source_originals = nucleotide.original_indices();
   for (std::size_t t = 0; t < frames.size(); ++t) {
@@ -101,9 +102,11 @@ TranslatedChunk translate_chunk(const Chunk& nucleotide, const GeneticCode& code
   }
   info.min_length = frames.empty() ? 0 : frames.front().length;
   info.max_length = frames.empty() ? 0 : frames.back().length;
-  // Padding bytes after each subject hold the protein alphabet's padding code, as in a database chunk.
-  const std::uint32_t pad = Alphabet::protein().pad_code();
-  std::vector<std::uint32_t> words(info.words, pad * 0x01010101u);
+  // Not zeroed: the tasks below write every byte, each frame's residues and the padding code after its
+  // end in its last word (as in a database chunk), so that the pages are first touched on all threads
+  // (a genome's frames are 200 MB, which a vector filled on one thread first).
+  const auto pad = static_cast<char>(Alphabet::protein().pad_code());
+  std::unique_ptr<std::uint32_t[]> words(new std::uint32_t[info.words]);
   // Tasks of about kPiece amino acids: runs of short frames, or pieces of a long one (a chromosome's
   // frames are millions of codons: one task each left the other threads idle).
   constexpr std::size_t kPiece = std::size_t{1} << 18;
@@ -129,8 +132,10 @@ TranslatedChunk translate_chunk(const Chunk& nucleotide, const GeneticCode& code
       const std::uint64_t s = frames[t].subject;
       // Little-endian packing: a subject's residues are its bytes in order.
       const auto* bases = reinterpret_cast<const char*>(source.words + source.word_offsets[s]);
-      translate_frame(bases, source.lengths[s], frames[t].frame, code,
-                      reinterpret_cast<char*>(words.data() + offsets[t]), tasks[k].first, tasks[k].last);
+      char* out = reinterpret_cast<char*>(words.get() + offsets[t]);
+      translate_frame(bases, source.lengths[s], frames[t].frame, code, out, tasks[k].first, tasks[k].last);
+      if (tasks[k].last >= frames[t].length)  // the task holding the frame's end
+        for (std::uint64_t i = frames[t].length; i % 4 != 0; ++i) out[i] = pad;
     }
   });
   translated.chunk =

@@ -288,7 +288,11 @@ TEST_CASE("translate_chunk: every frame of every subject, sorted by length, padd
       CHECK(seen.count({s, frame}) == 1);
     }
   CHECK(seen.size() == frames);
-  CHECK_THROWS_AS(Chunk::in_memory(ChunkInfo{0, 1, 5, 2, 5, 5}, {5}, {0}, {0}, {0}), std::invalid_argument);
+  const auto words = [] { return std::unique_ptr<std::uint32_t[]>(new std::uint32_t[2]()); };
+  CHECK_NOTHROW(Chunk::in_memory(ChunkInfo{0, 1, 5, 2, 5, 5}, {5}, {0}, {0}, words()));
+  CHECK_THROWS_AS(Chunk::in_memory(ChunkInfo{0, 1, 6, 2, 5, 5}, {5}, {0}, {0}, words()), std::invalid_argument);
+  CHECK_THROWS_AS(Chunk::in_memory(ChunkInfo{0, 1, 5, 2, 5, 5}, {5}, {1}, {0}, words()), std::invalid_argument);
+  CHECK_THROWS_AS(Chunk::in_memory(ChunkInfo{0, 1, 5, 2, 5, 5}, {5}, {0}, {0}, nullptr), std::invalid_argument);
 }
 
 TEST_CASE("blastx: every query frame against every subject, as the reference scores it", "[translate][search]") {
