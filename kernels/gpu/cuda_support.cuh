@@ -122,14 +122,28 @@ class DeviceBuffer {
 // device's work first: the hot columns of a genome search's first query, computed while its other
 // queries are scanned, waited 0.3 s for the scan's launches in flight (0.04 s alone), and each such
 // wait drained the scan's pipeline (tblastn's scan 2.62-2.65 s against 2.43-2.47 s).
+// Where the device has no memory pools (cudaDevAttrMemoryPoolsSupported 0: some virtualised GPUs), plain
+// cudaMalloc and cudaFree.
 template <class T>
 class StreamBuffer {
  public:
   StreamBuffer(std::size_t count, cudaStream_t stream) : count_(count), stream_(stream) {
-    if (count > 0) WARPSEARCH_CUDA_CHECK(cudaMallocAsync(reinterpret_cast<void**>(&data_), count * sizeof(T), stream));
+    if (count == 0) return;
+    int device = 0, pools = 0;
+    WARPSEARCH_CUDA_CHECK(cudaGetDevice(&device));
+    WARPSEARCH_CUDA_CHECK(cudaDeviceGetAttribute(&pools, cudaDevAttrMemoryPoolsSupported, device));
+    pooled_ = pools != 0;
+    if (pooled_)
+      WARPSEARCH_CUDA_CHECK(cudaMallocAsync(reinterpret_cast<void**>(&data_), count * sizeof(T), stream));
+    else
+      WARPSEARCH_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&data_), count * sizeof(T)));
   }
   ~StreamBuffer() {
-    if (data_ != nullptr) cudaFreeAsync(data_, stream_);
+    if (data_ == nullptr) return;
+    if (pooled_)
+      cudaFreeAsync(data_, stream_);
+    else
+      cudaFree(data_);
   }
   StreamBuffer(const StreamBuffer&) = delete;
   StreamBuffer& operator=(const StreamBuffer&) = delete;
@@ -140,6 +154,7 @@ class StreamBuffer {
   T* data_ = nullptr;
   std::size_t count_ = 0;
   cudaStream_t stream_ = nullptr;
+  bool pooled_ = false;
 };
 
 // Copies `bytes` of host memory to the current device and returns once they are there. cudaMemcpy from
