@@ -115,3 +115,63 @@ TEST_CASE("a pair that fills the GPU by itself goes to the long-pair kernel, the
   CHECK(pairs_for_long_kernel(candidates, costs, others, 16, rates) == 0);
   CHECK(pairs_for_long_kernel({}, {}, others, 16, rates) == 0);
 }
+
+TEST_CASE("the long-pair kernel's share: the bisection finds what trying every count finds", "[locate]") {
+  LocateRates rates = h100_rates();
+  rates.long_stripe_rows = 256;
+  rates.long_step_seconds = 0.4e-6;
+  rates.long_lag_steps = 100;
+  rates.long_overhead_seconds = 1e-3;
+  rates.long_warp_slots = 4224;
+  std::mt19937_64 random(20261127);
+  std::uniform_real_distribution<double> log_length(2.0, 4.7);
+  for (int trial = 0; trial < 300; ++trial) {
+    // Candidates and others of random shapes; every third trial of equal shapes (ties).
+    const auto pair_cells = [&](std::vector<double>& cells, std::vector<LongPairCost>* costs, std::size_t count) {
+      for (std::size_t i = 0; i < count; ++i) {
+        const double query = trial % 3 == 0 ? 31921 : std::round(std::pow(10.0, log_length(random)));
+        const double subject = trial % 3 == 0 ? 2000 : std::round(std::pow(10.0, log_length(random)));
+        cells.push_back(query * subject);
+        if (costs) costs->push_back(long_pair_cost(query, subject, rates));
+      }
+    };
+    std::vector<double> candidates, others;
+    std::vector<LongPairCost> costs;
+    pair_cells(candidates, &costs, random() % 80);
+    pair_cells(others, nullptr, random() % 300);
+    // Candidates in descending cells, their costs with them.
+    std::vector<std::size_t> order(candidates.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return candidates[a] > candidates[b]; });
+    std::vector<double> sorted_cells;
+    std::vector<LongPairCost> sorted_costs;
+    for (const std::size_t i : order) {
+      sorted_cells.push_back(candidates[i]);
+      sorted_costs.push_back(costs[i]);
+    }
+    std::sort(others.begin(), others.end(), std::greater<>());
+    const unsigned threads = static_cast<unsigned>(random() % 33);
+    // Every count tried, the rest sorted each time: the definition.
+    const auto finish = [&](std::size_t taken) {
+      double longest = 0, warp_seconds = 0;
+      for (std::size_t i = 0; i < taken; ++i) {
+        longest = std::max(longest, sorted_costs[i].seconds);
+        warp_seconds += sorted_costs[i].warp_seconds;
+      }
+      std::vector<double> rest(sorted_cells.begin() + static_cast<std::ptrdiff_t>(taken), sorted_cells.end());
+      rest.insert(rest.end(), others.begin(), others.end());
+      std::sort(rest.begin(), rest.end(), std::greater<>());
+      return std::max({longest, warp_seconds / rates.long_warp_slots, locate_split(rest, threads, rates).seconds});
+    };
+    std::size_t best = 0;
+    for (std::size_t k = 1; k <= sorted_cells.size(); ++k)
+      if (finish(k) < finish(best)) best = k;
+    const std::size_t k = pairs_for_long_kernel(sorted_cells, sorted_costs, others, threads, rates);
+    INFO("trial " << trial << ": " << sorted_cells.size() << " candidates, " << others.size() << " others, "
+                  << threads << " threads");
+    REQUIRE(k <= sorted_cells.size());
+    CHECK(finish(k) <= finish(best) * (1 + 1e-12));
+    // The smallest of the best: no smaller count finishes as early.
+    for (std::size_t smaller = 0; smaller < k; ++smaller) CHECK(finish(smaller) > finish(k) * (1 - 1e-12));
+  }
+}
