@@ -445,7 +445,8 @@ class GpuBackend final : public ScanBackend {
     std::vector<LongPairCost> long_costs;
     for (const std::size_t k : order) {
       const std::size_t query = pairs[k].query.size(), subject = pairs[k].subject.size();
-      if (long_pairs.wants(query, subject, AlignmentMode::local, GpuLongPairs::kMinLocateRows)) {
+      if (long_pairs.wants(query, subject, AlignmentMode::local, GpuLongPairs::kMinLocateRows,
+                           GpuLongPairs::kMinLocateCells)) {
         long_ones.push_back(k);
         long_cells.push_back(cells(k));
         long_costs.push_back(long_pair_cost(static_cast<double>(query), static_cast<double>(subject), rates_));

@@ -5,13 +5,14 @@
 // are computed changes, so the output is the CPU backend's byte for byte.
 //
 // Which pairs: at least kMinCells cells and kMinRows rows (the kernel runs a pair on one warp per 256
-// rows of its shorter sequence; the search's locate, which weighs the costs, from kMinLocateRows). On
-// one H100 the kernel computes a 31,921 x 31,921 pair's span (two passes) in 30 ms, where one CPU core
-// takes about a second (bench/gpu_long_pair_bench). A pair with few rows leaves most of the GPU idle
-// and runs no faster than on a warp of the pair aligner or a CPU core, so local spans of several pairs
-// share the kernel's launches: 40 pairs of 10,000 x 37,000 took 28 ms in one launch, 114 ms each on a
-// stream of its own (the device's eight hardware queues ran eight passes at a time), one alone 19 ms.
-// Other modes run side by side, each pair on an aligner (a stream) of its own.
+// rows of its shorter sequence; the search's locate, which weighs the costs, from kMinLocateRows and
+// kMinLocateCells). On one H100 the kernel computes a 31,921 x 31,921 pair's span (two passes) in
+// 30 ms, where one CPU core takes about a second (bench/gpu_long_pair_bench). A pair with few rows
+// leaves most of the GPU idle and runs no faster than on a warp of the pair aligner or a CPU core, so
+// local spans of several pairs share the kernel's launches: 40 pairs of 10,000 x 37,000 took 28 ms in
+// one launch, 114 ms each on a stream of its own (the device's eight hardware queues ran eight passes
+// at a time), one alone 19 ms. Other modes run side by side, each pair on an aligner (a stream) of
+// its own.
 //
 // Thread safety: calls from several threads run at once, each on an aligner (a stream) of its own.
 #pragma once
@@ -41,11 +42,17 @@ class GpuLongPairs final : public cpu::GlobalRowSource {
   // pass takes about 2 ms there and about 5 ms on a CPU core.
   static constexpr std::uint64_t kRowSourceMinCells = std::uint64_t{1} << 23;
   static constexpr std::size_t kMinRows = 8192;
-  // The search's locate offers pairs from this many rows: its split (search/locate_split.hpp) weighs
-  // the kernel's time against the other paths', and its pairs share the kernel's launches (the genome
-  // benchmark's 5 kb windows with its 10 kb ones: locate 0.14-0.15 s against 0.22-0.25 s from 8,192
-  // rows and 0.17-0.18 s from 2,048; bench/results/long_pair_gpu_h100.tsv).
-  static constexpr std::size_t kMinLocateRows = 4096;
+  // The search's locate offers pairs from this many rows and cells: its split (search/locate_split.hpp)
+  // weighs the kernel's time against the other paths', and its pairs share the kernel's launches. The
+  // titin query's hits of 31,921 x 1,000-4,000 residues, one warp each on the pair aligner, took the
+  // longest share of its locate: offered from 1,024 rows and 4 M cells, its hits after the scan took
+  // 0.39-0.43 s in three runs of four (0.62 s in one) against 0.44-0.48 s from 4,096 rows and 2^26
+  // cells, the batch of 500 queries (top 500) 2.78-2.82 s against 2.87 s, the genome benchmark the same
+  // (bench/results/locate_candidates_h100.tsv).
+  // Offered from 256 rows, the batch's thousands of candidates made the split's search the cliff it was
+  // before it bisected (16-22 s); with the bisection, the same as from 4,096 rows.
+  static constexpr std::size_t kMinLocateRows = 1024;
+  static constexpr std::uint64_t kMinLocateCells = 4'000'000;
   // The traceback's rows: at least this many rows.
   static constexpr std::size_t kRowSourceMinRows = 1024;
   // The device memory the rows of one request may take; larger requests are declined (the CPU computes).
@@ -55,13 +62,13 @@ class GpuLongPairs final : public cpu::GlobalRowSource {
     idle_.push_back(std::make_unique<gpu::LongPairAligner>(device, scoring));  // fails here if the GPU cannot
   }
 
-  // Whether span() can take this pair with profit: large enough, and with at least min_rows rows for
-  // stripes of warps (local passes: the shorter sequence's; global and semi-global: the query's).
-  bool wants(std::size_t query_length, std::size_t subject_length, AlignmentMode mode,
-             std::size_t min_rows = kMinRows) const {
+  // Whether span() can take this pair with profit: at least min_cells cells, and at least min_rows rows
+  // for stripes of warps (local passes: the shorter sequence's; global and semi-global: the query's).
+  bool wants(std::size_t query_length, std::size_t subject_length, AlignmentMode mode, std::size_t min_rows = kMinRows,
+             std::uint64_t min_cells = kMinCells) const {
     const std::size_t rows = mode == AlignmentMode::local ? std::min(query_length, subject_length) : query_length;
     return rows >= min_rows &&
-           static_cast<double>(query_length) * static_cast<double>(subject_length) >= static_cast<double>(kMinCells) &&
+           static_cast<double>(query_length) * static_cast<double>(subject_length) >= static_cast<double>(min_cells) &&
            gpu::LongPairAligner::accepts(scoring_, query_length, subject_length, mode);
   }
 

@@ -142,7 +142,8 @@ TEST_CASE("the long-pair kernel's share: the bisection finds what trying every c
     // Candidates in descending cells, their costs with them.
     std::vector<std::size_t> order(candidates.size());
     for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return candidates[a] > candidates[b]; });
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return candidates[a] > candidates[b]; });
     std::vector<double> sorted_cells;
     std::vector<LongPairCost> sorted_costs;
     for (const std::size_t i : order) {
@@ -167,8 +168,8 @@ TEST_CASE("the long-pair kernel's share: the bisection finds what trying every c
     for (std::size_t k = 1; k <= sorted_cells.size(); ++k)
       if (finish(k) < finish(best)) best = k;
     const std::size_t k = pairs_for_long_kernel(sorted_cells, sorted_costs, others, threads, rates);
-    INFO("trial " << trial << ": " << sorted_cells.size() << " candidates, " << others.size() << " others, "
-                  << threads << " threads");
+    INFO("trial " << trial << ": " << sorted_cells.size() << " candidates, " << others.size() << " others, " << threads
+                  << " threads");
     REQUIRE(k <= sorted_cells.size());
     CHECK(finish(k) <= finish(best) * (1 + 1e-12));
     // The smallest of the best: no smaller count finishes as early.
