@@ -44,10 +44,11 @@ class GpuLongPairs final : public cpu::GlobalRowSource {
   static constexpr std::size_t kMinRows = 8192;
   // The search's locate offers pairs from this many rows and cells: its split (search/locate_split.hpp)
   // weighs the kernel's time against the other paths', and its pairs share the kernel's launches. The
-  // titin query's hits of 31,921 x 1,000-4,000 residues, one warp each on the pair aligner, took the
-  // longest share of its locate: offered from 1,024 rows and 4 M cells, its hits after the scan took
-  // 0.39-0.43 s in three runs of four (0.62 s in one) against 0.44-0.48 s from 4,096 rows and 2^26
-  // cells, the batch of 500 queries (top 500) 2.78-2.82 s against 2.87 s, the genome benchmark the same
+  // titin query's hits of 31,921 x 1,000-4,000 residues, one warp each on the pair aligner, take the
+  // longest share of its locate: offered from 1,024 rows and 4 M cells, its first round fell from
+  // 0.14 s to 0.09-0.10 s, but its hits after the scan stayed within the runs' spread (0.39-0.62 s
+  // against 0.44-0.51 s over three calls); the batch of 500 queries (top 500) took 2.78-2.82 s against
+  // 2.87 s and 3.00-3.04 s against 3.07-3.09 s in two calls, the genome benchmark the same
   // (bench/results/locate_candidates_h100.tsv).
   // Offered from 256 rows, the batch's thousands of candidates made the split's search the cliff it was
   // before it bisected (16-22 s); with the bisection, the same as from 4,096 rows.
