@@ -32,6 +32,33 @@ double finish_seconds(const std::vector<double>& cells, std::size_t k, unsigned 
   return std::max(cpu, gpu);
 }
 
+// With the long-pair kernel's figures of search/gpu_backend.cpp (warp_slots: the device's warps).
+LocateRates h100_long_rates(double warp_slots) {
+  LocateRates rates = h100_rates();
+  rates.long_stripe_rows = 256;
+  rates.long_step_seconds = 0.4e-6;
+  rates.long_lag_steps = 100;
+  rates.long_overhead_seconds = 1e-3;
+  rates.long_warp_slots = warp_slots;
+  return rates;
+}
+
+// The estimated finish when the long-pair kernel takes the first `taken` candidates (descending cells)
+// and the CPU/GPU split the rest with the others, as the header defines it: every pair re-sorted.
+double long_kernel_finish(const std::vector<double>& candidates, const std::vector<LongPairCost>& costs,
+                          const std::vector<double>& others, std::size_t taken, unsigned threads,
+                          const LocateRates& rates) {
+  double longest = 0, warp_seconds = 0;
+  for (std::size_t i = 0; i < taken; ++i) {
+    longest = std::max(longest, costs[i].seconds);
+    warp_seconds += costs[i].warp_seconds;
+  }
+  std::vector<double> rest(candidates.begin() + static_cast<std::ptrdiff_t>(taken), candidates.end());
+  rest.insert(rest.end(), others.begin(), others.end());
+  std::sort(rest.begin(), rest.end(), std::greater<>());
+  return std::max({longest, warp_seconds / rates.long_warp_slots, locate_split(rest, threads, rates).seconds});
+}
+
 }  // namespace
 
 TEST_CASE("a search's longest hit goes to the CPU, the many short ones stay on the GPU", "[locate]") {
@@ -75,12 +102,7 @@ TEST_CASE("the split minimises the estimated finish over every choice", "[locate
 }
 
 TEST_CASE("a pair that fills the GPU by itself goes to the long-pair kernel, the others stay", "[locate]") {
-  LocateRates rates = h100_rates();
-  rates.long_stripe_rows = 256;
-  rates.long_step_seconds = 0.4e-6;
-  rates.long_lag_steps = 100;
-  rates.long_overhead_seconds = 1e-3;
-  rates.long_warp_slots = 4000;
+  LocateRates rates = h100_long_rates(4000);
   // A 31,921-residue query's self-hit and its next largest hits, with 700 small ones.
   const std::vector<double> candidates{31921.0 * 31921, 31921.0 * 9000, 31921.0 * 2500};
   std::vector<LongPairCost> costs;
@@ -97,15 +119,7 @@ TEST_CASE("a pair that fills the GPU by itself goes to the long-pair kernel, the
   CHECK(k >= 1);
   // Each choice's estimated finish, as the header defines it: k is the earliest.
   const auto finish = [&](std::size_t taken) {
-    double longest = 0, warp_seconds = 0;
-    for (std::size_t i = 0; i < taken; ++i) {
-      longest = std::max(longest, costs[i].seconds);
-      warp_seconds += costs[i].warp_seconds;
-    }
-    std::vector<double> rest(candidates.begin() + static_cast<std::ptrdiff_t>(taken), candidates.end());
-    rest.insert(rest.end(), others.begin(), others.end());
-    std::sort(rest.begin(), rest.end(), std::greater<>());
-    return std::max({longest, warp_seconds / rates.long_warp_slots, locate_split(rest, 16, rates).seconds});
+    return long_kernel_finish(candidates, costs, others, taken, 16, rates);
   };
   for (std::size_t other = 0; other <= candidates.size(); ++other) CHECK(finish(k) <= finish(other));
   // A kernel slower than the CPU gets nothing; no candidates, nothing.
@@ -117,12 +131,7 @@ TEST_CASE("a pair that fills the GPU by itself goes to the long-pair kernel, the
 }
 
 TEST_CASE("the long-pair kernel's share: the bisection finds what trying every count finds", "[locate]") {
-  LocateRates rates = h100_rates();
-  rates.long_stripe_rows = 256;
-  rates.long_step_seconds = 0.4e-6;
-  rates.long_lag_steps = 100;
-  rates.long_overhead_seconds = 1e-3;
-  rates.long_warp_slots = 4224;
+  LocateRates rates = h100_long_rates(4224);
   std::mt19937_64 random(20261127);
   std::uniform_real_distribution<double> log_length(2.0, 4.7);
   for (int trial = 0; trial < 300; ++trial) {
@@ -154,15 +163,7 @@ TEST_CASE("the long-pair kernel's share: the bisection finds what trying every c
     const unsigned threads = static_cast<unsigned>(random() % 33);
     // Every count tried, the rest sorted each time: the definition.
     const auto finish = [&](std::size_t taken) {
-      double longest = 0, warp_seconds = 0;
-      for (std::size_t i = 0; i < taken; ++i) {
-        longest = std::max(longest, sorted_costs[i].seconds);
-        warp_seconds += sorted_costs[i].warp_seconds;
-      }
-      std::vector<double> rest(sorted_cells.begin() + static_cast<std::ptrdiff_t>(taken), sorted_cells.end());
-      rest.insert(rest.end(), others.begin(), others.end());
-      std::sort(rest.begin(), rest.end(), std::greater<>());
-      return std::max({longest, warp_seconds / rates.long_warp_slots, locate_split(rest, threads, rates).seconds});
+      return long_kernel_finish(sorted_cells, sorted_costs, others, taken, threads, rates);
     };
     std::size_t best = 0;
     for (std::size_t k = 1; k <= sorted_cells.size(); ++k)
