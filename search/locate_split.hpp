@@ -114,11 +114,12 @@ inline std::size_t pairs_for_long_kernel(const std::vector<double>& candidate_ce
     warp_seconds += candidate_costs[k - 1].warp_seconds;
     kernel[k] = std::max(longest, warp_seconds / rates.long_warp_slots);
   }
-  std::vector<double> rest(count + others_descending.size());
+  std::vector<double> rest;
   const auto split = [&](std::size_t k) {  // the others' split, the first k candidates taken away
-    const auto end = std::merge(candidate_cells.begin() + static_cast<std::ptrdiff_t>(k), candidate_cells.end(),
-                                others_descending.begin(), others_descending.end(), rest.begin(), std::greater<>());
-    return locate_split(std::vector<double>(rest.begin(), end), threads, rates).seconds;
+    rest.resize(count - k + others_descending.size());
+    std::merge(candidate_cells.begin() + static_cast<std::ptrdiff_t>(k), candidate_cells.end(),
+               others_descending.begin(), others_descending.end(), rest.begin(), std::greater<>());
+    return locate_split(rest, threads, rates).seconds;
   };
   // The first k whose kernel estimate reaches the split's (count + 1 if none).
   std::size_t low = 0, high = count + 1;

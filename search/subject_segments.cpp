@@ -147,31 +147,30 @@ std::vector<cpu::ColumnRange> merged(std::vector<cpu::ColumnRange> ranges) {
 
 }  // namespace
 
-std::map<std::pair<std::size_t, std::size_t>, SegmentHits::Subject> SegmentHits::take() {
+SegmentHits::Taken SegmentHits::take() {
   std::lock_guard<std::mutex> lock(mutex_);
   auto taken = take_locked(hits_.begin(), hits_.end());
   hot_known_.clear();
   return taken;
 }
 
-std::map<std::pair<std::size_t, std::size_t>, SegmentHits::Subject> SegmentHits::take(std::size_t query) {
+SegmentHits::Taken SegmentHits::take(std::size_t query) {
   std::lock_guard<std::mutex> lock(mutex_);
   auto taken = take_locked(hits_.lower_bound({query, 0}), hits_.lower_bound({query + 1, 0}));
   hot_known_.erase(query);
   return taken;
 }
 
-std::map<std::pair<std::size_t, std::size_t>, SegmentHits::Subject> SegmentHits::take_locked(Entries::iterator begin,
-                                                                                             Entries::iterator end) {
-  std::map<std::pair<std::size_t, std::size_t>, Subject> taken;
+SegmentHits::Taken SegmentHits::take_locked(Entries::iterator begin, Entries::iterator end) {
+  Taken taken;
   for (auto it = begin; it != end; ++it) {
-    const auto& [key, entry] = *it;
+    auto& [key, entry] = *it;
     if (entry.owned.empty()) continue;  // hot columns of a segment that did not reach the threshold
     const auto known = hot_known_.find(key.first);
     const bool hot = known != hot_known_.end() && known->second;
     Subject& subject = taken[key];
     subject.score = entry.score;
-    subject.regions = merged(hot ? std::move(it->second.hot) : std::move(it->second.owned));
+    subject.regions = merged(hot ? std::move(entry.hot) : std::move(entry.owned));
   }
   hits_.erase(begin, end);
   return taken;

@@ -114,8 +114,9 @@ class SegmentHits {
   void hot_found(std::size_t query, bool complete);
   // (query, subject index) -> its best score and regions (sorted and merged), for every query or for one;
   // what is taken is forgotten.
-  std::map<std::pair<std::size_t, std::size_t>, Subject> take();
-  std::map<std::pair<std::size_t, std::size_t>, Subject> take(std::size_t query);
+  using Taken = std::map<std::pair<std::size_t, std::size_t>, Subject>;
+  Taken take();
+  Taken take(std::size_t query);
 
  private:
   struct Entry {
@@ -123,7 +124,7 @@ class SegmentHits {
     std::vector<cpu::ColumnRange> owned, hot;
   };
   using Entries = std::map<std::pair<std::size_t, std::size_t>, Entry>;
-  std::map<std::pair<std::size_t, std::size_t>, Subject> take_locked(Entries::iterator begin, Entries::iterator end);
+  Taken take_locked(Entries::iterator begin, Entries::iterator end);
   std::mutex mutex_;
   Entries hits_;
   std::map<std::size_t, bool> hot_known_;  // per query: hot_found was called, complete every time
@@ -153,8 +154,8 @@ class HitRegions {
 
  private:
   template <class Sink>
-  void keep_taken(std::map<std::pair<std::size_t, std::size_t>, SegmentHits::Subject> taken,
-                  const std::uint64_t* original, const std::int8_t* subject_frames, const Sink& sink) {
+  void keep_taken(SegmentHits::Taken taken, const std::uint64_t* original, const std::int8_t* subject_frames,
+                  const Sink& sink) {
     for (auto& [key, subject] : taken) {
       keep(key.first, original[key.second], subject_frames ? subject_frames[key.second] : std::int8_t{0},
            std::move(subject.regions));
