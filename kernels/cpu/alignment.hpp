@@ -120,6 +120,9 @@ struct AlignmentLimits {
   // operations; a rectangle whose band fits the whole table or the checkpoint budget takes that path
   // (the whole table's operations) where it would otherwise have taken the linear one.
   bool exact_band = true;
+  // Rows of 16-bit values where a whole table's values fit them (twice the columns per vector; about
+  // every hit of proteins up to 2,000 residues and of short DNA). The operations are the same either way.
+  bool narrow_rows = true;
   // Where rows of rectangles of at least row_source->min_cells() cells are computed (not owned; nullptr:
   // on the CPU). It never changes the operations, nor which path a rectangle takes.
   GlobalRowSource* row_source = nullptr;

@@ -27,6 +27,7 @@ GlobalAligner::GlobalAligner(std::string_view a, std::string_view b, const Scori
                              const DiagonalBand* band)
     : a_(a),
       b_(b),
+      scoring_(scoring),
       open_(scoring.gap_open()),
       extend_(scoring.gap_extend()),
       profile_(a, b, scoring),
@@ -62,13 +63,16 @@ std::string GlobalAligner::align(const AlignmentLimits& limits, std::int32_t* sc
   const std::uint64_t buffers = std::min<std::uint64_t>(
       {std::max(limits.threads, 1u), kept.bands, std::max<std::uint64_t>(1, kInFlightBandBytes / band_bytes)});
   tb.buffers.reserve(buffers);
-  for (std::uint64_t k = 0; k < buffers; ++k) tb.buffers.emplace_back(new std::uint8_t[band_bytes]);
+  for (std::uint64_t k = 0; k < buffers; ++k) tb.buffers.emplace_back(new std::uint8_t[band_bytes + kRowSlack]);
   std::vector<Rows> thread_rows;
-  thread_rows.emplace_back(cols);
-  if (!from_source) {
-    forward_pass(thread_rows[0], kept, kept.bands == 1 ? tb.buffers[0].get() : nullptr);
-    if (kept.bands == 1) tb.count = 1, tb.width = tb_width();  // the forward pass filled band 0
+  if (whole && limits.narrow_rows && fits_narrow_rows(rows, cols - 1, scoring_, top_open)) {
+    PassRowsOf<std::int16_t> narrow(cols);
+    forward_pass(narrow, kept, tb.buffers[0].get());
+  } else {
+    thread_rows.emplace_back(cols);
+    if (!from_source) forward_pass(thread_rows[0], kept, kept.bands == 1 ? tb.buffers[0].get() : nullptr);
   }
+  if (kept.bands == 1 && !from_source) tb.count = 1, tb.width = tb_width();  // the forward pass filled band 0
 
   const std::size_t last_row = (kept.bands - 1) * cols;
   *score = kept.h[last_row + cols - 1];
@@ -95,7 +99,8 @@ std::uint64_t GlobalAligner::checkpoint_bytes(std::size_t rows, std::size_t cols
   return banded_bytes(rows, cols, tb_width, band_height(rows, tb_width, full_traceback_cells));
 }
 
-void GlobalAligner::next_row(std::size_t i, std::size_t width, Rows& rows, std::uint8_t* tb) const {
+template <typename Value>
+void GlobalAligner::next_row(std::size_t i, std::size_t width, PassRowsOf<Value>& rows, std::uint8_t* tb) const {
   if (band_) {
     rows.advance_in_band(rows_, *band_, width, open_, extend_, top_open_, i, profile_.row(a_[i - 1]), tb);
     return;
@@ -104,7 +109,8 @@ void GlobalAligner::next_row(std::size_t i, std::size_t width, Rows& rows, std::
   rows.advance(rows_, width, open_, extend_, top_open_, i, profile_.row(a_[i - 1]), tb);
 }
 
-void GlobalAligner::forward_pass(Rows& rows, Checkpoints& kept, std::uint8_t* tb) const {
+template <typename Value>
+void GlobalAligner::forward_pass(PassRowsOf<Value>& rows, Checkpoints& kept, std::uint8_t* tb) const {
   const std::size_t last = a_.size(), cols = columns();
   kept.h.resize(kept.bands * cols);
   kept.ins.resize(kept.bands * cols);
@@ -113,8 +119,8 @@ void GlobalAligner::forward_pass(Rows& rows, Checkpoints& kept, std::uint8_t* tb
     next_row(i, cols, rows, tb ? tb + (i - 1) * tb_width() : nullptr);
     if (i % kept.band == 0 || i == last) {
       const auto at = static_cast<std::ptrdiff_t>((i - 1) / kept.band * cols);
-      std::copy(rows.h_above.begin(), rows.h_above.end(), kept.h.begin() + at);
-      std::copy(rows.ins_above.begin(), rows.ins_above.end(), kept.ins.begin() + at);
+      std::copy_n(rows.h_above.begin(), cols, kept.h.begin() + at);
+      std::copy_n(rows.ins_above.begin(), cols, kept.ins.begin() + at);
     }
   }
 }

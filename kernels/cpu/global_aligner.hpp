@@ -76,9 +76,12 @@ class GlobalAligner {
   std::size_t tb_width() const { return band_ ? band_->width() + 1 : columns_; }
   // Row i >= 1 of columns 0..width - 1 from rows.h_above / ins_above, which it then holds. tb: the row's
   // traceback bytes, or nullptr.
-  void next_row(std::size_t i, std::size_t width, Rows& rows, std::uint8_t* tb) const;
-  // The kept rows at kept.band (the forward pass); with a single band, its traceback bytes go to tb.
-  void forward_pass(Rows& rows, Checkpoints& kept, std::uint8_t* tb) const;
+  template <typename Value>
+  void next_row(std::size_t i, std::size_t width, PassRowsOf<Value>& rows, std::uint8_t* tb) const;
+  // The kept rows at kept.band (the forward pass); with a single band, its traceback bytes go to tb. The
+  // rows may be 16-bit (fits_narrow_rows); the kept ones are 32-bit either way.
+  template <typename Value>
+  void forward_pass(PassRowsOf<Value>& rows, Checkpoints& kept, std::uint8_t* tb) const;
   // The kept rows from limits.row_source; false when there is none for this rectangle or it declines.
   bool source_rows(const AlignmentLimits& limits, Checkpoints& kept) const;
   // Rebuilds the bands first, first - 1, ... (as many as tb has buffers, down to band 0) up to column
@@ -89,6 +92,7 @@ class GlobalAligner {
   std::string trace(const Checkpoints& kept, std::uint8_t state, TracebackBands& tb, std::vector<Rows>& rows) const;
 
   std::string_view a_, b_;
+  const ScoringScheme& scoring_;
   std::int32_t open_, extend_;
   std::int32_t top_open_ = 0;  // set by align()
   SubjectProfile profile_;
