@@ -4,10 +4,13 @@
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstddef>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace warpsearch::gpu::detail {
 
@@ -198,6 +201,32 @@ class PinnedBuffer {
  private:
   T* data_ = nullptr;
   std::size_t count_ = 0;
+};
+
+// Buffers that grow (and never shrink) while other work may run on the device: cudaFree and cudaFreeHost
+// wait for every kernel on it, a search's scan launches included, and the hits' aligners grow their
+// buffers while the scan runs. An outgrown buffer is kept until this is destroyed instead; growing by
+// half at a time, the kept ones hold less than twice the largest. Only for buffers no device work uses when
+// they grow.
+class OutgrownBuffers {
+ public:
+  template <class T>
+  void grow(DeviceBuffer<T>& buffer, std::size_t count, int device) {
+    if (buffer.size() >= count) return;
+    const std::size_t grown = std::max(count, buffer.size() * 3 / 2);
+    if (buffer.size() > 0) kept_.push_back(std::make_shared<DeviceBuffer<T>>(std::move(buffer)));
+    buffer = DeviceBuffer<T>(grown, device);
+  }
+  template <class T>
+  void grow(PinnedBuffer<T>& buffer, std::size_t count) {
+    if (buffer.size() >= count) return;
+    const std::size_t grown = std::max(count, buffer.size() * 3 / 2);
+    if (buffer.size() > 0) kept_.push_back(std::make_shared<PinnedBuffer<T>>(std::move(buffer)));
+    buffer = PinnedBuffer<T>(grown);
+  }
+
+ private:
+  std::vector<std::shared_ptr<void>> kept_;
 };
 
 // Stream priorities. The scan's streams keep the default, the lowest; the kernels that work on a search's

@@ -48,18 +48,13 @@ struct LongPairAligner::Impl {
   detail::DeviceBuffer<int4> stripe_best;
   std::uint64_t cells = 0;
 
-  // Buffers outgrown, freed with the aligner: a cudaFree now would wait for every kernel on the device,
-  // the other aligners' passes too (growing by half at a time, they hold less than twice the largest).
-  // Kept, they also let the pass before on this stream read the old buffer without a wait.
-  std::vector<std::shared_ptr<void>> outgrown;
+  // Buffers outgrown, freed with the aligner (kept, they also let the pass before on this stream read the
+  // old buffer without a wait).
+  detail::OutgrownBuffers outgrown;
 
   template <class T>
   void grow(detail::DeviceBuffer<T>& buffer, std::size_t count) {
-    if (buffer.size() < count) {
-      const std::size_t grown = std::max(count, buffer.size() * 3 / 2);
-      outgrown.push_back(std::make_shared<detail::DeviceBuffer<T>>(std::move(buffer)));
-      buffer = detail::DeviceBuffer<T>(grown, device);
-    }
+    outgrown.grow(buffer, count, device);
   }
   double seconds = 0;
 

@@ -100,17 +100,6 @@ inline const std::array<ShapeEntry, kPairShapeCount>& shape_entries(bool wide, b
   return wide ? wide_entries : narrow_entries;
 }
 
-// Grows (never shrinks) a buffer; only called while no device work uses it.
-template <class T>
-inline void ensure_device(DeviceBuffer<T>& buffer, std::size_t count, int device) {
-  if (buffer.size() < count) buffer = DeviceBuffer<T>(std::max<std::size_t>(count, buffer.size() * 3 / 2), device);
-}
-
-template <class T>
-inline void ensure_pinned(PinnedBuffer<T>& buffer, std::size_t count) {
-  if (buffer.size() < count) buffer = PinnedBuffer<T>(std::max<std::size_t>(count, buffer.size() * 3 / 2));
-}
-
 inline double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
@@ -146,8 +135,6 @@ struct StagedSubBatch {
 
 using detail::CompactMap;
 using detail::elapsed_seconds;
-using detail::ensure_device;
-using detail::ensure_pinned;
 using detail::kBatchPairs;
 using detail::kBatchResidues;
 using detail::kCounterWords;
@@ -204,6 +191,7 @@ struct GpuPairAligner::Impl {
   PinnedBuffer<PairJob> h_jobs;
   PinnedBuffer<detail::DeviceSpan> h_spans;
   PinnedBuffer<unsigned long long> h_errors;
+  detail::OutgrownBuffers outgrown;  // the batch buffers' former sizes (reserve_batch runs during scans)
   // Host plan, kept between calls: the batches, their layout and sub-batches (kernels/gpu/pair_plan.hpp),
   // and each sub-batch's launch order.
   detail::PairPlan plan;

@@ -167,25 +167,25 @@ void GpuPairAligner::Impl::align_batch(const std::vector<PairTask>& pairs, const
   timings.passes += elapsed_seconds(events[0]->forward_begin, events[sub_batches - 1]->reverse_end);
 }
 
-// Buffers and edges for the whole batch, before anything is enqueued (growing one synchronises).
+// Buffers and edges for the whole batch, before anything is enqueued (growing keeps the old one: OutgrownBuffers).
 void GpuPairAligner::Impl::reserve_batch(std::size_t count, std::uint64_t residues, std::size_t sub_batches,
                                          std::size_t edge_words) {
-  for (auto& edge : edges) ensure_device(edge, edge_words, device);
-  ensure_pinned(h_residues, residues);
-  ensure_pinned(h_jobs, count);
-  ensure_pinned(h_spans, count);
-  ensure_pinned(h_errors, sub_batches);
-  ensure_device(d_residues, residues, device);
-  ensure_device(d_jobs, count, device);
-  ensure_device(d_ends, count, device);
-  ensure_device(d_reverse_jobs, count, device);
-  ensure_device(d_reverse_ends, count, device);
-  ensure_device(d_reverse_source, count, device);
-  ensure_device(d_reverse_scores, count, device);
-  ensure_device(d_spans, count, device);
-  ensure_device(d_counters, sub_batches * kCounterWords, device);
-  ensure_device(d_ranges, sub_batches * kCounterWords, device);
-  ensure_device(d_errors, sub_batches, device);
+  for (auto& edge : edges) outgrown.grow(edge, edge_words, device);
+  outgrown.grow(h_residues, residues);
+  outgrown.grow(h_jobs, count);
+  outgrown.grow(h_spans, count);
+  outgrown.grow(h_errors, sub_batches);
+  outgrown.grow(d_residues, residues, device);
+  outgrown.grow(d_jobs, count, device);
+  outgrown.grow(d_ends, count, device);
+  outgrown.grow(d_reverse_jobs, count, device);
+  outgrown.grow(d_reverse_ends, count, device);
+  outgrown.grow(d_reverse_source, count, device);
+  outgrown.grow(d_reverse_scores, count, device);
+  outgrown.grow(d_spans, count, device);
+  outgrown.grow(d_counters, sub_batches * kCounterWords, device);
+  outgrown.grow(d_ranges, sub_batches * kCounterWords, device);
+  outgrown.grow(d_errors, sub_batches, device);
   while (events.size() < sub_batches) events.push_back(std::make_unique<SubBatchEvents>());
   order.resize(count);
   WARPSEARCH_CUDA_CHECK(cudaMemsetAsync(d_counters.get(), 0, sub_batches * kCounterWords * sizeof(std::uint32_t),
