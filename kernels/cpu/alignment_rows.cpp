@@ -32,65 +32,80 @@ void horizontal_gaps_scalar(RowJobOf<Value> job) {
 }
 
 #if defined(WARPSEARCH_ALIGNMENT_AVX2)
-// The same, 8 columns at a time. Inside a vector, a log-step scan: within each 128-bit half each lane
-// takes the max with the lane 1 below it, then 2 below (alignr against minus infinity), then the high
+// The lanes of an AVX2 vector of the rows' values: 8 of 32 bits or 16 of 16 bits. No sum leaves the
+// type: the 16-bit rows serve only rectangles where MI(k) + k * e fits (fits_narrow_rows).
+#define WARPSEARCH_AVX2 __attribute__((target("avx2"))) static
+template <typename Value>
+struct Avx2Lanes;
+template <>
+struct Avx2Lanes<std::int32_t> {
+  static constexpr int kCount = 8;
+  WARPSEARCH_AVX2 __m256i splat(std::int32_t x) { return _mm256_set1_epi32(x); }
+  WARPSEARCH_AVX2 __m256i add(__m256i a, __m256i b) { return _mm256_add_epi32(a, b); }
+  WARPSEARCH_AVX2 __m256i sub(__m256i a, __m256i b) { return _mm256_sub_epi32(a, b); }
+  WARPSEARCH_AVX2 __m256i max(__m256i a, __m256i b) { return _mm256_max_epi32(a, b); }
+  WARPSEARCH_AVX2 __m256i indices() { return _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7); }
+  WARPSEARCH_AVX2 __m256i mul(__m256i a, __m256i b) { return _mm256_mullo_epi32(a, b); }
+  // Within each 128-bit half, each lane's maximum with the lanes below it (alignr against minus infinity).
+  WARPSEARCH_AVX2 __m256i prefix_in_halves(__m256i x, __m256i minus) {
+    x = max(x, _mm256_alignr_epi8(x, minus, 12));
+    return max(x, _mm256_alignr_epi8(x, minus, 8));
+  }
+  // The top lane of each half in all of its lanes; the top lane of the vector in all of them.
+  WARPSEARCH_AVX2 __m256i half_tops(__m256i x) { return _mm256_shuffle_epi32(x, 0xFF); }
+  WARPSEARCH_AVX2 __m256i top(__m256i x) { return _mm256_permutevar8x32_epi32(x, _mm256_set1_epi32(7)); }
+  WARPSEARCH_AVX2 std::int32_t first(__m256i x) { return _mm256_extract_epi32(x, 0); }
+};
+template <>
+struct Avx2Lanes<std::int16_t> {
+  static constexpr int kCount = 16;
+  WARPSEARCH_AVX2 __m256i splat(std::int32_t x) { return _mm256_set1_epi16(static_cast<std::int16_t>(x)); }
+  WARPSEARCH_AVX2 __m256i add(__m256i a, __m256i b) { return _mm256_add_epi16(a, b); }
+  WARPSEARCH_AVX2 __m256i sub(__m256i a, __m256i b) { return _mm256_sub_epi16(a, b); }
+  WARPSEARCH_AVX2 __m256i max(__m256i a, __m256i b) { return _mm256_max_epi16(a, b); }
+  WARPSEARCH_AVX2 __m256i indices() { return _mm256_setr_epi16(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15); }
+  WARPSEARCH_AVX2 __m256i mul(__m256i a, __m256i b) { return _mm256_mullo_epi16(a, b); }
+  WARPSEARCH_AVX2 __m256i prefix_in_halves(__m256i x, __m256i minus) {
+    x = max(x, _mm256_alignr_epi8(x, minus, 14));
+    x = max(x, _mm256_alignr_epi8(x, minus, 12));
+    return max(x, _mm256_alignr_epi8(x, minus, 8));
+  }
+  // Word 7 of a half into its words 4-7 (a word shuffle), then dword 3 (words 6 and 7) everywhere; word
+  // 15 into words 12-15, then dword 7 everywhere.
+  WARPSEARCH_AVX2 __m256i half_tops(__m256i x) { return _mm256_shuffle_epi32(_mm256_shufflehi_epi16(x, 0xFF), 0xFF); }
+  WARPSEARCH_AVX2 __m256i top(__m256i x) {
+    return _mm256_permutevar8x32_epi32(_mm256_shufflehi_epi16(x, 0xFF), _mm256_set1_epi32(7));
+  }
+  WARPSEARCH_AVX2 std::int32_t first(__m256i x) { return static_cast<std::int16_t>(_mm256_extract_epi16(x, 0)); }
+};
+#undef WARPSEARCH_AVX2
+
+// The same, a vector of columns at a time. Inside a vector, a log-step scan: within each 128-bit half
+// each lane takes the max with the lane 1 below it, then 2 below (and 4, in 16 bits), then the high
 // half takes the max with the low half's top lane. Then the max with the previous vectors' maximum,
 // which is updated from this vector's top lane off the scan's path: the only chain from vector to
 // vector is one max, so the loop runs at the shuffles' throughput rather than at a latency per cell.
-__attribute__((target("avx2"))) void horizontal_gaps_avx2(RowJobOf<std::int32_t> job) {
-  const __m256i minus_infinity = _mm256_set1_epi32(kMinusInfinity);
-  const __m256i open_extend = _mm256_set1_epi32(job.open + job.extend);
-  const __m256i last_lane = _mm256_set1_epi32(7);
-  const __m256i eight_extends = _mm256_set1_epi32(8 * job.extend);
-  __m256i column_extends =  // per lane, its column's k * e
-      _mm256_mullo_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32(job.extend));
-  __m256i running = minus_infinity;  // broadcast: the maximum of the vectors so far
-  std::size_t k = 0;
-  for (; k + 8 < job.columns; k += 8) {
-    const __m256i m_or_i = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(job.m_or_i + k));
-    __m256i x = _mm256_add_epi32(m_or_i, column_extends);
-    x = _mm256_max_epi32(x, _mm256_alignr_epi8(x, minus_infinity, 12));
-    x = _mm256_max_epi32(x, _mm256_alignr_epi8(x, minus_infinity, 8));
-    x = _mm256_max_epi32(x, _mm256_permute2x128_si256(_mm256_shuffle_epi32(x, 0xFF), minus_infinity, 0x02));
-    const __m256i before = running;
-    running = _mm256_max_epi32(running, _mm256_permutevar8x32_epi32(x, last_lane));
-    x = _mm256_max_epi32(x, before);
-    const __m256i del = _mm256_sub_epi32(_mm256_sub_epi32(x, open_extend), column_extends);
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(job.del + k + 1), del);
-    column_extends = _mm256_add_epi32(column_extends, eight_extends);
-  }
-  horizontal_gaps_from(job, k, _mm256_extract_epi32(running, 0));
-}
-
-// The 16-bit rows' scan, 16 columns at a time: the same steps with one more shift (1, 2, 4 lanes), and
-// the top lane of a half broadcast by a word shuffle, then a dword one. No sum leaves 16 bits: the
-// rectangle fits the narrow rows only when MI(k) + k * e does (fits_narrow_rows).
-__attribute__((target("avx2"))) void horizontal_gaps_avx2(RowJobOf<std::int16_t> job) {
-  const __m256i minus_infinity = _mm256_set1_epi16(kMinusInfinityOf<std::int16_t>);
-  const __m256i open_extend = _mm256_set1_epi16(static_cast<std::int16_t>(job.open + job.extend));
-  const __m256i last_lane = _mm256_set1_epi32(7);
-  const __m256i sixteen_extends = _mm256_set1_epi16(static_cast<std::int16_t>(16 * job.extend));
-  __m256i column_extends = _mm256_mullo_epi16(_mm256_setr_epi16(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
-                                              _mm256_set1_epi16(job.extend));
+template <typename Value>
+__attribute__((target("avx2"))) void horizontal_gaps_avx2(RowJobOf<Value> job) {
+  using L = Avx2Lanes<Value>;
+  const __m256i minus_infinity = L::splat(kMinusInfinityOf<Value>);
+  const __m256i open_extend = L::splat(job.open + job.extend);
+  const __m256i vector_extends = L::splat(L::kCount * job.extend);
+  __m256i column_extends = L::mul(L::indices(), L::splat(job.extend));  // per lane, its column's k * e
+  // Broadcast: the maximum of the vectors so far.
   __m256i running = minus_infinity;
   std::size_t k = 0;
-  for (; k + 16 < job.columns; k += 16) {
+  for (; k + L::kCount < job.columns; k += L::kCount) {
     const __m256i m_or_i = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(job.m_or_i + k));
-    __m256i x = _mm256_add_epi16(m_or_i, column_extends);
-    x = _mm256_max_epi16(x, _mm256_alignr_epi8(x, minus_infinity, 14));
-    x = _mm256_max_epi16(x, _mm256_alignr_epi8(x, minus_infinity, 12));
-    x = _mm256_max_epi16(x, _mm256_alignr_epi8(x, minus_infinity, 8));
-    const __m256i half_tops = _mm256_shuffle_epi32(_mm256_shufflehi_epi16(x, 0xFF), 0xFF);  // word 7 of a half
-    x = _mm256_max_epi16(x, _mm256_permute2x128_si256(half_tops, minus_infinity, 0x02));
+    __m256i x = L::prefix_in_halves(L::add(m_or_i, column_extends), minus_infinity);
+    x = L::max(x, _mm256_permute2x128_si256(L::half_tops(x), minus_infinity, 0x02));
     const __m256i before = running;
-    // Word 15 into every word: into words 12-15, then dword 7 (words 14 and 15) everywhere.
-    running = _mm256_max_epi16(running, _mm256_permutevar8x32_epi32(_mm256_shufflehi_epi16(x, 0xFF), last_lane));
-    x = _mm256_max_epi16(x, before);
-    const __m256i del = _mm256_sub_epi16(_mm256_sub_epi16(x, open_extend), column_extends);
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(job.del + k + 1), del);
-    column_extends = _mm256_add_epi16(column_extends, sixteen_extends);
+    running = L::max(running, L::top(x));
+    x = L::max(x, before);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(job.del + k + 1), L::sub(L::sub(x, open_extend), column_extends));
+    column_extends = L::add(column_extends, vector_extends);
   }
-  horizontal_gaps_from(job, k, static_cast<std::int16_t>(_mm256_extract_epi16(running, 0)));
+  horizontal_gaps_from(job, k, L::first(running));
 }
 #endif
 
@@ -134,7 +149,7 @@ void global_row_portable(RowJobOf<Value> job) {
 // The same loops compiled for AVX2: 8 columns per vector instead of SSE2's 4 (16 in 16 bits).
 template <bool kTraceback, typename Value>
 __attribute__((target("avx2"))) void global_row_avx2(RowJobOf<Value> job) {
-  global_row<kTraceback, Value, horizontal_gaps_avx2>(job);
+  global_row<kTraceback, Value, horizontal_gaps_avx2<Value>>(job);
 }
 
 // And for AVX-512 on 8-column vectors: its narrowing moves and mask registers pack the compares into
@@ -142,7 +157,7 @@ __attribute__((target("avx2"))) void global_row_avx2(RowJobOf<Value> job) {
 // measured no faster there).
 template <bool kTraceback, typename Value>
 __attribute__((target("avx2,avx512f,avx512bw,avx512vl"))) void global_row_avx512(RowJobOf<Value> job) {
-  global_row<kTraceback, Value, horizontal_gaps_avx2>(job);
+  global_row<kTraceback, Value, horizontal_gaps_avx2<Value>>(job);
 }
 #endif
 
