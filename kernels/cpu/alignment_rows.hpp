@@ -31,7 +31,7 @@ inline constexpr std::int32_t kMinusInfinity = std::numeric_limits<std::int32_t>
 inline constexpr std::size_t kRowSlack = 32;
 
 // Minus infinity of the rows' value type. The 16-bit rows serve rectangles whose values fit them with
-// this one below (fits_narrow_rows, kernels/cpu/alignment.cpp): twice the columns per vector.
+// this one below (fits_narrow_rows, below): twice the columns per vector.
 template <typename Value>
 inline constexpr Value kMinusInfinityOf = static_cast<Value>(std::numeric_limits<Value>::min() / 4);
 template <>

@@ -210,19 +210,13 @@ class PinnedBuffer {
 // they grow.
 class OutgrownBuffers {
  public:
-  template <class T>
-  void grow(DeviceBuffer<T>& buffer, std::size_t count, int device) {
+  // A DeviceBuffer (where: its device) or a PinnedBuffer (where: nothing) to at least `count` elements.
+  template <class Buffer, class... Where>
+  void grow(Buffer& buffer, std::size_t count, Where... where) {
     if (buffer.size() >= count) return;
     const std::size_t grown = std::max(count, buffer.size() * 3 / 2);
-    if (buffer.size() > 0) kept_.push_back(std::make_shared<DeviceBuffer<T>>(std::move(buffer)));
-    buffer = DeviceBuffer<T>(grown, device);
-  }
-  template <class T>
-  void grow(PinnedBuffer<T>& buffer, std::size_t count) {
-    if (buffer.size() >= count) return;
-    const std::size_t grown = std::max(count, buffer.size() * 3 / 2);
-    if (buffer.size() > 0) kept_.push_back(std::make_shared<PinnedBuffer<T>>(std::move(buffer)));
-    buffer = PinnedBuffer<T>(grown);
+    if (buffer.size() > 0) kept_.push_back(std::make_shared<Buffer>(std::move(buffer)));
+    buffer = Buffer(grown, where...);
   }
 
  private:
