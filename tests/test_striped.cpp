@@ -1,8 +1,8 @@
 // The striped pair kernels (kernels/cpu/striped.hpp) against the 64-bit references: every instruction
 // set this CPU runs, both widths, every mode; edge and random lengths, every built-in matrix, several gap
-// pairs, DNA; forced 16-bit saturation (it must be flagged, never returned wrong) and the 32-bit retry;
-// the value range that bounds the 32-bit kernels, the 64-bit fallback, and pairs beyond the old length
-// bound (a 2 kb query in a 4.4 Mb subject, a global pair whose boundary gaps leave 32 bits).
+// pairs, DNA; local passes stopped at their best score; forced 16-bit saturation (it must be flagged, never returned
+// wrong) and the 32-bit retry; the value range that bounds the 32-bit kernels, the 64-bit fallback, and pairs beyond
+// the old length bound (a 2 kb query in a 4.4 Mb subject, a global pair whose boundary gaps leave 32 bits).
 #include <algorithm>
 #include <cstdint>
 #include <optional>
@@ -42,6 +42,10 @@ void check_pair(const std::string& query, const std::string& subject, const Scor
                                      << scoring.gap_open() << "/" << scoring.gap_extend() << " lengths " << query.size()
                                      << " x " << subject.size() << " expected score " << expected.score);
       require_end(scorer.end(subject, mode), expected);
+      if (mode == AlignmentMode::local) {  // stopped at the best score, no cell scoring more: the same end
+        require_end(scorer.end(subject, mode, Width::w16, expected.score), expected);
+        require_end(scorer.end(subject, mode, Width::w32, expected.score), expected);
+      }
       const std::optional<cpu::PairEnd> narrow = scorer.end_at_width(subject, mode, Width::w16);
       if (narrow) require_end(*narrow, expected);
       const std::optional<cpu::PairEnd> wide = scorer.end_at_width(subject, mode, Width::w32);

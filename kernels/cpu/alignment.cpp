@@ -358,8 +358,11 @@ Span pair_span(std::string_view query_codes, std::string_view subject_codes, con
   // pass's smallest optimal end is the largest optimal start.
   // It scores what the forward pass scored: beyond 16 bits, it starts at 32.
   const bool wide = end.score >= 32767 || end.score <= -32768;
+  // Local: no cell of the reversed prefixes scores more than the end's score, so the pass stops at the
+  // first column reaching it (the start's subject position).
   const PairEnd start = StripedScorer(reversed_prefix(query_codes, end.query_end), scoring, isa)
-                            .end(reversed_prefix(subject_codes, end.subject_end), mode, wide ? Width::w32 : Width::w16);
+                            .end(reversed_prefix(subject_codes, end.subject_end), mode, wide ? Width::w32 : Width::w16,
+                                 mode == AlignmentMode::local ? end.score : std::numeric_limits<std::int64_t>::max());
   if (start.score != end.score)
     throw std::logic_error("pair_span: the reverse pass scores " + std::to_string(start.score) + ", the forward pass " +
                            std::to_string(end.score));

@@ -135,7 +135,7 @@ std::optional<PairEnd> StripedScorer::end_at_width(std::string_view subject_code
 }
 
 std::optional<PairEnd> StripedScorer::pass_at_width(std::string_view subject_codes, AlignmentMode mode, Width width,
-                                                    const ColumnReport* report) const {
+                                                    const ColumnReport* report, std::int64_t stop_score) const {
   const int w = width_index(width);
   require_table_mode(mode, "striped kernel");  // the tables have one kernel per table mode
   check_lengths(subject_codes.size());
@@ -151,6 +151,7 @@ std::optional<PairEnd> StripedScorer::pass_at_width(std::string_view subject_cod
   const StripedProfile<std::int16_t>* profile = &*profile16_;
   if (table.lanes[w] != profile16_->lanes()) profile = &wide.emplace(scoring_.matrix(), query_, table.lanes[w]);
   detail::StripedPass kernel_pass = pass(query_, scoring_, *profile, subject_codes);
+  kernel_pass.stop_score = stop_score;
   if (report) {
     kernel_pass.first_column = report->first_column;
     kernel_pass.hot_threshold = report->hot_threshold;
@@ -163,21 +164,27 @@ std::optional<PairEnd> StripedScorer::pass_at_width(std::string_view subject_cod
 }
 
 PairEnd StripedScorer::end_64_bits(std::string_view subject_codes, AlignmentMode mode) const {
+  return pass_64_bits(subject_codes, mode, std::numeric_limits<std::int64_t>::max());
+}
+
+PairEnd StripedScorer::pass_64_bits(std::string_view subject_codes, AlignmentMode mode, std::int64_t stop_score) const {
   require_table_mode(mode, "striped kernel");
   check_lengths(subject_codes.size());
   if (auto trivial = trivial_end(query_.size(), subject_codes.size(), mode, scoring_)) return *trivial;
   const StripedProfile<std::int16_t> profile(scoring_.matrix(), query_, 1);
-  const detail::StripedOutcome outcome =
-      detail::kStriped64.kernel[static_cast<int>(mode)](pass(query_, scoring_, profile, subject_codes));
+  detail::StripedPass kernel_pass = pass(query_, scoring_, profile, subject_codes);
+  kernel_pass.stop_score = stop_score;
+  const detail::StripedOutcome outcome = detail::kStriped64.kernel[static_cast<int>(mode)](kernel_pass);
   return PairEnd{outcome.score, outcome.query_end, outcome.subject_end};
 }
 
-PairEnd StripedScorer::end(std::string_view subject_codes, AlignmentMode mode, Width first) const {
+PairEnd StripedScorer::end(std::string_view subject_codes, AlignmentMode mode, Width first,
+                           std::int64_t stop_score) const {
   check_lengths(subject_codes.size());
   if (isa_ != Isa::scalar && first != Width::w32)
-    if (auto narrow = end_at_width(subject_codes, mode, Width::w16)) return *narrow;
-  if (auto wide = end_at_width(subject_codes, mode, Width::w32)) return *wide;
-  return end_64_bits(subject_codes, mode);
+    if (auto narrow = pass_at_width(subject_codes, mode, Width::w16, nullptr, stop_score)) return *narrow;
+  if (auto wide = pass_at_width(subject_codes, mode, Width::w32, nullptr, stop_score)) return *wide;
+  return pass_64_bits(subject_codes, mode, stop_score);
 }
 
 void StripedScorer::check_lengths(std::size_t subject_length) const {

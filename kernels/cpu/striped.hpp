@@ -27,6 +27,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -65,8 +66,11 @@ class StripedScorer {
   // Exact for any lengths; a query or subject of 2^32 residues or more throws std::length_error, and
   // AlignmentMode::xdrop std::invalid_argument.
   // first = Width::w32 skips the 16-bit attempt (for a pair known to score beyond 16 bits, e.g. the
-  // reverse pass of an alignment).
-  PairEnd end(std::string_view subject_codes, AlignmentMode mode, Width first = Width::w16) const;
+  // reverse pass of an alignment). Local mode: with stop_score, the pass ends at the first subject
+  // position whose column reaches it; where no cell scores more (the reverse pass of an alignment of
+  // that score) the outcome is the whole pass's.
+  PairEnd end(std::string_view subject_codes, AlignmentMode mode, Width first = Width::w16,
+              std::int64_t stop_score = std::numeric_limits<std::int64_t>::max()) const;
 
   // One width only (Width::w16 or Width::w32; std::invalid_argument for w8), no retry: the exact result,
   // or nullopt when that width cannot guarantee it (a 16-bit value may have saturated, or the lengths
@@ -96,7 +100,9 @@ class StripedScorer {
     std::vector<ColumnRange>* hot = nullptr;
   };
   std::optional<PairEnd> pass_at_width(std::string_view subject_codes, AlignmentMode mode, Width width,
-                                       const ColumnReport* report) const;
+                                       const ColumnReport* report,
+                                       std::int64_t stop_score = std::numeric_limits<std::int64_t>::max()) const;
+  PairEnd pass_64_bits(std::string_view subject_codes, AlignmentMode mode, std::int64_t stop_score) const;
   void check_lengths(std::size_t subject_length) const;
 
   std::string query_;

@@ -311,6 +311,7 @@ StripedOutcome striped_pass(const StripedPass& pass) {
         else
           ranges.push_back({j - 1, j});
       }
+      if (best >= pass.stop_score) break;
     }
     if constexpr (kSemiglobal) {
       const std::int64_t last_row = reinterpret_cast<const Elem*>(h_current)[end_index];

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "core/alignment_mode.hpp"
@@ -29,6 +30,10 @@ struct StripedPass {
   std::size_t first_column = 0;
   std::int64_t hot_threshold = 0;
   std::vector<ColumnRange>* hot_columns = nullptr;
+  // Local mode only: the pass ends after the first column whose best cell reaches stop_score, which is
+  // then the outcome (the reverse pass of an alignment scoring it, where no cell scores more: a later
+  // column could only tie, and a tie keeps the smaller subject position).
+  std::int64_t stop_score = std::numeric_limits<std::int64_t>::max();
 };
 
 struct StripedOutcome {
