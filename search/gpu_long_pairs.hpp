@@ -50,8 +50,8 @@ class GpuLongPairs final : public cpu::GlobalRowSource {
   // against 0.44-0.51 s over three calls); the batch of 500 queries (top 500) took 2.78-2.82 s against
   // 2.87 s and 3.00-3.04 s against 3.07-3.09 s in two calls, the genome benchmark the same
   // (bench/results/locate_candidates_h100.tsv).
-  // Offered from 256 rows, the batch's thousands of candidates made the split's search the cliff it was
-  // before it bisected (16-22 s); with the bisection, the same as from 4,096 rows.
+  // From 256 rows the batch's candidates number thousands: the split's bisection keeps its search to
+  // milliseconds, and the batch ran as from 4,096 rows.
   static constexpr std::size_t kMinLocateRows = 1024;
   static constexpr std::uint64_t kMinLocateCells = 4'000'000;
   // The traceback's rows: at least this many rows.
