@@ -167,13 +167,13 @@ RowFunctions row_functions([[maybe_unused]] Isa isa) {
 #if defined(WARPSEARCH_ALIGNMENT_AVX2)
   if (isa == Isa::avx512bw && __builtin_cpu_supports("avx512vl"))
     return {global_row_avx512<false, std::int32_t>, global_row_avx512<true, std::int32_t>,
-            global_row_avx512<false, std::int16_t>, global_row_avx512<true, std::int16_t>};
+            global_row_avx512<true, std::int16_t>};
   if (isa == Isa::avx2 || isa == Isa::avx512bw)
     return {global_row_avx2<false, std::int32_t>, global_row_avx2<true, std::int32_t>,
-            global_row_avx2<false, std::int16_t>, global_row_avx2<true, std::int16_t>};
+            global_row_avx2<true, std::int16_t>};
 #endif
   return {global_row_portable<false, std::int32_t>, global_row_portable<true, std::int32_t>,
-          global_row_portable<false, std::int16_t>, global_row_portable<true, std::int16_t>};
+          global_row_portable<true, std::int16_t>};
 }
 
 bool fits_narrow_rows(std::size_t rows, std::size_t cols, const ScoringScheme& scoring, std::int32_t top_open) {

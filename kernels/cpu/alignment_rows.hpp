@@ -99,14 +99,18 @@ using RowFunctionOf = void (*)(RowJobOf<Value>);
 struct RowFunctions {
   RowFunctionOf<std::int32_t> score;      // h and ins only (the checkpointed traceback's forward pass)
   RowFunctionOf<std::int32_t> traceback;  // and the traceback bytes
-  RowFunctionOf<std::int16_t> narrow_score, narrow_traceback;  // the same in 16 bits
+  // The same in 16 bits, traceback bytes always: the 16-bit rows serve whole traceback tables only
+  // (GlobalAligner), never a pass of scores alone.
+  RowFunctionOf<std::int16_t> narrow_traceback;
 
   template <typename Value>
   RowFunctionOf<Value> pick(bool with_traceback) const {
-    if constexpr (std::is_same_v<Value, std::int16_t>)
-      return with_traceback ? narrow_traceback : narrow_score;
-    else
+    if constexpr (std::is_same_v<Value, std::int16_t>) {
+      if (!with_traceback) throw std::logic_error("16-bit rows without traceback bytes");
+      return narrow_traceback;
+    } else {
       return with_traceback ? traceback : score;
+    }
   }
 };
 
