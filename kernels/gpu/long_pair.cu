@@ -245,15 +245,16 @@ struct LongPairAligner::Impl {
 
   // Whether a global span of this many columns is faster in bands. A pass in a band is a chain along
   // the diagonal: each stripe waits for the one above to sweep its rows' worth of columns, so it takes
-  // about 0.46 us a row whatever the band's width (one H100: 1 M rows in 0.46-0.48 s, for bands of 8 k and
-  // 145 k columns). A whole pass is a chain along the columns, with all its stripes at work: a square
-  // 1 M pass takes 0.73 s. A span in bands takes two passes (the guess, then its score's band), so it
-  // pays from about 1.26 M columns. The traceback's passes are banded whenever they have a band: Myers
-  // and Miller's have half the rows and all the columns, where the band's chain is the shorter (1 Mb x
-  // 1 Mb global: 2.5 s against 3.0-3.2 s with whole passes below 630,000 columns).
+  // about one step a row (one H100, 1 M rows: 0.20 s in the guess band of 8 k columns, 0.34-0.35 s in
+  // the related pair's score band of 145 k, where the band's stripes also share the device). A whole
+  // pass is a chain along the columns, with all its stripes at work: a square 1 M pass takes 0.63 s
+  // (1.6 T cells/s). A span in bands takes both banded passes, about 0.55 us a row, so it pays from
+  // about 880,000 columns (1 Mb x 1 Mb: 0.54-0.55 s against 0.63 s). The traceback's passes are banded
+  // whenever they have a band: Myers and Miller's have half the rows and all the columns, where the
+  // band's chain is the shorter.
   bool span_bands_always = false;  // set_span_bands_always()
   bool span_band_pays(std::size_t columns) const {
-    return span_bands_always || static_cast<double>(columns) > 2 * 0.45e-6 * 1.4e12;
+    return span_bands_always || static_cast<double>(columns) > 0.55e-6 * 1.6e12;
   }
   int rows_per_lane_for(std::size_t rows, const DiagonalBand* band = nullptr) const {
     if (shape != 0) return shape;

@@ -5,9 +5,19 @@
 // them and sweeps the columns one step behind lane t - 1, which hands it, by a shuffle, H and I (the
 // vertical gap) of the row above for the column it has just finished (the scheme of
 // kernels/gpu/hot_columns.cu). Lane 31 writes the stripe's last row to a ring of two rows in global
-// memory, and after every 32 columns publishes how far it got (a fence, then the stripe's progress
-// counter). The next stripe's lane 0 reads that row a tile of 32 columns ahead of use, after waiting for
-// the counter.
+// memory, and after every tile of 32 steps publishes how far it got (a fence, then the stripe's
+// progress counter). The next stripe's lane 0 reads that row a tile of 32 columns ahead of use, after
+// waiting for the counter.
+//
+// Steps. A step costs one shuffle of H and I from lane to lane, R rows of the recurrence and the
+// bookkeeping around them, and in a band the stripes form a chain (each starts S + 95 steps after the
+// one above), so a banded pass lasts about (rows) x (one step). The steps of a tile are therefore
+// compiled twice: with the test of whether a lane's column is inside the stripe's columns (the first
+// tile, where lanes start one after the other, and the last ones), and without it for every other tile,
+// whose loop body then has no divergent branch; the subject codes and the top row are handed round by
+// shuffles whose sources depend only on the step within the tile, and the progress is published once
+// a tile. One H100, 1 Mb DNA, 8 rows a lane: a lone warp's step took about 540 cycles when one loop
+// tested every step for its tile, its column's range and its publishing, and takes about 240 so.
 //
 // Why two rows suffice: stripe k overwrites column j of the slot stripe k - 2 wrote only once its own
 // lane 0 has passed column j + 31, which needed stripe k - 1 to have published past it, so stripe k - 1
@@ -29,6 +39,7 @@
 
 #include <climits>
 #include <cstdint>
+#include <type_traits>
 
 #include "core/alphabet.hpp"
 #include "kernels/gpu/dpx.cuh"
@@ -94,8 +105,9 @@ __device__ __forceinline__ void wait_for(const int* progress, int columns, int l
 }
 
 // One stripe of one warp. kLocal: track the best cell; kTail: the stripe holds the pair's last row.
-// It stays one function (about 130 lines): the step loop shares the lane's R rows of registers with the
-// tile loads around it, and device functions taking those arrays would force them into local memory.
+// It stays one function, the step a lambda inside it: the step shares the lane's R rows of registers
+// with the tile loads around it, and device functions taking those arrays would force them into local
+// memory.
 template <int R, bool kLocal, bool kTail>
 __device__ __forceinline__ void run_stripe(const LongPairParams& p, const int* scores, int k, int lane) {
   constexpr int S = 32 * R;
@@ -152,36 +164,29 @@ __device__ __forceinline__ void run_stripe(const LongPairParams& p, const int* s
                               : __ldcg(ring_in + j_begin).x;
   int handed_h = 0, handed_f = kNegative;  // this lane's last row, for lane + 1
   int best = 0, best_column = INT_MAX, best_row = INT_MAX;
-  for (int step = 0; step < j_end - j_begin + 31; ++step) {
-    if (step > 0 && (step & 31) == 0) {
-      wait_for(ready, min(above_end, j_begin + step + 64), lane);
-      code_previous = code_current;
-      code_current = code_next;
-      code_next = load_code(j_begin + step + 32 + lane);
-      top_current = top_next;
-      top_next = load_top(j_begin + step + 32 + lane);
-    }
-    const int tile_base = step & ~31;
-    const int served = tile_base + lane <= step ? tile_base + lane : tile_base + lane - 32;
-    const int column_code = __shfl_sync(kFull, served >= tile_base ? code_current : code_previous, (step - lane) & 31);
-    const int top_h = __shfl_sync(kFull, top_current.x, step & 31);
-    const int top_f = __shfl_sync(kFull, top_current.y, step & 31);
+  // Step t (0..31) of the tile of steps from tile_base: lane l works on column j_begin + tile_base + t - l,
+  // whose code lane (t - l) & 31 holds, in this tile's codes when l <= t, else in the last tile's.
+  // Checked: lanes whose column is outside j_begin .. j_end - 1 keep their state.
+  const auto step_once = [&](int tile_base, int t, auto checked) {
+    const int column_code = __shfl_sync(kFull, lane <= t ? code_current : code_previous, (t - lane) & 31);
+    const int top_h = __shfl_sync(kFull, top_current.x, t);
+    const int top_f = __shfl_sync(kFull, top_current.y, t);
     int above_h = __shfl_up_sync(kFull, handed_h, 1);
     int above_f = __shfl_up_sync(kFull, handed_f, 1);
-    const int j = j_begin + step - lane;
-    if (j < j_begin || j >= j_end) continue;
+    const int j = j_begin + tile_base + t - lane;
+    if (decltype(checked)::value && (j < j_begin || j >= j_end)) return;
     if (lane == 0) {
       above_h = top_h;
       above_f = top_f;
     }
+    const int* column_scores = scores + column_code;
     int h_diagonal = diagonal, h = above_h, f = above_f;
     int column_max = 0, out_h = 0, out_f = 0;
 #pragma unroll
     for (int r = 0; r < R; ++r) {
       f = dpx::add_max(h, -oe, f - e);
       gap_left[r] = dpx::add_max(left[r], -oe, gap_left[r] - e);
-      const int cell =
-          dpx::max3(dpx::add_max(h_diagonal, scores[row_code[r] + column_code], floor_value), gap_left[r], f);
+      const int cell = dpx::max3(dpx::add_max(h_diagonal, column_scores[row_code[r]], floor_value), gap_left[r], f);
       h_diagonal = left[r];
       left[r] = cell;
       h = cell;
@@ -211,12 +216,29 @@ __device__ __forceinline__ void run_stripe(const LongPairParams& p, const int* s
       }
     }
     if (out_row != nullptr) out_row[j + 1] = make_int2(out_h, out_f);
+    if (ring_out != nullptr) __stcg(ring_out + j + 1, make_int2(h, f));
+  };
+  const int width = j_end - j_begin, steps = width + 31;
+  for (int tile_base = 0; tile_base < steps; tile_base += 32) {
+    if (tile_base > 0) {
+      wait_for(ready, min(above_end, j_begin + tile_base + 64), lane);
+      code_previous = code_current;
+      code_current = code_next;
+      code_next = load_code(j_begin + tile_base + 32 + lane);
+      top_current = top_next;
+      top_next = load_top(j_begin + tile_base + 32 + lane);
+    }
+    if (tile_base > 0 && tile_base + 31 < width) {  // every lane's column inside at every step
+#pragma unroll(32 / R)
+      for (int t = 0; t < 32; ++t) step_once(tile_base, t, std::false_type{});
+    } else {
+      for (int t = 0; t < 32 && tile_base + t < steps; ++t) step_once(tile_base, t, std::true_type{});
+    }
+    // Lane 31 has written its columns up to j_begin + tile_base (the tile's last step less 31), or the
+    // stripe's last: publish them.
     if (ring_out != nullptr) {
-      __stcg(ring_out + j + 1, make_int2(h, f));
-      if ((j & 31) == 31 || j == j_end - 1) {
-        __threadfence();
-        *reinterpret_cast<volatile int*>(p.progress + k) = j + 1;
-      }
+      __threadfence();
+      *reinterpret_cast<volatile int*>(p.progress + k) = j_begin + min(tile_base, width - 1) + 1;
     }
   }
   if (kLocal) {  // the stripe's best: score desc, then column and row (or row and column) asc
