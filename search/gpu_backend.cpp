@@ -61,8 +61,9 @@ LocateRates locate_rates() {
   // The long-pair kernel (one H100): a 31,921 x 31,921 pair's forward pass in 6.6 ms, 31,921
   // columns plus 125 stripes about 100 steps apart (bench/gpu_long_pair_bench); 32 warps per
   // multiprocessor of 132. Local spans of many pairs share its launches: 40 pairs of 10,000 x 37,000
-  // in 21 ms (--side-by-side). On the genome benchmark 2,000 and 8,000 warps gave the same times, and
-  // this step time against 0.4 us the same searches' times (bench/results/genome_gpu_h100.tsv).
+  // in 21 ms (--side-by-side). On the genome benchmark 2,000 and 8,000 warps gave the same times; the
+  // searches that use the kernel took the same time with this step as with 0.4 us
+  // (bench/results/genome_gpu_h100.tsv).
   rates.long_stripe_rows = static_cast<double>(gpu::LongPairAligner::kRowSpacing);
   rates.long_step_seconds = 0.15e-6;
   rates.long_lag_steps = 100;

@@ -246,13 +246,13 @@ struct LongPairAligner::Impl {
 
   // Whether a global span of this many columns is faster in bands. A pass in a band is a chain along
   // the diagonal: each stripe waits for the one above to sweep its rows' worth of columns, so it takes
-  // about one step a row (one H100, 1 M rows: 0.20 s in the guess band of 8 k columns, 0.34-0.35 s in
-  // the related pair's score band of 145 k, where the band's stripes also share the device). A whole
-  // pass is a chain along the columns, with all its stripes at work: a square 1 M pass takes 0.63 s
-  // (1.6 T cells/s). A span in bands takes both banded passes, about 0.55 us a row, so it pays from
-  // about 880,000 columns (1 Mb x 1 Mb: 0.54-0.55 s against 0.63 s). The traceback's passes are banded
-  // whenever they have a band: Myers and Miller's have half the rows and all the columns, where the
-  // band's chain is the shorter.
+  // about one step a row (one H100, 1 M rows: 0.20 s in the guess band of 8 k columns, 0.24 s in the
+  // related pair's score band of 145 k, where the band's stripes also share the device). A whole pass
+  // is a chain along the columns, with all its stripes at work: a square 1 M pass takes 0.63 s (1.6 T
+  // cells/s). A span in bands takes both banded passes, 0.45-0.55 us a row over the runs measured, so
+  // it pays from about 700,000-880,000 columns; the test takes the higher (1 Mb x 1 Mb: 0.45-0.55 s in
+  // bands against 0.63 s). The traceback's passes are banded whenever they have a band: Myers and
+  // Miller's have half the rows and all the columns, where the band's chain is the shorter.
   bool span_bands_always = false;  // set_span_bands_always()
   bool span_band_pays(std::size_t columns) const {
     return span_bands_always || static_cast<double>(columns) > 0.55e-6 * 1.6e12;
