@@ -7,12 +7,12 @@
 // Which pairs: at least kMinCells cells and kMinRows rows (the kernel runs a pair on one warp per 256
 // rows of its shorter sequence; the search's locate, which weighs the costs, from kMinLocateRows and
 // kMinLocateCells). On one H100 the kernel computes a 31,921 x 31,921 pair's span (two passes) in
-// 30 ms, where one CPU core takes about a second (bench/gpu_long_pair_bench). A pair with few rows
+// 24 ms, where one CPU core takes about a second (bench/gpu_long_pair_bench). A pair with few rows
 // leaves most of the GPU idle and runs no faster than on a warp of the pair aligner or a CPU core, so
-// local spans of several pairs share the kernel's launches: 40 pairs of 10,000 x 37,000 took 28 ms in
-// one launch, 114 ms each on a stream of its own (the device's eight hardware queues ran eight passes
-// at a time), one alone 19 ms. Other modes run side by side, each pair on an aligner (a stream) of
-// its own.
+// local spans of several pairs share the kernel's launches: 40 pairs of 10,000 x 37,000 take 21 ms in
+// one launch (with a step loop 1.3 times slower: 28 ms, against 114 ms each on a stream of its own,
+// the device's eight hardware queues running eight passes at a time, and 19 ms for one alone). Other
+// modes run side by side, each pair on an aligner (a stream) of its own.
 //
 // Thread safety: calls from several threads run at once, each on an aligner (a stream) of its own.
 #pragma once

@@ -5,7 +5,7 @@
 // query against a 22,152-residue subject took 0.1 s on its warp, against about 20 ms on one CPU core.
 // So the longest pairs go to the CPU cores and the GPU takes the rest. A pair long enough to fill the
 // GPU by itself goes to the long-pair kernel instead (search/gpu_long_pairs.hpp): the 31,921-residue
-// self-hit of a titin query takes 30 ms there, about 1.3 s on a CPU core.
+// self-hit of a titin query takes 24 ms there, about 1.3 s on a CPU core.
 #pragma once
 
 #include <algorithm>
