@@ -16,6 +16,7 @@
 #include <numeric>
 #include <optional>
 #include <stdexcept>
+#include <utility>
 
 #include "base/interrupt.hpp"
 #include "base/parallel.hpp"
@@ -86,9 +87,20 @@ class GpuPairBackend final : public PairBackend {
         contiguous_shares(weights(ordinary.size(), [&](std::size_t k) { return area(ordinary[k]); }), aligners_.size());
 
     throw_if_interrupted();
-    long_pairs.spans(
-        long_ones, mode, [&](std::size_t p) { return std::make_pair(pairs[p].query, pairs[p].target); },
-        [&](std::size_t p, const Span& span) { set_span(results[p], span); });
+    const auto pair_of = [&](std::size_t p) { return std::make_pair(pairs[p].query, pairs[p].target); };
+    // A global traceback finds the score itself: a lower bound will do (one banded pass instead of two).
+    std::vector<char> bound_only(pairs.size(), 0);
+    if (mode == AlignmentMode::global && options_.operations)
+      long_pairs.global_score_bounds(long_ones, pair_of, [&](std::size_t p, const gpu::LongPairAligner::ScoreBound& b) {
+        Span span;
+        span.score = b.score;
+        span.query_end = static_cast<std::uint32_t>(pairs[p].query.size());
+        span.subject_end = static_cast<std::uint32_t>(pairs[p].target.size());
+        set_span(results[p], span);
+        bound_only[p] = !b.exact;
+      });
+    else
+      long_pairs.spans(long_ones, mode, pair_of, [&](std::size_t p, const Span& span) { set_span(results[p], span); });
     parallel_for(aligners_.size(), static_cast<unsigned>(aligners_.size()), [&](std::size_t g, unsigned) {
       std::vector<gpu::PairTask> tasks;
       tasks.reserve(bounds[g + 1] - bounds[g]);
@@ -110,8 +122,14 @@ class GpuPairBackend final : public PairBackend {
         // Four threads per core: the linear path's halves each take a share of the threads, and a
         // share of one runs its two passes one after the other, which on the GPU would leave it idle.
         if (area(p) >= static_cast<double>(GpuLongPairs::kMinCells)) limits.threads = 4 * threads_;
-        result.operations =
-            cpu::align_in_rectangle(pairs[p].query, pairs[p].target, scoring_, result, limits).operations;
+        if (bound_only[p]) {
+          PairAlignment alignment = cpu::align_global(pairs[p].query, pairs[p].target, scoring_, result.score, limits);
+          result.score = alignment.score;
+          result.operations = std::move(alignment.operations);
+        } else {
+          result.operations =
+              cpu::align_in_rectangle(pairs[p].query, pairs[p].target, scoring_, result, limits).operations;
+        }
         const std::int64_t replayed = replay_operations(pairs[p].query, pairs[p].target, scoring_, result);
         if (replayed != result.score)
           throw std::logic_error("internal error: the operations of pair " + std::to_string(p + 1) + " replay to " +

@@ -106,12 +106,21 @@ class GpuLongPairs final : public cpu::GlobalRowSource {
       }
       return;
     }
-    parallel_for(which.size(), static_cast<unsigned>(std::min<std::size_t>(kSideBySide, which.size())),
-                 [&](std::size_t n, unsigned) {
-                   throw_if_interrupted();
-                   const auto [query, subject] = pair_of(which[n]);
-                   done(which[n], span(query, subject, mode));
-                 });
+    side_by_side(which, [&](std::size_t k) {
+      const auto [query, subject] = pair_of(k);
+      done(k, span(query, subject, mode));
+    });
+  }
+
+  // done(k, bound) for each k of `which`: a lower bound of the global score of pair_of(k), for a
+  // traceback that finds the score (gpu::LongPairAligner::global_score_bound), side by side as spans().
+  template <class PairOf, class Done>
+  void global_score_bounds(const std::vector<std::size_t>& which, const PairOf& pair_of, const Done& done) {
+    side_by_side(which, [&](std::size_t k) {
+      const std::pair<std::string_view, std::string_view> pair = pair_of(k);
+      done(k, with_aligner(
+                  [&](gpu::LongPairAligner& aligner) { return aligner.global_score_bound(pair.first, pair.second); }));
+    });
   }
 
   std::uint64_t min_cells() const override { return kRowSourceMinCells; }
@@ -132,6 +141,16 @@ class GpuLongPairs final : public cpu::GlobalRowSource {
   }
 
  private:
+  // f(k) for each k of `which`, up to kSideBySide at a time.
+  template <class F>
+  static void side_by_side(const std::vector<std::size_t>& which, const F& f) {
+    parallel_for(which.size(), static_cast<unsigned>(std::min<std::size_t>(kSideBySide, which.size())),
+                 [&](std::size_t n, unsigned) {
+                   throw_if_interrupted();
+                   f(which[n]);
+                 });
+  }
+
   // Runs f on an idle aligner (a new one when all are busy): requests from several threads run at once,
   // each on its own stream, as Myers and Miller's independent halves do.
   template <class F>

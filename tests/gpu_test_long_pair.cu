@@ -2,7 +2,8 @@
 // mode, in both orientations (the query or the subject giving the rows) and with ties everywhere, and
 // the rows of a global alignment equal a plain 64-bit DP's, for pairs of one stripe, of many, of a last
 // stripe cut short, and of the wide shape; with an exact band, the rows are minus infinity outside it, at
-// most the 64-bit DP's inside, and exact at the pair's corner; local spans of many pairs in one launch
+// most the 64-bit DP's inside, and exact at the pair's corner; the guess band's lower bound of a global
+// score leads the CPU's traceback to the operations of the exact score; local spans of many pairs in one launch
 // equal each pair's. Skips (with a warning) where no GPU is usable.
 #include <algorithm>
 #include <cstdint>
@@ -141,7 +142,23 @@ TEST_CASE("GPU long pair: spans equal cpu::pair_span in every mode", "[gpu][long
     aligner.set_span_bands_always(true);
     check_spans(aligner, dna, copy_of, copy_of);
     check_spans(aligner, dna, copy_of, warpsearch::test::mutated_codes(rng, copy_of, 4, 0.06, 4));
-    check_spans(aligner, dna, copy_of, warpsearch::test::random_codes(rng, 300, 4) + copy_of.substr(0, 8700));
+    const std::string shifted = warpsearch::test::random_codes(rng, 300, 4) + copy_of.substr(0, 8700);
+    check_spans(aligner, dna, copy_of, shifted);
+    // The guess band's score alone, a lower bound where the guess misses the optimum: the CPU's traceback
+    // from it finds the score and the operations of the traceback from the score.
+    for (const std::string* subject : {&copy_of, &shifted}) {
+      const LongPairAligner::ScoreBound bound = aligner.global_score_bound(copy_of, *subject);
+      const warpsearch::PairAlignment expected =
+          warpsearch::cpu::align_pair(copy_of, *subject, dna, AlignmentMode::global);
+      const bool identical = subject == &copy_of;
+      INFO((identical ? "identical" : "shifted"));
+      CHECK(bound.exact == identical);
+      CHECK(bound.score <= expected.score);
+      if (bound.exact) CHECK(bound.score == expected.score);
+      const warpsearch::PairAlignment got = warpsearch::cpu::align_global(copy_of, *subject, dna, bound.score);
+      CHECK(got.score == expected.score);
+      CHECK(got.operations == expected.operations);
+    }
     aligner.set_span_bands_always(false);
     // Rows enough for the wide shape (32 rows per lane) on any current GPU.
     const std::string long_query = warpsearch::test::random_codes(rng, 400000, 4);

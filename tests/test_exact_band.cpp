@@ -6,12 +6,14 @@
 #include <cstdint>
 #include <limits>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "kernels/cpu/alignment.hpp"
 #include "kernels/cpu/alignment_rows.hpp"
+#include "kernels/cpu/global_aligner.hpp"
 #include "kernels/reference/reference.hpp"
 #include "profile/exact_band.hpp"
 #include "tests/catch.hpp"
@@ -207,8 +209,61 @@ TEST_CASE("exact band: global scores computed in bands equal the reference's", "
     CHECK(got.subject_begin == 0);
     CHECK(got.query_end == a.size());
     CHECK(got.subject_end == b.size());
-    // The operations follow, with the band of that score.
+    // The operations follow: align_pair's traceback starts from the guess band's score alone (a lower
+    // bound where the guess misses the optimum) and finds the score; its operations are those from the
+    // score.
     const PairAlignment alignment = cpu::align_pair(a, b, scoring, AlignmentMode::global);
     CHECK(alignment.score == expected.score);
+    CHECK(alignment.operations == cpu::align_in_rectangle(a, b, scoring, expected).operations);
+  }
+}
+
+TEST_CASE("exact band: a global traceback from a lower bound of the score equals the one from the score",
+          "[alignment][band]") {
+  std::mt19937_64 rng(59);
+  for (const ScoringScheme& scoring : schemes()) {
+    const int codes = letters(scoring);
+    for (int n = 0; n < 3; ++n) {
+      const std::string core = test::random_codes(rng, 900 + 300 * static_cast<std::size_t>(n), n == 2 ? 2 : codes);
+      const std::string a = test::random_codes(rng, 30, codes) + core;
+      const std::string b =
+          test::mutated_codes(rng, core, n == 2 ? 2 : codes, 0.03 + 0.03 * n, 4) + test::random_codes(rng, 10, codes);
+      const Span exact = reference::span(a, b, scoring, AlignmentMode::global);
+      const auto band = optimal_band(a.size(), b.size(), exact.score, scoring, scoring.gap_open());
+      // A checkpoint budget that the score's band fits and wider bands (lower bounds') may not: the
+      // traceback learns the score at its first split and must then leave the linear path.
+      const std::uint64_t band_fits =
+          band ? cpu::detail::GlobalAligner::checkpoint_bytes(a.size(), b.size() + 1, band->width() + 1, 64) : 0;
+      struct Path {
+        const char* name;
+        std::uint64_t full_traceback_cells, checkpoint_bytes;
+      };
+      for (const Path path :
+           {Path{"whole table", std::uint64_t{1} << 40, std::uint64_t{64} << 20},
+            Path{"checkpointed", 1, std::uint64_t{1} << 40}, Path{"linear", 64, 0},
+            Path{"linear, larger leaves", 4096, 0}, Path{"the score's band checkpointed", 64, band_fits}}) {
+        for (const unsigned threads : {1u, 3u}) {
+          cpu::AlignmentLimits limits;
+          limits.full_traceback_cells = path.full_traceback_cells;
+          limits.checkpoint_bytes = path.checkpoint_bytes;
+          limits.threads = threads;
+          const PairAlignment expected = cpu::align_in_rectangle(a, b, scoring, exact, limits);
+          for (const std::int64_t less : {0, 1, 7, 40, 200, 2000}) {
+            INFO(scoring.matrix().name() << " " << scoring.gap_open() << "/" << scoring.gap_extend() << " case " << n
+                                         << ", " << path.name << ", " << threads << " threads, bound " << less
+                                         << " below " << exact.score);
+            const PairAlignment got = cpu::align_global(a, b, scoring, exact.score - less, limits);
+            REQUIRE(got.score == exact.score);
+            REQUIRE(got.query_end == a.size());
+            REQUIRE(got.subject_end == b.size());
+            REQUIRE(got.operations == expected.operations);
+            CHECK(got.identities == expected.identities);
+            CHECK(got.gaps == expected.gaps);
+          }
+        }
+      }
+      // A bound above the score is a caller's bug, and reported as one.
+      CHECK_THROWS_AS(cpu::align_global(a, b, scoring, exact.score + 1), std::logic_error);
+    }
   }
 }

@@ -63,6 +63,33 @@ class LinearAligner {
     return operations;
   }
 
+  // Where an optimal alignment of a rectangle crosses its middle row, and the score of each half.
+  struct Crossing {
+    std::int64_t score = 0;  // the rectangle's
+    std::size_t column = 0;  // in the rectangle's columns
+    bool through_gap = false;
+    std::int64_t upper_score = 0, lower_score = 0;  // each half's, with its own corner opens
+  };
+
+  // The whole pair's crossing, in the band the aligner was made with, which needs only to hold every
+  // optimal alignment (the band of a lower bound of the score): its score is the pair's, and the crossing
+  // is the one any band holding the optimal alignments gives (the cells off them score less in every such
+  // band). The rest then runs in `band`, the band of that score: align_from() gives the operations align()
+  // gives with that band.
+  Crossing top_crossing(unsigned threads) {
+    return cross(0, a_.size(), 0, b_.size(), open_, open_, band_, std::max(threads, 1u));
+  }
+  std::string align_from(const Crossing& top, const std::optional<DiagonalBand>& band, unsigned threads) {
+    std::string operations;
+    operations.reserve(a_.size() + b_.size());
+    const std::size_t rows = a_.size(), cols = b_.size();
+    if (leaf(band, rows, cols))
+      solve(0, rows, 0, cols, open_, open_, band, std::max(threads, 1u), operations);
+    else
+      halves(0, rows, 0, cols, open_, open_, band, top, std::max(threads, 1u), operations);
+    return operations;
+  }
+
  private:
   // What a pass reads: the forward pass a_, b_ and their profile, the backward pass the reversed ones.
   struct Direction {
@@ -83,6 +110,11 @@ class LinearAligner {
     return DiagonalBand{std::max(own->low, outer->low), std::min(own->high, outer->high)};
   }
 
+  // Whether a rectangle is aligned whole (a GlobalAligner leaf) rather than split.
+  bool leaf(const std::optional<DiagonalBand>& band, std::size_t rows, std::size_t cols) const {
+    return rows <= 1 || cols == 0 || pass_cells(band, rows, cols + 1) <= leaf_cells_;
+  }
+
   // Appends the operations of an optimal alignment of a[r0, r1) x b[c0, c1) to operations. band: the
   // rectangle's, in its own coordinates (row r0, column c0 at (0, 0)). score (the top call's only): the
   // score of the rectangle's alignment.
@@ -90,7 +122,7 @@ class LinearAligner {
              std::int32_t bottom_open, const std::optional<DiagonalBand>& band, unsigned threads,
              std::string& operations, std::int32_t* score = nullptr) {
     const std::size_t rows = r1 - r0, cols = c1 - c0;
-    if (rows <= 1 || cols == 0 || pass_cells(band, rows, cols + 1) <= leaf_cells_) {
+    if (leaf(band, rows, cols)) {
       std::int32_t leaf_score = 0;
       AlignmentLimits whole;
       whole.full_traceback_cells = std::numeric_limits<std::uint64_t>::max();
@@ -99,56 +131,72 @@ class LinearAligner {
       if (score) *score = leaf_score;
       return;
     }
+    const Crossing crossing = cross(r0, r1, c0, c1, top_open, bottom_open, band, threads);
+    if (score) *score = static_cast<std::int32_t>(crossing.score);
+    halves(r0, r1, c0, c1, top_open, bottom_open, band, crossing, threads, operations);
+  }
+
+  // The crossing of a[r0, r1) x b[c0, c1) at its middle row: the forward pass into it and the backward
+  // pass out of it, at once with threads > 1; the leftmost best column, at one column a cell before a gap.
+  Crossing cross(std::size_t r0, std::size_t r1, std::size_t c0, std::size_t c1, std::int32_t top_open,
+                 std::int32_t bottom_open, const std::optional<DiagonalBand>& band, unsigned threads) const {
+    const std::size_t rows = r1 - r0, cols = c1 - c0;
     const std::size_t mid = r0 + rows / 2;
-    std::size_t best_column = 0;
-    bool through_gap = false;
-    std::int64_t upper_score = 0, lower_score = 0;  // each half's, with its own corner opens
-    {                                               // the rows live only through the passes, not through the recursion
-      PassRows into(cols + 1), out_of(cols + 1);
-      const std::size_t m = a_.size(), n = b_.size();
-      // Into the middle row, and (reversed) out of it.
-      const std::optional<DiagonalBand> reversed_band =
-          band ? std::optional(band->reversed(rows, cols + 1)) : std::nullopt;
-      const auto backward_pass = [&] {
-        last_row(backward(), m - r1, m - mid, n - c1, n - c0, bottom_open, reversed_band, out_of);
-      };
-      if (threads > 1) {
-        std::future<void> pending = std::async(std::launch::async, backward_pass);
-        last_row(forward(), r0, mid, c0, c1, top_open, band, into);
-        pending.get();
-      } else {
-        last_row(forward(), r0, mid, c0, c1, top_open, band, into);
-        backward_pass();
-      }
-      // The leftmost best crossing; at one column a cell before a gap. Only the band's columns hold values.
-      std::size_t first = 0, last = cols;
-      if (band) {
-        first = static_cast<std::size_t>(band->first_column(mid - r0));
-        last = static_cast<std::size_t>(band->last_column(mid - r0, cols + 1));
-      }
-      std::int64_t best = std::numeric_limits<std::int64_t>::min();
-      for (std::size_t j = first; j <= last; ++j) {
-        const std::int64_t at_cell = std::int64_t{into.h_above[j]} + out_of.h_above[cols - j];
-        const std::int64_t in_gap = std::int64_t{into.ins_above[j]} + out_of.ins_above[cols - j] + open_;
-        if (at_cell > best) best = at_cell, best_column = j, through_gap = false;
-        if (in_gap > best) best = in_gap, best_column = j, through_gap = true;
-      }
-      if (score) *score = static_cast<std::int32_t>(best);
-      // Through a cell the halves score H and H'. Through a gap, each half ends (begins) at the gap with
-      // no open there: I = (the upper half's score) - open - extend, and the same for I'.
-      const std::size_t j = best_column;
-      upper_score = through_gap ? std::int64_t{into.ins_above[j]} + open_ + extend_ : into.h_above[j];
-      lower_score = through_gap ? std::int64_t{out_of.ins_above[cols - j]} + open_ + extend_ : out_of.h_above[cols - j];
+    // The rows live only through the passes, not through the recursion.
+    PassRows into(cols + 1), out_of(cols + 1);
+    const std::size_t m = a_.size(), n = b_.size();
+    // Into the middle row, and (reversed) out of it.
+    const std::optional<DiagonalBand> reversed_band =
+        band ? std::optional(band->reversed(rows, cols + 1)) : std::nullopt;
+    const auto backward_pass = [&] {
+      last_row(backward(), m - r1, m - mid, n - c1, n - c0, bottom_open, reversed_band, out_of);
+    };
+    if (threads > 1) {
+      std::future<void> pending = std::async(std::launch::async, backward_pass);
+      last_row(forward(), r0, mid, c0, c1, top_open, band, into);
+      pending.get();
+    } else {
+      last_row(forward(), r0, mid, c0, c1, top_open, band, into);
+      backward_pass();
     }
-    const std::size_t c = c0 + best_column;
-    // The upper half, then the lower one (at once on two thread shares when there are threads to share);
-    // a crossing gap covers a[mid - 1] and a[mid] in column c, and goes on into both halves for free.
+    // Only the band's columns hold values.
+    std::size_t first = 0, last = cols;
+    if (band) {
+      first = static_cast<std::size_t>(band->first_column(mid - r0));
+      last = static_cast<std::size_t>(band->last_column(mid - r0, cols + 1));
+    }
+    Crossing crossing;
+    crossing.score = std::numeric_limits<std::int64_t>::min();
+    for (std::size_t j = first; j <= last; ++j) {
+      const std::int64_t at_cell = std::int64_t{into.h_above[j]} + out_of.h_above[cols - j];
+      const std::int64_t in_gap = std::int64_t{into.ins_above[j]} + out_of.ins_above[cols - j] + open_;
+      if (at_cell > crossing.score) crossing.score = at_cell, crossing.column = j, crossing.through_gap = false;
+      if (in_gap > crossing.score) crossing.score = in_gap, crossing.column = j, crossing.through_gap = true;
+    }
+    // Through a cell the halves score H and H'. Through a gap, each half ends (begins) at the gap with
+    // no open there: I = (the upper half's score) - open - extend, and the same for I'.
+    const std::size_t j = crossing.column;
+    crossing.upper_score = crossing.through_gap ? std::int64_t{into.ins_above[j]} + open_ + extend_ : into.h_above[j];
+    crossing.lower_score =
+        crossing.through_gap ? std::int64_t{out_of.ins_above[cols - j]} + open_ + extend_ : out_of.h_above[cols - j];
+    return crossing;
+  }
+
+  // Appends the operations of the two halves of a[r0, r1) x b[c0, c1) on either side of `crossing` (at
+  // once on two thread shares when there are threads to share); a crossing gap covers a[mid - 1] and
+  // a[mid] in column c, and goes on into both halves for free.
+  void halves(std::size_t r0, std::size_t r1, std::size_t c0, std::size_t c1, std::int32_t top_open,
+              std::int32_t bottom_open, const std::optional<DiagonalBand>& band, const Crossing& crossing,
+              unsigned threads, std::string& operations) {
+    const std::size_t mid = r0 + (r1 - r0) / 2;
+    const bool through_gap = crossing.through_gap;
+    const std::size_t c = c0 + crossing.column;
     const std::size_t upper_end = through_gap ? mid - 1 : mid, lower_begin = through_gap ? mid + 1 : mid;
     const std::int32_t inner_open = through_gap ? 0 : open_;
     const std::optional<DiagonalBand> upper_band =
-        half_band(upper_end - r0, c - c0, upper_score, top_open, inner_open, band);
+        half_band(upper_end - r0, c - c0, crossing.upper_score, top_open, inner_open, band);
     const std::optional<DiagonalBand> lower_band =
-        half_band(r1 - lower_begin, c1 - c, lower_score, inner_open, bottom_open,
+        half_band(r1 - lower_begin, c1 - c, crossing.lower_score, inner_open, bottom_open,
                   band ? std::optional(band->within(lower_begin - r0, c - c0)) : std::nullopt);
     const auto upper = [&](unsigned share, std::string& out) {
       solve(r0, upper_end, c0, c, top_open, inner_open, upper_band, share, out);
@@ -261,9 +309,10 @@ constexpr std::uint64_t kBandedScoreCells = std::uint64_t{1} << 24;
 // The global score of a against b from the traceback's rows restricted to bands (guess_band, then
 // after_guess: profile/exact_band.hpp). None where the rows would take longer than the striped pass (a band over 40% of
 // the columns: the rows run at about 2 G cells/s on a core, the striped 32-bit pass at about 5) or do not hold the
-// pair's range.
+// pair's range. With `exact`: the guess band's score alone where after_guess does not prove it the optimum, a lower
+// bound (*exact false), for a traceback that finds the score itself (align_global).
 std::optional<std::int64_t> banded_global_score(std::string_view a, std::string_view b, const ScoringScheme& scoring,
-                                                Isa isa) {
+                                                Isa isa, bool* exact = nullptr) {
   const std::size_t columns = b.size() + 1;
   const std::optional<DiagonalBand> guess = guess_band(a.size(), b.size());
   if (!guess || !fits_traceback_rows(a.size(), b.size(), scoring)) return std::nullopt;
@@ -279,9 +328,20 @@ std::optional<std::int64_t> banded_global_score(std::string_view a, std::string_
   };
   const std::int64_t lower = corner(*guess);
   const AfterGuess after = after_guess(a.size(), b.size(), lower, *guess, scoring);
+  if (exact) *exact = after.proven;
   if (after.proven) return lower;
   if (!after.band || after.band->width() * 5 > columns * 2) return std::nullopt;
+  if (exact) return lower;
   return corner(*after.band);
+}
+
+// The whole pair as a span of the given score.
+Span whole_pair(std::string_view query_codes, std::string_view subject_codes, std::int64_t score) {
+  Span span;
+  span.score = score;
+  span.query_end = static_cast<std::uint32_t>(query_codes.size());
+  span.subject_end = static_cast<std::uint32_t>(subject_codes.size());
+  return span;
 }
 
 std::string reversed_prefix(std::string_view codes, std::size_t length) {
@@ -293,10 +353,11 @@ std::string rectangle_text(const Span& span) {
          std::to_string(span.subject_begin) + ".." + std::to_string(span.subject_end);
 }
 
-// align_in_rectangle with the traceback rows of the given instruction set.
+// align_in_rectangle with the traceback rows of the given instruction set. score_known false: span.score
+// is only a lower bound of the rectangle's (global) score, which the traceback finds (align_global).
 PairAlignment rectangle_alignment(std::string_view query_codes, std::string_view subject_codes,
                                   const ScoringScheme& scoring, const Span& span, const AlignmentLimits& limits,
-                                  Isa isa) {
+                                  Isa isa, bool score_known = true) {
   if (span.query_begin > span.query_end || span.query_end > query_codes.size() ||
       span.subject_begin > span.subject_end || span.subject_end > subject_codes.size())
     throw std::invalid_argument("align_in_rectangle: the rectangle (" + rectangle_text(span) +
@@ -310,23 +371,52 @@ PairAlignment rectangle_alignment(std::string_view query_codes, std::string_view
   if (!fits_traceback_rows(a.size(), b.size(), scoring))
     throw std::overflow_error("align_in_rectangle: the rectangle (" + rectangle_text(span) +
                               ") is too large for the traceback's 32-bit rows at this gap extend cost");
+  // The exact band of a score, and whether a rectangle in that band takes the linear path: the score's
+  // band decides (the band of a lower bound holds it).
+  const auto band_of = [&](std::int64_t score) {
+    return limits.exact_band ? optimal_band(a.size(), b.size(), score, scoring, scoring.gap_open()) : std::nullopt;
+  };
+  const auto linear = [&](const std::optional<DiagonalBand>& band) {
+    const std::size_t tb_width = band ? std::min(band->width() + 1, b.size() + 1) : b.size() + 1;
+    const std::uint64_t cells = static_cast<std::uint64_t>(a.size()) * tb_width;
+    return cells > limits.full_traceback_cells &&
+           GlobalAligner::checkpoint_bytes(a.size(), b.size() + 1, tb_width, limits.full_traceback_cells) >
+               limits.checkpoint_bytes;
+  };
   std::int32_t global_score = 0;
-  const std::optional<DiagonalBand> band =
-      limits.exact_band ? optimal_band(a.size(), b.size(), span.score, scoring, scoring.gap_open()) : std::nullopt;
-  const std::size_t tb_width = band ? std::min(band->width() + 1, b.size() + 1) : b.size() + 1;
-  const std::uint64_t cells = static_cast<std::uint64_t>(a.size()) * tb_width;
-  if (cells <= limits.full_traceback_cells ||
-      GlobalAligner::checkpoint_bytes(a.size(), b.size() + 1, tb_width, limits.full_traceback_cells) <=
-          limits.checkpoint_bytes)
-    alignment.operations = GlobalAligner(a, b, scoring, isa, band ? &*band : nullptr)
-                               .align(limits, &global_score, scoring.gap_open(), scoring.gap_open());
-  else
-    alignment.operations = LinearAligner(a, b, scoring, isa, limits.full_traceback_cells, limits.row_source, band)
-                               .align(limits.threads, &global_score);
+  std::optional<DiagonalBand> band = band_of(span.score);
+  const auto whole_or_checkpointed = [&] {
+    return GlobalAligner(a, b, scoring, isa, band ? &*band : nullptr)
+        .align(limits, &global_score, scoring.gap_open(), scoring.gap_open());
+  };
+  if (!linear(band)) {
+    // With a lower bound too: the score's band is no wider, so it takes this path as well, whose
+    // operations do not depend on the band.
+    alignment.operations = whole_or_checkpointed();
+  } else {
+    LinearAligner aligner(a, b, scoring, isa, limits.full_traceback_cells, limits.row_source, band);
+    if (score_known) {
+      alignment.operations = aligner.align(limits.threads, &global_score);
+    } else {
+      // The first split, in the bound's band, gives the score; the rest runs in the score's band, on the
+      // path that band takes.
+      const auto top = aligner.top_crossing(limits.threads);
+      global_score = static_cast<std::int32_t>(top.score);
+      band = band_of(top.score);
+      alignment.operations = linear(band) ? aligner.align_from(top, band, limits.threads) : whole_or_checkpointed();
+    }
+  }
+  if (!score_known) {
+    if (global_score < span.score)
+      throw std::logic_error("align_global: the traceback scores " + std::to_string(global_score) +
+                             ", below the lower bound " + std::to_string(span.score) + " (" + rectangle_text(span) +
+                             ")");
+    alignment.score = global_score;
+  }
   const std::int64_t replayed = replay(a, b, scoring, alignment);
-  if (global_score != span.score || replayed != span.score)
+  if (global_score != alignment.score || replayed != alignment.score)
     throw std::logic_error("align_in_rectangle: the traceback scores " + std::to_string(global_score) + " (replayed " +
-                           std::to_string(replayed) + "), the span " + std::to_string(span.score) + " (" +
+                           std::to_string(replayed) + "), the span " + std::to_string(alignment.score) + " (" +
                            rectangle_text(span) + ")");
   return alignment;
 }
@@ -338,12 +428,8 @@ Span pair_span(std::string_view query_codes, std::string_view subject_codes, con
   Span span;
   if (mode == AlignmentMode::global &&
       static_cast<std::uint64_t>(query_codes.size()) * subject_codes.size() >= kBandedScoreCells) {
-    if (const std::optional<std::int64_t> score = banded_global_score(query_codes, subject_codes, scoring, isa)) {
-      span.score = *score;
-      span.query_end = static_cast<std::uint32_t>(query_codes.size());
-      span.subject_end = static_cast<std::uint32_t>(subject_codes.size());
-      return span;
-    }
+    if (const std::optional<std::int64_t> score = banded_global_score(query_codes, subject_codes, scoring, isa))
+      return whole_pair(query_codes, subject_codes, *score);
   }
   const PairEnd end = StripedScorer(query_codes, scoring, isa).end(subject_codes, mode);
   span.score = end.score;
@@ -376,9 +462,24 @@ PairAlignment align_in_rectangle(std::string_view query_codes, std::string_view 
   return rectangle_alignment(query_codes, subject_codes, scoring, span, limits, best_isa());
 }
 
+PairAlignment align_global(std::string_view query_codes, std::string_view subject_codes, const ScoringScheme& scoring,
+                           std::int64_t lower_bound, const AlignmentLimits& limits) {
+  return rectangle_alignment(query_codes, subject_codes, scoring, whole_pair(query_codes, subject_codes, lower_bound),
+                             limits, best_isa(), false);
+}
+
 PairAlignment align_pair(std::string_view query_codes, std::string_view subject_codes, const ScoringScheme& scoring,
                          AlignmentMode mode, const AlignmentLimits& limits, Isa isa) {
   // The traceback rows too run on isa: the benchmark and the tests reach every row variant this way.
+  // Global pairs scored in bands: the guess band's score is enough, the traceback's first split finds
+  // the score (its band holds every optimal alignment), one banded pass fewer.
+  if (mode == AlignmentMode::global &&
+      static_cast<std::uint64_t>(query_codes.size()) * subject_codes.size() >= kBandedScoreCells) {
+    bool exact = true;
+    if (const std::optional<std::int64_t> score = banded_global_score(query_codes, subject_codes, scoring, isa, &exact))
+      return rectangle_alignment(query_codes, subject_codes, scoring, whole_pair(query_codes, subject_codes, *score),
+                                 limits, isa, exact);
+  }
   return rectangle_alignment(query_codes, subject_codes, scoring,
                              pair_span(query_codes, subject_codes, scoring, mode, isa), limits, isa);
 }

@@ -5,7 +5,8 @@
 //    the maximal cell with the smallest subject end, then the smallest query end; global = (m, n);
 //    semiglobal = (m, the smallest subject end among the optimal alignments). Global pairs of 2^24 cells
 //    and more are scored by the traceback's rows in bands instead, where that is faster: a narrow guessed
-//    band's score, then the exact band of that score (profile/exact_band.hpp).
+//    band's score, then the exact band of that score (profile/exact_band.hpp). align_pair needs only the
+//    guessed band's score, a lower bound: its traceback finds the score (align_global).
 // 2. The same kernel, in the same mode, over the reversed prefixes that end there gives the start (its
 //    own tie-break, the smallest reversed subject then query end, is the reference's: largest subject
 //    start, then largest query start). Global starts at (0, 0) and needs no reverse pass.
@@ -139,6 +140,17 @@ Span pair_span(std::string_view query_codes, std::string_view subject_codes, con
 PairAlignment align_in_rectangle(std::string_view query_codes, std::string_view subject_codes,
                                  const ScoringScheme& scoring, const Span& span,
                                  const AlignmentLimits& limits = AlignmentLimits{});
+
+// Step 3 of a global alignment of the whole pair whose score is known only from below: lower_bound, the
+// score of a guessed band (profile/exact_band.hpp; pair_span and the long-pair kernel's span take a
+// second banded pass to make it exact). Myers and Miller's first split, in the band of every alignment
+// scoring lower_bound or more, finds the score and where an optimal alignment crosses the middle row,
+// whichever band holds the optimal alignments; the rest runs in the score's band, on the path that band
+// takes. So the result is align_in_rectangle's for the whole pair with its exact score (in .score), one
+// banded pass sooner. A lower_bound above the optimum throws std::logic_error, as align_in_rectangle
+// does for a wrong score.
+PairAlignment align_global(std::string_view query_codes, std::string_view subject_codes, const ScoringScheme& scoring,
+                           std::int64_t lower_bound, const AlignmentLimits& limits = AlignmentLimits{});
 
 // Steps 1 to 3, every pass (the traceback's rows too) with the given instruction set; align_in_rectangle
 // uses best_isa(). The operations do not depend on it.

@@ -59,6 +59,16 @@ class LongPairAligner {
   // std::invalid_argument for a pair accepts() refuses or for xdrop.
   Span span(std::string_view query, std::string_view subject, AlignmentMode mode);
 
+  // A lower bound of a global pair's score, for a traceback that finds the score itself
+  // (cpu::align_global): the guess band's score (profile/exact_band.hpp), one banded pass where that is
+  // faster than a whole one (exact when after_guess proves it), else the score of a whole pass (exact).
+  // Throws as span() does.
+  struct ScoreBound {
+    std::int64_t score = 0;
+    bool exact = false;
+  };
+  ScoreBound global_score_bound(std::string_view query, std::string_view subject);
+
   // The local spans of several pairs, each span()'s: the end passes of pairs with the same stripe
   // shape in one launch, then their start passes in another, so that pairs too short to fill the device
   // alone fill it together (stripes of all the pairs from one counter, pair after pair). Throws as
