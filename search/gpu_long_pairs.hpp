@@ -38,9 +38,12 @@ namespace warpsearch {
 class GpuLongPairs final : public cpu::GlobalRowSource {
  public:
   static constexpr std::uint64_t kMinCells = std::uint64_t{1} << 26;
-  // The traceback's rows come from the GPU for rectangles of this many cells and more: a 2,048 x 4,096
-  // pass takes about 2 ms there and about 5 ms on a CPU core.
-  static constexpr std::uint64_t kRowSourceMinCells = std::uint64_t{1} << 23;
+  // The traceback's rows come from the GPU for rectangles of this many cells and more (and kRowSourceMinRows
+  // rows): a banded pass of 1,024 rows, a chain of as many steps, takes about 0.3 ms there, and 1 ms for
+  // 2^21 cells on a CPU core. With Myers and Miller's leaves of 2^22 cells (cpu::AlignmentLimits::
+  // linear_leaf_cells) every split of a 1 Mb global alignment but the last runs there: 1.00-1.03 s
+  // against 1.19-1.22 s from 2^23 cells with leaves of 2^25 (one H100, 16 cores).
+  static constexpr std::uint64_t kRowSourceMinCells = std::uint64_t{1} << 21;
   static constexpr std::size_t kMinRows = 8192;
   // The search's locate offers pairs from this many rows and cells: its split (search/locate_split.hpp)
   // weighs the kernel's time against the other paths', and its pairs share the kernel's launches. The

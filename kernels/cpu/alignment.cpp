@@ -394,7 +394,8 @@ PairAlignment rectangle_alignment(std::string_view query_codes, std::string_view
     // operations do not depend on the band.
     alignment.operations = whole_or_checkpointed();
   } else {
-    LinearAligner aligner(a, b, scoring, isa, limits.full_traceback_cells, limits.row_source, band);
+    LinearAligner aligner(a, b, scoring, isa, std::min(limits.full_traceback_cells, limits.linear_leaf_cells),
+                          limits.row_source, band);
     if (score_known) {
       alignment.operations = aligner.align(limits.threads, &global_score);
     } else {

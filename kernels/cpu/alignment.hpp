@@ -22,10 +22,11 @@
 //    - linear: beyond that, Myers and Miller's divide and conquer (Hirschberg with affine gaps): a
 //      forward pass into the middle row and a backward pass out of it choose where an optimal alignment
 //      crosses it, at a cell or inside a vertical gap, and the two halves are aligned the same way until
-//      they fit the whole table. Memory O(m + n): about 48 bytes per subject residue for the rows, the
-//      two subject profiles (one byte per subject residue per distinct query code), the reversed
-//      sequences, and one leaf table of at most full_traceback_cells bytes per thread (a 100,000 x
-//      100,000 pair: under 30 MB; the checkpointed rows would take 180 MB, and 5.7 GB at 1 Mb x 1 Mb).
+//      they fit a leaf table (AlignmentLimits::linear_leaf_cells). Memory O(m + n): about 48 bytes per
+//      subject residue for the rows, the two subject profiles (one byte per subject residue per distinct
+//      query code), the reversed sequences, and one leaf table of at most linear_leaf_cells bytes per
+//      thread (a 100,000 x 100,000 pair on two threads: 17 MB; the checkpointed rows would take 180 MB, and 5.7
+//      GB at 1 Mb x 1 Mb).
 //      Time: about twice the cells of one pass, in score-only rows; AlignmentLimits::threads runs the
 //      two passes, then the two halves, at once; an AlignmentLimits::row_source may compute the passes'
 //      rows.
@@ -105,8 +106,16 @@ class GlobalRowSource {
 
 struct AlignmentLimits {
   // Largest traceback table (one byte per cell) built whole; larger rectangles use checkpointed rows
-  // or, beyond checkpoint_bytes, the linear-memory path, whose leaves are tables of at most this size.
+  // or, beyond checkpoint_bytes, the linear-memory path.
   std::uint64_t full_traceback_cells = std::uint64_t{1} << 25;
+  // Largest leaf of the linear-memory path (at most full_traceback_cells too). A leaf costs its cells
+  // once with traceback bytes on one CPU thread; a split costs them once in two passes (on the GPU when
+  // there is a row source) and leaves halves a quarter the size. Smaller leaves move the work of the deepest
+  // levels to the passes: one H100 with 16 cores, 1 Mb global alignment, 1.00-1.03 s and 1.1 s of CPU at
+  // 2^22 cells against 1.19-1.22 s and 3.7-4.0 s of CPU at 2^25; the CPU alone, 100 kb on 2 cores,
+  // 0.99-1.16 s and 17 MB against 1.19-1.30 s and 50 MB. It chooses between co-optimal alignments (the
+  // operations of the linear path may change with it), never the score.
+  std::uint64_t linear_leaf_cells = std::uint64_t{1} << 22;
   // Largest memory of the checkpointed traceback (about 2 * sqrt(8 m) * n bytes: rectangles up to about
   // 50,000 x 50,000 at the default); larger rectangles are aligned in linear memory (Myers-Miller).
   std::uint64_t checkpoint_bytes = std::uint64_t{64} << 20;
