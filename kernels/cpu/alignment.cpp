@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <future>
 #include <limits>
+#include <mutex>
 #include <optional>
 #include <stdexcept>
 #include <utility>
@@ -50,8 +51,6 @@ class LinearAligner {
         extend_(scoring.gap_extend()),
         leaf_cells_(leaf_cells),
         row_source_(row_source),
-        profile_(a, b, scoring),
-        reversed_profile_(reversed_a_, reversed_b_, scoring),
         rows_(row_functions(isa)),
         band_(band) {}
 
@@ -93,11 +92,22 @@ class LinearAligner {
  private:
   // What a pass reads: the forward pass a_, b_ and their profile, the backward pass the reversed ones.
   struct Direction {
-    const SubjectProfile& profile;
+    bool reversed;
     std::string_view a, b;
   };
-  Direction forward() const { return {profile_, a_, b_}; }
-  Direction backward() const { return {reversed_profile_, reversed_a_, reversed_b_}; }
+  Direction forward() const { return {false, a_, b_}; }
+  Direction backward() const { return {true, reversed_a_, reversed_b_}; }
+
+  // A direction's subject profile, built when a pass on the CPU first needs one: with a row source, the
+  // passes of the largest rectangles never do (1 Mb x 1 Mb: two profiles of 4 MB each, and 48 MB of rows
+  // for the top split, were 35-40 ms before its first pass).
+  const SubjectProfile& profile(const Direction& direction) const {
+    std::call_once(profiles_built_, [&] {
+      profile_.emplace(a_, b_, scoring_);
+      reversed_profile_.emplace(reversed_a_, reversed_b_, scoring_);
+    });
+    return direction.reversed ? *reversed_profile_ : *profile_;
+  }
 
   // The band of a half of rows x cols residues that scores `score` (its own opens at the corners), within
   // `outer` (the parent's band in the half's coordinates) when there is one.
@@ -142,8 +152,8 @@ class LinearAligner {
                  std::int32_t bottom_open, const std::optional<DiagonalBand>& band, unsigned threads) const {
     const std::size_t rows = r1 - r0, cols = c1 - c0;
     const std::size_t mid = r0 + rows / 2;
-    // The rows live only through the passes, not through the recursion.
-    PassRows into(cols + 1), out_of(cols + 1);
+    // The rows live only through the passes, not through the recursion; last_row sizes them.
+    PassRows into(0), out_of(0);
     const std::size_t m = a_.size(), n = b_.size();
     // Into the middle row, and (reversed) out of it.
     const std::optional<DiagonalBand> reversed_band =
@@ -239,11 +249,11 @@ class LinearAligner {
       std::swap(rows.ins, rows.ins_above);
       return;
     }
-    rows.h.resize(rows.h_above.size());
-    rows.ins.resize(rows.ins_above.size());
+    rows.resize(columns);
     rows.start(columns, open_, extend_);
+    const SubjectProfile& scores = profile(direction);
     for (std::size_t i = 1; i <= r1 - r0; ++i) {
-      const std::int8_t* substitution = direction.profile.row(direction.a[r0 + i - 1]) + c0;
+      const std::int8_t* substitution = scores.row(direction.a[r0 + i - 1]) + c0;
       if (band)
         rows.advance_in_band(rows_, *band, columns, open_, extend_, top_open, i, substitution, nullptr);
       else
@@ -258,7 +268,8 @@ class LinearAligner {
   std::int32_t open_, extend_;
   std::uint64_t leaf_cells_;
   GlobalRowSource* row_source_;
-  SubjectProfile profile_, reversed_profile_;
+  mutable std::once_flag profiles_built_;
+  mutable std::optional<SubjectProfile> profile_, reversed_profile_;
   RowFunctions rows_;
   std::optional<DiagonalBand> band_;
 };

@@ -149,6 +149,11 @@ struct PassRowsOf {
         m_or_i(columns + kRowSlack),
         del(columns + kRowSlack) {}
 
+  // Room for rows of `columns` columns (a pass's rows may start empty: PassRowsOf(0)).
+  void resize(std::size_t columns) {
+    for (std::vector<Value>* row : {&h_above, &ins_above, &h, &ins, &m_or_i, &del}) row->resize(columns + kRowSlack);
+  }
+
   // The columns a row's loops run over: `columns`, or for the 16-bit rows 1 + a multiple of kRowSlack.
   static std::size_t loop_columns(std::size_t columns) {
     if (!kWholeVectors || columns <= 1) return columns;
