@@ -90,7 +90,8 @@ class LinearAligner {
   }
 
  private:
-  // What a pass reads: the forward pass a_, b_ and their profile, the backward pass the reversed ones.
+  // What a pass reads: the forward pass a_ and b_, the backward pass the reversed ones (and the profile
+  // of the same direction, profile()).
   struct Direction {
     bool reversed;
     std::string_view a, b;
@@ -99,8 +100,8 @@ class LinearAligner {
   Direction backward() const { return {true, reversed_a_, reversed_b_}; }
 
   // A direction's subject profile, built when a pass on the CPU first needs one: with a row source, the
-  // passes of the largest rectangles never do (1 Mb x 1 Mb: two profiles of 4 MB each, and 48 MB of rows
-  // for the top split, were 35-40 ms before its first pass).
+  // passes of the largest rectangles never do, and at 1 Mb x 1 Mb the two profiles (4 MB each) and the
+  // top split's rows (48 MB) would delay its first pass by 35-40 ms.
   const SubjectProfile& profile(const Direction& direction) const {
     std::call_once(profiles_built_, [&] {
       profile_.emplace(a_, b_, scoring_);

@@ -162,8 +162,8 @@ struct LongPairAligner::Impl {
     grow(first_stripes, count + 1);
     // Every copy goes through page-locked host buffers: a copy from or to pageable memory is staged by the
     // driver under a lock of its own, and one waiting for its kernel holds that lock until the kernel ends,
-    // so that the traceback's passes side by side waited for one another (a 15,625-row pass took 3.5 ms
-    // on the device and up to 110 ms from its request to its rows).
+    // so that the traceback's passes side by side would wait for one another (with pageable copies a
+    // 15,625-row pass that takes 3.5 ms on the device took up to 110 ms from its request to its rows).
     const std::size_t out_entries = local ? 0 : out_count * (static_cast<std::size_t>(only.n) + 1);
     grow(staged_codes, code_bytes + 1);
     grow(staged_params, count);
