@@ -31,6 +31,15 @@ std::optional<DiagonalBand> guess_band(std::size_t rows, std::size_t cols) {
   return guess;
 }
 
+std::optional<DiagonalBand> local_start_band(std::size_t rows, std::size_t cols, std::int64_t score,
+                                             const ScoringScheme& scoring) {
+  const std::int64_t best = scoring.matrix().max_score(), extend = scoring.gap_extend();
+  if (best <= 0 || extend <= 0) return std::nullopt;
+  const std::int64_t reach = best * static_cast<std::int64_t>(std::min(rows, cols)) - score;
+  const std::int64_t gaps = reach < scoring.gap_open() + extend ? 0 : (reach - scoring.gap_open()) / extend;
+  return DiagonalBand{-gaps, gaps};
+}
+
 AfterGuess after_guess(std::size_t rows, std::size_t cols, std::int64_t guess_score, const DiagonalBand& guess,
                        const ScoringScheme& scoring) {
   AfterGuess after;

@@ -31,6 +31,16 @@ std::optional<DiagonalBand> optimal_band(std::size_t rows, std::size_t cols, std
 // more (no band: the whole DP).
 std::optional<DiagonalBand> guess_band(std::size_t rows, std::size_t cols);
 
+// The band of a local alignment's start pass (cpu::pair_span's step 2, the long-pair kernel's): over the
+// reversed prefixes of rows x cols residues that end at the end found, every local alignment that scores
+// `score` (the end's) begins at their origin (one that did not would end, forward, at a cell scoring as
+// much before the end, which the end's tie-break excludes). Such an alignment has at most min(rows, cols)
+// pairs, so with g residues against gaps it scores at most best * min(rows, cols) - open - extend * g
+// (g > 0): g, and so its distance from the origin's diagonal, is at most (best * min - open - score) /
+// extend. None where the scoring gives no such bound (extend 0, or no positive score).
+std::optional<DiagonalBand> local_start_band(std::size_t rows, std::size_t cols, std::int64_t score,
+                                             const ScoringScheme& scoring);
+
 struct AfterGuess {
   bool proven = false;               // the guess's score is the optimum
   std::optional<DiagonalBand> band;  // else the band to compute it in

@@ -3,8 +3,8 @@
 // the rows of a global alignment equal a plain 64-bit DP's, for pairs of one stripe, of many, of a last
 // stripe cut short, and of the wide shape; with an exact band, the rows are minus infinity outside it, at
 // most the 64-bit DP's inside, and exact at the pair's corner; the guess band's lower bound of a global
-// score leads the CPU's traceback to the operations of the exact score; local spans of many pairs in one launch
-// equal each pair's. Skips (with a warning) where no GPU is usable.
+// score leads the CPU's traceback to the operations of the exact score; local spans of many pairs in one
+// launch equal each pair's, their start passes in bands too. Skips (with a warning) where no GPU is usable.
 #include <algorithm>
 #include <cstdint>
 #include <random>
@@ -204,6 +204,39 @@ TEST_CASE("GPU long pair: local spans in one launch equal cpu::pair_span, pair b
     CHECK(alone.query_begin == got[i].query_begin);
     CHECK(alone.subject_end == got[i].subject_end);
   }
+  // The start passes in their bands (local_start_band): the same spans, in fewer cells. With a pair
+  // whose reversed prefixes have more rows than the band reaches (the alignment ends at the shorter
+  // sequence's end and early in the longer one: the band then widens to the last row), a core inside
+  // flanks, and a long insertion (the band's edge), in both orientations.
+  const std::string core = warpsearch::test::random_codes(rng, 6000, 4);
+  owned.push_back({warpsearch::test::random_codes(rng, 3000, 4) + core.substr(0, 1000),
+                   core.substr(0, 1000) + warpsearch::test::random_codes(rng, 5000, 4)});
+  owned.push_back({owned.back().second, owned.back().first});
+  owned.push_back({core, warpsearch::test::random_codes(rng, 30, 4) + core.substr(2000, 1500) +
+                             warpsearch::test::random_codes(rng, 20, 4)});
+  owned.push_back({owned.back().second, owned.back().first});
+  owned.push_back({core, core.substr(0, 2500) + warpsearch::test::random_codes(rng, 700, 4) + core.substr(2500)});
+  owned.push_back({owned.back().second, owned.back().first});
+  pairs.assign(owned.begin(), owned.end());
+  aligner.set_span_bands_always(true);
+  got = aligner.local_spans(pairs);
+  aligner.set_span_bands_always(false);
+  REQUIRE(got.size() == pairs.size());
+  for (std::size_t i = 0; i < pairs.size(); ++i) {
+    const Span expected = warpsearch::cpu::pair_span(owned[i].first, owned[i].second, dna, AlignmentMode::local);
+    INFO("in bands, pair " << i << ": query " << owned[i].first.size() << ", subject " << owned[i].second.size());
+    CHECK(got[i].score == expected.score);
+    CHECK(got[i].query_begin == expected.query_begin);
+    CHECK(got[i].query_end == expected.query_end);
+    CHECK(got[i].subject_begin == expected.subject_begin);
+    CHECK(got[i].subject_end == expected.subject_end);
+  }
+  std::uint64_t ends_cells = 0, starts_cells = 0;
+  for (std::size_t i = 0; i < pairs.size(); ++i) {
+    ends_cells += owned[i].first.size() * owned[i].second.size();
+    starts_cells += std::uint64_t{got[i].query_end} * got[i].subject_end;
+  }
+  CHECK(aligner.last_cells() < ends_cells + starts_cells);
   // A pair the kernel does not accept is refused before any work.
   pairs.push_back({std::string_view(), owned[0].second});
   CHECK_THROWS_AS(aligner.local_spans(pairs), std::invalid_argument);

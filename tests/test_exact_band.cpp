@@ -267,3 +267,39 @@ TEST_CASE("exact band: a global traceback from a lower bound of the score equals
     }
   }
 }
+
+TEST_CASE("exact band: a local alignment's start lies in local_start_band", "[alignment][band]") {
+  std::mt19937_64 rng(61);
+  for (const ScoringScheme& scoring : schemes()) {
+    const int codes = letters(scoring);
+    for (int n = 0; n < 12; ++n) {
+      // Related cores in random flanks, with an insertion of 0..300 residues on one side. An identical core
+      // at the start of both sequences and one insertion make the bound tight: the start's diagonal is the
+      // insertion's length, and the bound's min(rows, cols) the core's pairs.
+      const std::size_t gap = static_cast<std::size_t>(n % 4) * 100;
+      const bool tight = n < 4;
+      const std::string left = test::random_codes(rng, 400, codes), right = test::random_codes(rng, 500, codes);
+      const double mutation = tight ? 0.0 : 0.05 * (n % 3);
+      std::string a =
+          test::random_codes(rng, tight ? 0 : 50, codes) + left + right + test::random_codes(rng, 30, codes);
+      std::string b = test::random_codes(rng, tight ? 0 : 20, codes) +
+                      test::mutated_codes(rng, left, codes, mutation, 3) + test::random_codes(rng, gap, codes) +
+                      test::mutated_codes(rng, right, codes, mutation, 3) + test::random_codes(rng, 40, codes);
+      if (n % 2 == 1) std::swap(a, b);
+      const Span span = reference::span(a, b, scoring, AlignmentMode::local);
+      INFO(scoring.matrix().name() << " " << scoring.gap_open() << "/" << scoring.gap_extend() << " case " << n
+                                   << ": score " << span.score);
+      REQUIRE(span.score > 0);
+      const auto band = local_start_band(span.query_end, span.subject_end, span.score, scoring);
+      REQUIRE(band.has_value());
+      // The start in the reversed prefixes: row query_end - query_begin, column subject_end - subject_begin.
+      const std::int64_t diagonal = (static_cast<std::int64_t>(span.subject_end) - span.subject_begin) -
+                                    (static_cast<std::int64_t>(span.query_end) - span.query_begin);
+      CHECK(band->low <= diagonal);
+      CHECK(diagonal <= band->high);
+      // (With free gap opens, the best alignment may pair some of the insertion's residues, and is not tight.)
+      if (tight && scoring.matrix().type() == SequenceType::nucleotide && scoring.gap_open() > 0)
+        CHECK(band->high - static_cast<std::int64_t>(gap) < 2);
+    }
+  }
+}

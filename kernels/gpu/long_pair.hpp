@@ -71,8 +71,10 @@ class LongPairAligner {
 
   // The local spans of several pairs, each span()'s: the end passes of pairs with the same stripe
   // shape in one launch, then their start passes in another, so that pairs too short to fill the device
-  // alone fill it together (stripes of all the pairs from one counter, pair after pair). Throws as
-  // span() does, before any work, for a pair accepts() refuses.
+  // alone fill it together (stripes of all the pairs from one counter, pair after pair). A start pass
+  // runs in the band of the alignments that start at the end found (profile/exact_band.hpp,
+  // local_start_band) where that is faster. Throws as span() does, before any work, for a pair
+  // accepts() refuses.
   std::vector<Span> local_spans(const std::vector<std::pair<std::string_view, std::string_view>>& pairs);
 
   // H and I of rows spacing, 2 * spacing, ... and of the last row a.size() of the global alignment of a
@@ -89,8 +91,9 @@ class LongPairAligner {
   // Results never depend on it. Throws std::invalid_argument for another value.
   void set_rows_per_lane(int rows);
 
-  // Global spans in bands whatever the columns (by default only where that is faster: long_pair.cu,
-  // span_band_pays), for tests and benchmarks. The results stay what the contracts above allow.
+  // Bands whatever the columns (by default only where that is faster: long_pair.cu, span_band_pays,
+  // guess_pays, start_band_pays) for global spans, lower bounds and local start passes, for tests and
+  // benchmarks. The results stay what the contracts above allow.
   void set_span_bands_always(bool always);
 
   // Cells computed by the last call (span: both passes), and its seconds on the device.
