@@ -265,7 +265,9 @@ struct LongPairAligner::Impl {
   // band, a stripe starts only once the one above has swept its S = 32 R rows' worth of the diagonal, so
   // the stripes at work at once are those of the band's width, not of the rows: that width decides, and
   // a pass takes about (rows) x (1 + 95 / S) steps one after the other, shorter steps with fewer rows per
-  // lane.
+  // lane: a band takes at most 16 rows a lane. One H100, 1 M rows, `bench/gpu_long_pair_bench
+  // --rows-per-lane`: in a band of 302,000 columns 0.34 s with 8 rows a lane, 0.36 s with 16, 0.39 s with
+  // 32; in one of 145,000, 0.255, 0.245 and 0.39 s; the whole pass 0.96-1.00, 0.69-0.71 and 0.64 s.
   int shape = 0;  // set_rows_per_lane(); 0: by the rows
 
   // Whether a global span of this many columns is faster in bands. A pass in a band is a chain along
@@ -306,7 +308,8 @@ struct LongPairAligner::Impl {
     if (shape != 0) return shape;
     if (band != nullptr) rows = std::min(rows, band->width());
     for (const int r : {32, 16})
-      if (rows >= std::size_t{2} * 32 * static_cast<std::size_t>(r) * static_cast<std::size_t>(multiprocessors))
+      if ((band == nullptr || r <= 16) &&
+          rows >= std::size_t{2} * 32 * static_cast<std::size_t>(r) * static_cast<std::size_t>(multiprocessors))
         return r;
     return 8;
   }
