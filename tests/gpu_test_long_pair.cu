@@ -78,17 +78,21 @@ void reference_rows(const std::string& a, const std::string& b, const ScoringSch
   }
 }
 
+void check_same_span(const Span& got, const Span& expected) {
+  CHECK(got.score == expected.score);
+  CHECK(got.query_begin == expected.query_begin);
+  CHECK(got.query_end == expected.query_end);
+  CHECK(got.subject_begin == expected.subject_begin);
+  CHECK(got.subject_end == expected.subject_end);
+}
+
 void check_spans(LongPairAligner& aligner, const ScoringScheme& scoring, const std::string& query,
                  const std::string& subject) {
   for (const AlignmentMode mode : {AlignmentMode::local, AlignmentMode::global, AlignmentMode::semiglobal}) {
     const Span expected = warpsearch::cpu::pair_span(query, subject, scoring, mode);
     const Span got = aligner.span(query, subject, mode);
     INFO("query " << query.size() << ", subject " << subject.size() << ", mode " << static_cast<int>(mode));
-    CHECK(got.score == expected.score);
-    CHECK(got.query_begin == expected.query_begin);
-    CHECK(got.query_end == expected.query_end);
-    CHECK(got.subject_begin == expected.subject_begin);
-    CHECK(got.subject_end == expected.subject_end);
+    check_same_span(got, expected);
     // Global passes of large related pairs run in bands (fewer cells); the others cover the whole DP.
     if (mode != AlignmentMode::global) CHECK(aligner.last_cells() >= query.size() * subject.size());
   }
@@ -188,11 +192,7 @@ TEST_CASE("GPU long pair: local spans in one launch equal cpu::pair_span, pair b
   for (std::size_t i = 0; i < pairs.size(); ++i) {
     const Span expected = warpsearch::cpu::pair_span(owned[i].first, owned[i].second, dna, AlignmentMode::local);
     INFO("pair " << i << ": query " << owned[i].first.size() << ", subject " << owned[i].second.size());
-    CHECK(got[i].score == expected.score);
-    CHECK(got[i].query_begin == expected.query_begin);
-    CHECK(got[i].query_end == expected.query_end);
-    CHECK(got[i].subject_begin == expected.subject_begin);
-    CHECK(got[i].subject_end == expected.subject_end);
+    check_same_span(got[i], expected);
     cells += owned[i].first.size() * owned[i].second.size();
   }
   CHECK(got[5].score == 0);
@@ -225,11 +225,7 @@ TEST_CASE("GPU long pair: local spans in one launch equal cpu::pair_span, pair b
   for (std::size_t i = 0; i < pairs.size(); ++i) {
     const Span expected = warpsearch::cpu::pair_span(owned[i].first, owned[i].second, dna, AlignmentMode::local);
     INFO("in bands, pair " << i << ": query " << owned[i].first.size() << ", subject " << owned[i].second.size());
-    CHECK(got[i].score == expected.score);
-    CHECK(got[i].query_begin == expected.query_begin);
-    CHECK(got[i].query_end == expected.query_end);
-    CHECK(got[i].subject_begin == expected.subject_begin);
-    CHECK(got[i].subject_end == expected.subject_end);
+    check_same_span(got[i], expected);
   }
   std::uint64_t ends_cells = 0, starts_cells = 0;
   for (std::size_t i = 0; i < pairs.size(); ++i) {
