@@ -434,16 +434,16 @@ PairAlignment rectangle_alignment(std::string_view query_codes, std::string_view
   return alignment;
 }
 
-}  // namespace
+// Whether step 1 tries the traceback's rows in bands (banded_global_score) before the striped pass.
+bool scored_in_bands(std::string_view query_codes, std::string_view subject_codes, AlignmentMode mode) {
+  return mode == AlignmentMode::global &&
+         static_cast<std::uint64_t>(query_codes.size()) * subject_codes.size() >= kBandedScoreCells;
+}
 
-Span pair_span(std::string_view query_codes, std::string_view subject_codes, const ScoringScheme& scoring,
-               AlignmentMode mode, Isa isa) {
+// Steps 1 and 2 by the striped passes alone.
+Span striped_span(std::string_view query_codes, std::string_view subject_codes, const ScoringScheme& scoring,
+                  AlignmentMode mode, Isa isa) {
   Span span;
-  if (mode == AlignmentMode::global &&
-      static_cast<std::uint64_t>(query_codes.size()) * subject_codes.size() >= kBandedScoreCells) {
-    if (const std::optional<std::int64_t> score = banded_global_score(query_codes, subject_codes, scoring, isa))
-      return whole_pair(query_codes, subject_codes, *score);
-  }
   const PairEnd end = StripedScorer(query_codes, scoring, isa).end(subject_codes, mode);
   span.score = end.score;
   span.query_end = end.query_end;
@@ -470,6 +470,16 @@ Span pair_span(std::string_view query_codes, std::string_view subject_codes, con
   return span;
 }
 
+}  // namespace
+
+Span pair_span(std::string_view query_codes, std::string_view subject_codes, const ScoringScheme& scoring,
+               AlignmentMode mode, Isa isa) {
+  if (scored_in_bands(query_codes, subject_codes, mode))
+    if (const std::optional<std::int64_t> score = banded_global_score(query_codes, subject_codes, scoring, isa))
+      return whole_pair(query_codes, subject_codes, *score);
+  return striped_span(query_codes, subject_codes, scoring, mode, isa);
+}
+
 PairAlignment align_in_rectangle(std::string_view query_codes, std::string_view subject_codes,
                                  const ScoringScheme& scoring, const Span& span, const AlignmentLimits& limits) {
   return rectangle_alignment(query_codes, subject_codes, scoring, span, limits, best_isa());
@@ -486,15 +496,15 @@ PairAlignment align_pair(std::string_view query_codes, std::string_view subject_
   // The traceback rows too run on isa: the benchmark and the tests reach every row variant this way.
   // Global pairs scored in bands: the guess band's score is enough, the traceback's first split finds
   // the score (its band holds every optimal alignment), one banded pass fewer.
-  if (mode == AlignmentMode::global &&
-      static_cast<std::uint64_t>(query_codes.size()) * subject_codes.size() >= kBandedScoreCells) {
+  // Elsewhere pair_span's striped passes (not pair_span itself, which would try the guess band again).
+  if (scored_in_bands(query_codes, subject_codes, mode)) {
     bool exact = true;
     if (const std::optional<std::int64_t> score = banded_global_score(query_codes, subject_codes, scoring, isa, &exact))
       return rectangle_alignment(query_codes, subject_codes, scoring, whole_pair(query_codes, subject_codes, *score),
                                  limits, isa, exact);
   }
   return rectangle_alignment(query_codes, subject_codes, scoring,
-                             pair_span(query_codes, subject_codes, scoring, mode, isa), limits, isa);
+                             striped_span(query_codes, subject_codes, scoring, mode, isa), limits, isa);
 }
 
 PairAlignment align_local(std::string_view query_codes, std::string_view subject_codes, const ScoringScheme& scoring,
