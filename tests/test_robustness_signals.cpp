@@ -295,6 +295,19 @@ TEST_CASE("robustness: GPU search and align end within 1 s of a signal while com
     return;
   }
   Inputs inputs;
+  // The GPU aligns the protein pair of the CPU's runs in a fraction of a second, waiting without spending
+  // CPU time: two unrelated 1 Mb DNA sequences (whole passes of 10^12 cells) keep it computing well past
+  // the CPU time that `computing` waits for.
+  std::mt19937_64 rng(59);
+  const auto random_dna = [&](std::size_t length) {
+    std::uniform_int_distribution<int> pick(0, 3);
+    std::string letters(length, 'A');
+    for (char& c : letters) c = "ACGT"[pick(rng)];
+    return letters;
+  };
+  const std::string dna_query = inputs.dir.file("dna_query.fa"), dna_target = inputs.dir.file("dna_target.fa");
+  write_file(dna_query, fasta_record("q", random_dna(1000000)));
+  write_file(dna_target, fasta_record("t", random_dna(1000000)));
   const std::vector<std::pair<const char*, std::function<std::vector<std::string>(const std::string&)>>> runs = {
       {"search",
        [&](const std::string& out) {
@@ -302,9 +315,8 @@ TEST_CASE("robustness: GPU search and align end within 1 s of a signal while com
                                          inputs.long_query, "-d",      inputs.db,  "-o",  out};
        }},
       {"align", [&](const std::string& out) {
-         return std::vector<std::string>{"align",   "--quiet", "--device",        "gpu", "--mode",           "global",
-                                         "--cigar", "-q",      inputs.long_query, "-t",  inputs.long_target, "-o",
-                                         out};
+         return std::vector<std::string>{"align", "--quiet", "--device", "gpu",      "--mode", "global", "--cigar",
+                                         "-q",    dna_query, "-t",       dna_target, "-o",     out};
        }}};
   for (const auto& [command, arguments] : runs)
     for (const int signal_number : {SIGINT, SIGTERM}) {
