@@ -4,14 +4,15 @@
 //
 //   gpu_long_pair_bench [--query-length M] [--subject-length N] [--dna] [--repeat 3] [--tsv out.tsv]
 //                       [--rows-per-lane 0|8|16|32] [--no-checkpoint-rows] [--mutation 0.15]
-//                       [--side-by-side K]
+//                       [--side-by-side K] [--no-packed]
 //
 // Besides the span and the rows of the whole DP, the last row in two bands (profile/exact_band.hpp): the
 // guess band of a global score, and the exact band of the pair's global score (whose width the mutation
 // rate sets); --no-checkpoint-rows leaves out the rows every 256 (a slow pass at 1 Mb). --side-by-side K
 // adds the local span of K copies of the pair at once: in one call of LongPairAligner::local_spans (its
 // passes in one launch each), as the search locates its long hits (search/gpu_long_pairs.hpp), and each
-// on its own aligner and host thread (the launches side by side on their streams).
+// on its own aligner and host thread (the launches side by side on their streams). --no-packed runs the
+// local passes of DNA in the 32-bit kernel (LongPairAligner::set_packed_passes).
 //
 // The pair is a seeded random query and a mutated copy of it (by default 15% substitutions and indels)
 // inside random flanks, so that the local alignment spans the pair. Each figure is the median of --repeat calls
@@ -44,7 +45,7 @@ using namespace warpsearch;
 int main(int argc, char** argv) try {
   std::size_t m = 31921, n = 31921;
   int repeat = 3, rows_per_lane = 0, side_by_side = 0;
-  bool dna = false, checkpoint_rows = true;
+  bool dna = false, checkpoint_rows = true, packed = true;
   double mutation = 0.15;
   std::string tsv;
   for (bench::Arguments args(argc, argv); args.next();) {
@@ -66,6 +67,8 @@ int main(int argc, char** argv) try {
       checkpoint_rows = false;
     else if (arg == "--mutation")
       mutation = std::stod(value());
+    else if (arg == "--no-packed")
+      packed = false;
     else if (arg == "--side-by-side")
       side_by_side = std::max(0, std::stoi(value()));
     else
@@ -81,6 +84,7 @@ int main(int argc, char** argv) try {
   subject.resize(n);
   gpu::LongPairAligner aligner(0, scoring);
   aligner.set_rows_per_lane(rows_per_lane);
+  aligner.set_packed_passes(packed);
   aligner.set_span_bands_always(true);  // the banded span is measured at any length
   struct Work {
     std::string name;
@@ -108,7 +112,10 @@ int main(int argc, char** argv) try {
   if (checkpoint_rows)
     works.push_back({"rows every 256", [&] { aligner.global_rows(query, subject, 11, 256, h, ins); }});
   std::vector<std::unique_ptr<gpu::LongPairAligner>> side_aligners;
-  for (int k = 0; k < side_by_side; ++k) side_aligners.push_back(std::make_unique<gpu::LongPairAligner>(0, scoring));
+  for (int k = 0; k < side_by_side; ++k) {
+    side_aligners.push_back(std::make_unique<gpu::LongPairAligner>(0, scoring));
+    side_aligners.back()->set_packed_passes(packed);
+  }
   std::uint64_t side_cells = 0;
   if (side_by_side > 0)
     works.push_back({"span local x " + std::to_string(side_by_side) + " side by side", [&] {

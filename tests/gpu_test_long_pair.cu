@@ -4,7 +4,9 @@
 // stripe cut short, and of the wide shape; with an exact band, the rows are minus infinity outside it, at
 // most the 64-bit DP's inside, and exact at the pair's corner; the guess band's lower bound of a global
 // score leads the CPU's traceback to the operations of the exact score; local spans of many pairs in one
-// launch equal each pair's, their start passes in bands too. Skips (with a warning) where no GPU is usable.
+// launch equal each pair's, their start passes in bands too; the packed kernel's local passes (16-bit
+// values relative to a base) equal the CPU's at every shape and the 32-bit kernel's on scores far beyond
+// 16 bits, and a scoring too wide for them takes the 32-bit kernel. Skips (with a warning) where no GPU is usable.
 #include <algorithm>
 #include <cstdint>
 #include <random>
@@ -237,6 +239,57 @@ TEST_CASE("GPU long pair: local spans in one launch equal cpu::pair_span, pair b
   pairs.push_back({std::string_view(), owned[0].second});
   CHECK_THROWS_AS(aligner.local_spans(pairs), std::invalid_argument);
   CHECK(aligner.local_spans({}).empty());
+}
+
+TEST_CASE("GPU long pair: packed local passes equal the 32-bit kernel's and cpu::pair_span", "[gpu][long_pair]") {
+  if (!have_gpu()) return;
+  std::mt19937_64 rng(43);
+  // The packed kernel's edges: pairs shorter than a lane's rows, than a stripe, a last stripe cut short,
+  // columns fewer than the lanes' lag; ties everywhere; both orientations; every shape (8 rows a lane
+  // takes the 32-bit kernel).
+  std::vector<std::pair<std::string, std::string>> owned;
+  for (const std::size_t m : {1, 7, 40, 300, 1025, 2500}) {
+    owned.push_back(related_pair(rng, m, 200, 4));
+    owned.push_back({owned.back().second, owned.back().first});
+  }
+  owned.push_back({warpsearch::test::random_codes(rng, 3000, 5), warpsearch::test::random_codes(rng, 5, 5)});
+  const std::string repeat = warpsearch::test::random_codes(rng, 50, 4);
+  std::string repeats;
+  for (int k = 0; k < 60; ++k) repeats += repeat;
+  owned.push_back({repeats, repeat + repeat});
+  owned.push_back({repeat + repeat, repeats});
+  const ScoringScheme dna(SubstitutionMatrix::nucleotide(2, -3), GapOpen{5}, GapExtend{2});
+  const ScoringScheme ties(SubstitutionMatrix::nucleotide(1, -1), GapOpen{0}, GapExtend{1});
+  // Scores too large for the packed kernel's 16-bit span at any shape: the 32-bit kernel's path.
+  const ScoringScheme wide(SubstitutionMatrix::nucleotide(100, -100), GapOpen{60}, GapExtend{20});
+  for (const ScoringScheme* scoring : {&dna, &ties, &wide}) {
+    LongPairAligner aligner(0, *scoring);
+    for (const int rows_per_lane : {8, 16, 32}) {
+      aligner.set_rows_per_lane(rows_per_lane);
+      for (const auto& [query, subject] : owned) {
+        const Span expected = warpsearch::cpu::pair_span(query, subject, *scoring, AlignmentMode::local);
+        INFO("match " << scoring->score(0, 0) << ", rows a lane " << rows_per_lane << ", query " << query.size()
+                      << ", subject " << subject.size());
+        check_same_span(aligner.span(query, subject, AlignmentMode::local), expected);
+      }
+    }
+  }
+  // Scores far beyond 16 bits (a 20,000-residue copy scores 40,000): the base moves along the pair.
+  // The packed kernel's spans equal the 32-bit kernel's.
+  const std::string core = warpsearch::test::random_codes(rng, 20000, 4);
+  const std::string mutated = warpsearch::test::mutated_codes(rng, core, 4, 0.02, 4);
+  const std::string flanked =
+      warpsearch::test::random_codes(rng, 3000, 4) + core + warpsearch::test::random_codes(rng, 2000, 4) + mutated;
+  LongPairAligner aligner(0, dna);
+  for (const auto& [query, subject] : {std::pair{core, flanked}, std::pair{flanked, core}, std::pair{mutated, core}}) {
+    aligner.set_packed_passes(true);
+    const Span packed = aligner.span(query, subject, AlignmentMode::local);
+    aligner.set_packed_passes(false);
+    const Span wide_values = aligner.span(query, subject, AlignmentMode::local);
+    INFO("query " << query.size() << ", subject " << subject.size());
+    CHECK(packed.score > 32767);
+    check_same_span(packed, wide_values);
+  }
 }
 
 TEST_CASE("GPU long pair: rows of a global alignment equal a 64-bit DP's", "[gpu][long_pair]") {

@@ -11,10 +11,12 @@
 #include <stdexcept>
 #include <string>
 #include <tuple>
+#include <utility>
 
 #include "core/alphabet.hpp"
 #include "kernels/gpu/cuda_support.cuh"
 #include "kernels/gpu/long_pair_kernel.cuh"
+#include "kernels/gpu/long_pair_packed_kernel.cuh"
 #include "profile/exact_band.hpp"
 
 namespace warpsearch::gpu {
@@ -24,6 +26,7 @@ using detail::before;
 using detail::kNegative;
 using detail::kWarpsPerBlock;
 using detail::long_pair_kernel;
+using detail::long_pair_packed_kernel;
 using detail::LongPairBatch;
 using detail::LongPairParams;
 
@@ -31,6 +34,28 @@ using detail::LongPairParams;
 struct PassResult {
   int score = 0, column = INT_MAX, row = INT_MAX;  // local: the best cell (0-based column, 1-based row)
 };
+
+// The packed kernel's table (long_pair_packed_kernel.cuh) for a nucleotide scheme, empty for another.
+std::vector<std::uint32_t> packed_scores(const ScoringScheme& scoring) {
+  using detail::kPackedCodes;
+  if (scoring.matrix().alphabet().size() != kPackedCodes - 1) return {};
+  const auto half = [&](int row, int column) {
+    return static_cast<std::uint32_t>(static_cast<std::uint16_t>(
+        static_cast<std::int16_t>(scoring.score(static_cast<std::uint8_t>(row), static_cast<std::uint8_t>(column)))));
+  };
+  std::vector<std::uint32_t> table(detail::kPackedWords);
+  for (int low_row = 0; low_row < kPackedCodes; ++low_row)
+    for (int high_row = 0; high_row < kPackedCodes; ++high_row)
+      for (int low_column = 0; low_column < kPackedCodes; ++low_column)
+        for (int high_column = 0; high_column < kPackedCodes; ++high_column) {
+          const int entry =
+              ((low_row * kPackedCodes + high_row) * kPackedCodes + low_column) * kPackedCodes + high_column;
+          for (int copy = 0; copy < detail::kPackedCopies; ++copy)
+            table[static_cast<std::size_t>(entry * detail::kPackedCopies + copy)] =
+                half(low_row, low_column) | half(high_row, high_column) << 16;
+        }
+  return table;
+}
 
 }  // namespace
 
@@ -41,6 +66,8 @@ struct LongPairAligner::Impl {
   int multiprocessors = 1;
   std::int32_t open = 0, extend = 0;
   detail::DeviceBuffer<std::int32_t> matrix;
+  detail::DeviceBuffer<std::uint32_t> packed;  // the packed kernel's table; empty: that kernel is not used
+  bool packed_allowed = true;                  // set_packed_passes()
   detail::Stream stream{detail::stream_priority(detail::StreamRank::hits_first)};
   detail::Event finished{cudaEventDisableTiming | cudaEventBlockingSync};  // a pass's kernel
   detail::DeviceBuffer<std::uint8_t> codes;
@@ -147,6 +174,9 @@ struct LongPairAligner::Impl {
     }
     const int stripes = first[count];
     const LongPairParams& only = host.front();
+    const bool packed_kernel =
+        local && packed_fits(rows_per_lane) &&
+        std::none_of(host.begin(), host.end(), [](const LongPairParams& p) { return banded(p); });
     const int out_every = local ? 0 : std::min(inputs.front().rows_every, only.stripes);
     const std::size_t out_count = local ? 0 : static_cast<std::size_t>((only.stripes - 1) / out_every + 1);
     detail::ScopedDevice scope(device);
@@ -194,8 +224,9 @@ struct LongPairAligner::Impl {
         cudaMemcpyAsync(first_stripes.get(), staged_first.get(), (count + 1) * sizeof(int), cudaMemcpyHostToDevice, s));
     WARPSEARCH_CUDA_CHECK(cudaMemsetAsync(counters.get(), 0, (static_cast<std::size_t>(stripes) + 1) * sizeof(int), s));
     const auto started = std::chrono::steady_clock::now();
-    launch(rows_per_lane, busy,
-           {params.get(), first_stripes.get(), static_cast<int>(count), counters.get() + stripes, matrix.get()});
+    launch(rows_per_lane, busy, packed_kernel,
+           {params.get(), first_stripes.get(), static_cast<int>(count), counters.get() + stripes, matrix.get(),
+            reinterpret_cast<const unsigned*>(packed.get())});
     if (local)
       WARPSEARCH_CUDA_CHECK(cudaMemcpyAsync(staged_best.get(), stripe_best.get(),
                                             static_cast<std::size_t>(stripes) * sizeof(int4), cudaMemcpyDeviceToHost,
@@ -225,9 +256,23 @@ struct LongPairAligner::Impl {
     return results;
   }
 
-  // The kernel of this shape over the batch's stripes, on as many warps as can work at once.
-  void launch(int rows_per_lane, long long busy, const LongPairBatch& batch) {
-    const auto kernel = rows_per_lane == 8    ? long_pair_kernel<8>
+  // Whether a local pass over whole pairs with this many rows a lane fits the packed kernel's 16-bit
+  // relative values (long_pair_packed_kernel.cuh): the span of a warp's values over a tile, the gap
+  // costs and the largest score within kPackedSpan.
+  // Shapes of 8 rows a lane stay on the 32-bit kernel (the packed kernel's step is then mostly fixed work).
+  bool packed_fits(int rows_per_lane) const {
+    if (!packed_allowed || packed.size() == 0 || rows_per_lane < 16) return false;
+    const long long largest = std::max(scoring.matrix().max_score(), -scoring.matrix().min_score());
+    const long long oe = open + extend, d = oe + largest;
+    return d * (32LL * rows_per_lane + 70) + oe + largest <= detail::kPackedSpan;
+  }
+
+  // The kernel of this shape (packed or not) over the batch's stripes, on as many warps as can work at once.
+  void launch(int rows_per_lane, long long busy, bool packed_kernel, const LongPairBatch& batch) {
+    const auto kernel = packed_kernel         ? (rows_per_lane == 8    ? long_pair_packed_kernel<8>
+                                                 : rows_per_lane == 16 ? long_pair_packed_kernel<16>
+                                                                       : long_pair_packed_kernel<32>)
+                        : rows_per_lane == 8  ? long_pair_kernel<8>
                         : rows_per_lane == 16 ? long_pair_kernel<16>
                                               : long_pair_kernel<32>;
     int blocks_per_sm = 0;
@@ -297,11 +342,13 @@ struct LongPairAligner::Impl {
     return last[b.size()].x;
   }
 
-  // Whether a local start pass over `columns` is faster in its band (local_start_band). A banded pass is
-  // a chain of about 0.2-0.45 us a row (above; more rows a lane, longer steps), a whole local pass runs
-  // at about 1.1 T cells/s (1 M x 1 M: 0.89 s): from about 330,000 columns more than the band's.
-  bool start_band_pays(std::size_t columns, const DiagonalBand& band) const {
-    return span_bands_always || static_cast<double>(columns) - static_cast<double>(band.width()) > 0.3e-6 * 1.1e12;
+  // Whether a local start pass of `rows` x `columns` is faster in its band (local_start_band). A banded
+  // pass is a chain of about 0.2-0.5 us a row (above; more rows a lane, longer steps); a whole local pass
+  // runs at about 1.1 T cells/s in the 32-bit kernel (1 M x 1 M: 0.89 s) and 1.75 in the packed one
+  // (0.54-0.57 s): the band pays from about 330,000 or 525,000 columns more than the band's.
+  bool start_band_pays(std::size_t rows, std::size_t columns, const DiagonalBand& band) const {
+    const double whole_rate = packed_fits(rows_per_lane_for(rows)) ? 1.75e12 : 1.1e12;
+    return span_bands_always || static_cast<double>(columns) - static_cast<double>(band.width()) > 0.3e-6 * whole_rate;
   }
 
   int rows_per_lane_for(std::size_t rows, const DiagonalBand* band = nullptr) const {
@@ -324,6 +371,11 @@ LongPairAligner::LongPairAligner(int device, const ScoringScheme& scoring) {
   impl_->open = scoring.gap_open();
   impl_->extend = scoring.gap_extend();
   impl_->matrix = detail::upload_score_table(scoring, device);
+  const std::vector<std::uint32_t> packed = packed_scores(scoring);
+  if (!packed.empty()) {
+    impl_->packed = detail::DeviceBuffer<std::uint32_t>(packed.size(), device);
+    detail::copy_to_device(impl_->packed.get(), packed.data(), packed.size() * sizeof(std::uint32_t));
+  }
 }
 
 LongPairAligner::~LongPairAligner() = default;
@@ -363,12 +415,15 @@ std::vector<Span> LongPairAligner::local_spans(
                                 const std::vector<std::size_t>& which,
                                 const std::vector<std::optional<DiagonalBand>>& bands) {
     std::vector<End> ends(views.size());
-    std::map<int, std::vector<std::size_t>> by_shape;
+    // By shape, and banded or not (whole passes may take the packed kernel).
+    std::map<std::pair<int, bool>, std::vector<std::size_t>> by_shape;
     const auto band_of = [&](std::size_t i) { return bands[i] ? &*bands[i] : nullptr; };
     for (const std::size_t i : which)
-      by_shape[impl_->rows_per_lane_for(transposed[i] ? views[i].second.size() : views[i].first.size(), band_of(i))]
+      by_shape[{impl_->rows_per_lane_for(transposed[i] ? views[i].second.size() : views[i].first.size(), band_of(i)),
+                bands[i].has_value()}]
           .push_back(i);
-    for (const auto& [shape, members] : by_shape) {
+    for (const auto& [key, members] : by_shape) {
+      const int shape = key.first;
       std::vector<Impl::PassInput> inputs;
       for (const std::size_t i : members) {
         const auto [q, s] = views[i];
@@ -411,7 +466,7 @@ std::vector<Span> LongPairAligner::local_spans(
     const std::size_t n = transposed[i] ? ends[i].query : ends[i].subject;
     if (std::optional<DiagonalBand> band = local_start_band(m, n, ends[i].score, impl_->scoring)) {
       band->low = std::min<std::int64_t>(band->low, static_cast<std::int64_t>(n) - static_cast<std::int64_t>(m));
-      if (impl_->start_band_pays(n, *band)) start_bands[i] = band;
+      if (impl_->start_band_pays(m, n, *band)) start_bands[i] = band;
     }
   }
   const std::vector<End> starts = local_passes(prefixes, scored, start_bands);
@@ -524,6 +579,8 @@ void LongPairAligner::set_rows_per_lane(int rows) {
 }
 
 void LongPairAligner::set_span_bands_always(bool always) { impl_->span_bands_always = always; }
+
+void LongPairAligner::set_packed_passes(bool allowed) { impl_->packed_allowed = allowed; }
 
 std::uint64_t LongPairAligner::last_cells() const { return impl_->cells; }
 double LongPairAligner::last_seconds() const { return impl_->seconds; }

@@ -96,6 +96,12 @@ class LongPairAligner {
   // benchmarks. The results stay what the contracts above allow.
   void set_span_bands_always(bool always);
 
+  // Local passes over whole nucleotide pairs in the packed kernel (two cells a register, 16-bit values
+  // relative to a base; kernels/gpu/long_pair_packed_kernel.cuh) where the scoring keeps its values in
+  // 16 bits (the default), or always in the 32-bit kernel (false), for tests and benchmarks. Results
+  // never depend on it.
+  void set_packed_passes(bool allowed);
+
   // Cells computed by the last call (span: both passes), and its seconds on the device.
   std::uint64_t last_cells() const;
   double last_seconds() const;

@@ -77,8 +77,30 @@ struct LongPairBatch {
   const int* first_stripe = nullptr;  // count + 1 entries
   int count = 0;
   int* ticket = nullptr;
-  const std::int32_t* matrix = nullptr;  // kMaxCodes x kMaxCodes
+  const std::int32_t* matrix = nullptr;     // kMaxCodes x kMaxCodes
+  const unsigned* packed_scores = nullptr;  // the packed kernel's table (long_pair_packed_kernel.cuh)
 };
+
+// The next stripe of the batch: its pair (-1 once all are taken) and its number within the pair.
+struct StripeTicket {
+  int pair = -1, stripe = 0;
+};
+
+__device__ __forceinline__ StripeTicket take_stripe(const LongPairBatch& batch, int lane) {
+  int ticket = 0;
+  if (lane == 0) ticket = atomicAdd(batch.ticket, 1);
+  ticket = __shfl_sync(kFull, ticket, 0);
+  if (ticket >= batch.first_stripe[batch.count]) return {};
+  int pair = 0, last = batch.count - 1;  // the pair whose stripes hold the ticket
+  while (pair < last) {
+    const int middle = (pair + last + 1) / 2;
+    if (batch.first_stripe[middle] <= ticket)
+      pair = middle;
+    else
+      last = middle - 1;
+  }
+  return {pair, ticket - batch.first_stripe[pair]};
+}
 
 __device__ __forceinline__ int left_boundary(const LongPairParams& p, int row) {
   return p.local || row == 0 ? 0 : -(p.top_open + row * p.extend);
@@ -263,22 +285,11 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock) long_pair_kernel(const Lo
   for (int i = threadIdx.x; i < kMaxCodes * kMaxCodes; i += blockDim.x) scores[i] = batch.matrix[i];
   __syncthreads();
   const int lane = static_cast<int>(threadIdx.x & 31);
-  const int total = batch.first_stripe[batch.count];
   for (;;) {
-    int ticket = 0;
-    if (lane == 0) ticket = atomicAdd(batch.ticket, 1);
-    ticket = __shfl_sync(kFull, ticket, 0);
-    if (ticket >= total) return;
-    int pair = 0, last = batch.count - 1;  // the pair whose stripes hold the ticket
-    while (pair < last) {
-      const int middle = (pair + last + 1) / 2;
-      if (batch.first_stripe[middle] <= ticket)
-        pair = middle;
-      else
-        last = middle - 1;
-    }
-    const LongPairParams p = batch.pairs[pair];
-    const int k = ticket - batch.first_stripe[pair];
+    const StripeTicket ticket = take_stripe(batch, lane);
+    if (ticket.pair < 0) return;
+    const LongPairParams p = batch.pairs[ticket.pair];
+    const int k = ticket.stripe;
     const bool tail = k == p.stripes - 1;
     if (p.local)
       tail ? run_stripe<R, true, true>(p, scores, k, lane) : run_stripe<R, true, false>(p, scores, k, lane);
