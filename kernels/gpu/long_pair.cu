@@ -269,9 +269,8 @@ struct LongPairAligner::Impl {
 
   // The kernel of this shape (packed or not) over the batch's stripes, on as many warps as can work at once.
   void launch(int rows_per_lane, long long busy, bool packed_kernel, const LongPairBatch& batch) {
-    const auto kernel = packed_kernel         ? (rows_per_lane == 8    ? long_pair_packed_kernel<8>
-                                                 : rows_per_lane == 16 ? long_pair_packed_kernel<16>
-                                                                       : long_pair_packed_kernel<32>)
+    const auto kernel = packed_kernel         ? (rows_per_lane == 16 ? long_pair_packed_kernel<16>  // 16 or 32
+                                                                     : long_pair_packed_kernel<32>)
                         : rows_per_lane == 8  ? long_pair_kernel<8>
                         : rows_per_lane == 16 ? long_pair_kernel<16>
                                               : long_pair_kernel<32>;

@@ -37,8 +37,12 @@
 // first, a tie in a half's column maximum compares rows (rare: a tie needs an equal score). The warp
 // reduces the 64 bests as the 32-bit kernel does.
 //
-// Speed (one H100, 1 Mb x 1 Mb DNA, 32 rows a lane): a related pair's pass 0.57 s against 0.90 s in the
-// 32-bit kernel (1.75 against 1.1 T cells/s), an unrelated pair's 0.54 against 0.80 s. With 8 rows a
+// Speed (one H100, 1 Mb x 1 Mb DNA, 32 rows a lane): a related pair's pass 0.55-0.57 s against 0.90 s in
+// the 32-bit kernel (1.75-1.8 against 1.1 T cells/s), an unrelated pair's 0.53 against 0.80 s. Each stripe
+// sweeps its 1 M columns in about 0.44 s, and stripe k + 1 starts about 57 us after stripe k (timed on
+// the device), so the pass is the stripes' own speed: one or two warps a scheduler, each step bound by
+// its latency (Nsight Compute: 0.44 instructions issued a cycle per scheduler). 64 rows a lane (489
+// stripes, 225 registers) took 0.64 s. With 8 rows a
 // lane (4 words) a step's fixed work (four shuffles, the handoffs, the best's test) weighs as much as
 // its words: the unrelated pair's pass 0.90-0.93 s against 0.99-1.02, but `align` of a local 100 kb
 // pair, whose passes take that shape, 0.49-0.52 s against 0.41-0.44. So the packed kernel takes shapes
@@ -73,6 +77,12 @@ __device__ __forceinline__ int high_half(unsigned v) { return static_cast<int>(v
 __device__ __forceinline__ int to_relative(int absolute, int base) {
   return min(max(absolute - base, kPackedMinusInfinity), 32767);
 }
+// The word at a shared-memory address.
+__device__ __forceinline__ unsigned shared_word(unsigned address) {
+  unsigned word;
+  asm("ld.shared.u32 %0, [%1];" : "=r"(word) : "r"(address));
+  return word;
+}
 // Both halves less delta, at least minus infinity.
 __device__ __forceinline__ unsigned rebased(unsigned v, unsigned delta) {
   const unsigned floor_value = pack_halves(kPackedMinusInfinity, kPackedMinusInfinity);
@@ -96,18 +106,23 @@ __device__ __forceinline__ void run_packed_stripe(const LongPairParams& p, const
   constexpr int W = R / 2, S = 32 * R, kPad = kPackedCodes - 1;
   const int n = p.n, oe = p.open + p.extend;
   const unsigned minus_oe = pack_halves(-oe, -oe), minus_e = pack_halves(-p.extend, -p.extend);
+  const unsigned minus_infinity = pack_halves(kPackedMinusInfinity, kPackedMinusInfinity);
   const int first_row = k * S + lane * R;  // word w: rows first_row + 1 + w (low), first_row + 1 + W + w (high)
   const bool below = k + 1 < p.stripes;    // a stripe below reads this one's last row
   const int2* ring_in = p.ring + static_cast<long long>((k + 1) & 1) * (n + 1);
   int2* ring_out = below && lane == 31 ? p.ring + static_cast<long long>(k & 1) * (n + 1) : nullptr;
   const int* ready = k > 0 ? p.progress + k - 1 : nullptr;
   const auto row_code = [&](int row) { return row < p.m ? min(static_cast<int>(p.rows[row]), kPad) : kPad; };
-  int row_offset[W];  // per word: its row pair's entries, in this lane's copy
+  // Per word: the shared-memory address of its row pair's entries in this lane's copy. A step adds its
+  // column pair's offset (one add and one load a word; indexing the table instead took two multiply-adds).
+  unsigned row_address[W];
+  const unsigned table_address = static_cast<unsigned>(__cvta_generic_to_shared(table));
 #pragma unroll
   for (int w = 0; w < W; ++w)
-    row_offset[w] = ((row_code(first_row + w) * kPackedCodes + row_code(first_row + W + w)) * kPackedCodes *
-                         kPackedCodes * kPackedCopies +
-                     lane % kPackedCopies);
+    row_address[w] = table_address +
+                     4u * static_cast<unsigned>((row_code(first_row + w) * kPackedCodes + row_code(first_row + W + w)) *
+                                                    kPackedCodes * kPackedCodes * kPackedCopies +
+                                                lane % kPackedCopies);
   const unsigned boundary = pack_halves(0, -oe);  // (H, F of the row below) on a local pass's edges
   unsigned left[W], gap[W];                       // H(row, j - 1), the horizontal gap into (row, j)
 #pragma unroll
@@ -155,16 +170,18 @@ __device__ __forceinline__ void run_packed_stripe(const LongPairParams& p, const
     }
     const unsigned above = __byte_perm(from_above, own, 0x5410);  // H: low from above, high from own low half
     unsigned f = __byte_perm(from_above, own, 0x7632);            // F of the words' first rows
-    const unsigned* scores = table + (code * kPackedCodes + code_before) * kPackedCopies;
+    const unsigned column_bytes = 4u * static_cast<unsigned>((code * kPackedCodes + code_before) * kPackedCopies);
     unsigned h_diagonal = diagonal;
     diagonal = above;
 #pragma unroll
     for (int w = 0; w < W; ++w) {
-      const unsigned cell =
-          dpx::max3_s16x2(dpx::add_max_s16x2(h_diagonal, scores[row_offset[w]], floor_value), gap[w], f);
+      const unsigned cell = dpx::max3_s16x2(
+          dpx::add_max_s16x2(h_diagonal, shared_word(row_address[w] + column_bytes), floor_value), gap[w], f);
       h_diagonal = left[w];
       left[w] = cell;
-      const unsigned opened = __vadd2(cell, minus_oe);
+      // cell - open - extend (never below minus infinity); the add-max writes a new register where the
+      // two-operand 16x2 add needed a copy of the cell first.
+      const unsigned opened = dpx::add_max_s16x2(cell, minus_oe, minus_infinity);
       f = dpx::add_max_s16x2(f, minus_e, opened);
       gap[w] = dpx::add_max_s16x2(gap[w], minus_e, opened);
     }
