@@ -126,6 +126,24 @@ __device__ __forceinline__ void wait_for(const int* progress, int columns, int l
   }
 }
 
+// The stripe's best cell from its lanes' (score desc, then column and row, or row and column, asc), to
+// stripe_best[k].
+__device__ __forceinline__ void write_stripe_best(const LongPairParams& p, int k, int lane, int score, int column,
+                                                  int row) {
+#pragma unroll
+  for (int offset = 16; offset > 0; offset >>= 1) {
+    const int other = __shfl_xor_sync(kFull, score, offset);
+    const int other_column = __shfl_xor_sync(kFull, column, offset);
+    const int other_row = __shfl_xor_sync(kFull, row, offset);
+    if (other > score || (other == score && before(p.rows_first, other_column, other_row, column, row))) {
+      score = other;
+      column = other_column;
+      row = other_row;
+    }
+  }
+  if (lane == 0) p.stripe_best[k] = make_int4(score, column, row, 0);
+}
+
 // One stripe of one warp. kLocal: track the best cell; kTail: the stripe holds the pair's last row.
 // It stays one function, the step a lambda inside it: the step shares the lane's R rows of registers
 // with the tile loads around it, and device functions taking those arrays would force them into local
@@ -263,20 +281,7 @@ __device__ __forceinline__ void run_stripe(const LongPairParams& p, const int* s
       *reinterpret_cast<volatile int*>(p.progress + k) = j_begin + min(tile_base, width - 1) + 1;
     }
   }
-  if (kLocal) {  // the stripe's best: score desc, then column and row (or row and column) asc
-#pragma unroll
-    for (int offset = 16; offset > 0; offset >>= 1) {
-      const int other = __shfl_xor_sync(kFull, best, offset);
-      const int other_column = __shfl_xor_sync(kFull, best_column, offset);
-      const int other_row = __shfl_xor_sync(kFull, best_row, offset);
-      if (other > best || (other == best && before(p.rows_first, other_column, other_row, best_column, best_row))) {
-        best = other;
-        best_column = other_column;
-        best_row = other_row;
-      }
-    }
-    if (lane == 0) p.stripe_best[k] = make_int4(best, best_column, best_row, 0);
-  }
+  if (kLocal) write_stripe_best(p, k, lane, best, best_column, best_row);
 }
 
 template <int R>

@@ -262,7 +262,7 @@ __device__ __forceinline__ void run_packed_stripe(const LongPairParams& p, const
       *reinterpret_cast<volatile int*>(p.progress + k) = min(n, max(0, tile_base + 32 - 63));
     }
   }
-  // The lane's best of both halves, then the warp's (as run_stripe).
+  // The lane's best of both halves, then the warp's.
   int best_row[2] = {INT_MAX, INT_MAX};
 #pragma unroll
   for (int half = 0; half < 2; ++half)
@@ -273,18 +273,7 @@ __device__ __forceinline__ void run_packed_stripe(const LongPairParams& p, const
     column = best_column[1];
     row = best_row[1];
   }
-#pragma unroll
-  for (int offset = 16; offset > 0; offset >>= 1) {
-    const int other = __shfl_xor_sync(kFull, score, offset);
-    const int other_column = __shfl_xor_sync(kFull, column, offset);
-    const int other_row = __shfl_xor_sync(kFull, row, offset);
-    if (other > score || (other == score && before(p.rows_first, other_column, other_row, column, row))) {
-      score = other;
-      column = other_column;
-      row = other_row;
-    }
-  }
-  if (lane == 0) p.stripe_best[k] = make_int4(score, column, row, 0);
+  write_stripe_best(p, k, lane, score, column, row);
 }
 
 template <int R>
