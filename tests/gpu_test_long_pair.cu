@@ -6,7 +6,8 @@
 // score leads the CPU's traceback to the operations of the exact score; local spans of many pairs in one
 // launch equal each pair's, their start passes in bands too; the packed kernel's local passes (16-bit
 // values relative to a base) equal the CPU's at every shape and the 32-bit kernel's on scores far beyond
-// 16 bits, and a scoring too wide for them takes the 32-bit kernel. Skips (with a warning) where no GPU is usable.
+// 16 bits, and a scoring too wide for them takes the 32-bit kernel. Skips (with a warning) where no GPU
+// is usable.
 #include <algorithm>
 #include <cstdint>
 #include <random>
@@ -275,21 +276,23 @@ TEST_CASE("GPU long pair: packed local passes equal the 32-bit kernel's and cpu:
     }
   }
   // Scores far beyond 16 bits (a 20,000-residue copy scores 40,000): the base moves along the pair.
-  // The packed kernel's spans equal the 32-bit kernel's.
+  // The packed kernel's spans (16 and 32 rows a lane) equal the 32-bit kernel's.
   const std::string core = warpsearch::test::random_codes(rng, 20000, 4);
   const std::string mutated = warpsearch::test::mutated_codes(rng, core, 4, 0.02, 4);
   const std::string flanked =
       warpsearch::test::random_codes(rng, 3000, 4) + core + warpsearch::test::random_codes(rng, 2000, 4) + mutated;
   LongPairAligner aligner(0, dna);
-  for (const auto& [query, subject] : {std::pair{core, flanked}, std::pair{flanked, core}, std::pair{mutated, core}}) {
-    aligner.set_packed_passes(true);
-    const Span packed = aligner.span(query, subject, AlignmentMode::local);
-    aligner.set_packed_passes(false);
-    const Span wide_values = aligner.span(query, subject, AlignmentMode::local);
-    INFO("query " << query.size() << ", subject " << subject.size());
-    CHECK(packed.score > 32767);
-    check_same_span(packed, wide_values);
-  }
+  for (const auto& [query, subject] : {std::pair{core, flanked}, std::pair{flanked, core}, std::pair{mutated, core}})
+    for (const int rows_per_lane : {16, 32}) {
+      aligner.set_rows_per_lane(rows_per_lane);
+      aligner.set_packed_passes(true);
+      const Span packed = aligner.span(query, subject, AlignmentMode::local);
+      aligner.set_packed_passes(false);
+      const Span wide_values = aligner.span(query, subject, AlignmentMode::local);
+      INFO("query " << query.size() << ", subject " << subject.size() << ", rows a lane " << rows_per_lane);
+      CHECK(packed.score > 32767);
+      check_same_span(packed, wide_values);
+    }
 }
 
 TEST_CASE("GPU long pair: rows of a global alignment equal a 64-bit DP's", "[gpu][long_pair]") {

@@ -226,7 +226,7 @@ struct LongPairAligner::Impl {
     const auto started = std::chrono::steady_clock::now();
     launch(rows_per_lane, busy, packed_kernel,
            {params.get(), first_stripes.get(), static_cast<int>(count), counters.get() + stripes, matrix.get(),
-            reinterpret_cast<const unsigned*>(packed.get())});
+            packed.get()});
     if (local)
       WARPSEARCH_CUDA_CHECK(cudaMemcpyAsync(staged_best.get(), stripe_best.get(),
                                             static_cast<std::size_t>(stripes) * sizeof(int4), cudaMemcpyDeviceToHost,
@@ -256,10 +256,10 @@ struct LongPairAligner::Impl {
     return results;
   }
 
-  // Whether a local pass over whole pairs with this many rows a lane fits the packed kernel's 16-bit
-  // relative values (long_pair_packed_kernel.cuh): the span of a warp's values over a tile, the gap
-  // costs and the largest score within kPackedSpan.
-  // Shapes of 8 rows a lane stay on the 32-bit kernel (the packed kernel's step is then mostly fixed work).
+  // Whether a local pass over whole pairs with this many rows a lane takes the packed kernel
+  // (long_pair_packed_kernel.cuh): 16 or 32 rows a lane (with 8, a step is mostly fixed work), and its
+  // 16-bit relative values fit (the span of a warp's values over a tile, the gap costs and the largest
+  // score within kPackedSpan).
   bool packed_fits(int rows_per_lane) const {
     if (!packed_allowed || packed.size() == 0 || rows_per_lane < 16) return false;
     const long long largest = std::max(scoring.matrix().max_score(), -scoring.matrix().min_score());

@@ -77,8 +77,8 @@ struct LongPairBatch {
   const int* first_stripe = nullptr;  // count + 1 entries
   int count = 0;
   int* ticket = nullptr;
-  const std::int32_t* matrix = nullptr;     // kMaxCodes x kMaxCodes
-  const unsigned* packed_scores = nullptr;  // the packed kernel's table (long_pair_packed_kernel.cuh)
+  const std::int32_t* matrix = nullptr;          // kMaxCodes x kMaxCodes
+  const std::uint32_t* packed_scores = nullptr;  // the packed kernel's table (long_pair_packed_kernel.cuh)
 };
 
 // The next stripe of the batch: its pair (-1 once all are taken) and its number within the pair.

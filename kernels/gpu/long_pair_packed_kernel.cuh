@@ -1,7 +1,7 @@
 // The long-pair kernel's packed form (kernels/gpu/long_pair.hpp): a local pass over a whole pair of
 // nucleotide sequences, two cells per 32-bit register, in 16-bit values relative to a base. Private to
-// kernels/gpu/long_pair.cu, which launches it where it fits (Impl::packed_fits) and the 32-bit
-// kernel (long_pair_kernel.cuh) otherwise. The stripes, their order and the ring between them are that kernel's.
+// kernels/gpu/long_pair.cu, which launches it where it fits (Impl::packed_fits) and the 32-bit kernel
+// (long_pair_kernel.cuh) otherwise. The stripes, their order and the ring between them are that kernel's.
 //
 // Two halves. A lane holds R rows as R / 2 words: word w's low half is row w of the lane's rows, its high
 // half row R / 2 + w, one column behind. So a step computes the low half at column j and the high half
@@ -25,8 +25,8 @@
 // Edges without checks. Columns before a lane's first and past the last hold the padding code, whose
 // scores are negative: before the first, every cell computes to the local boundary (H = 0, a gap of
 // -open - extend), exactly what the first column needs; past the last, and in the rows past the pair's
-// last in the last stripe, every cell is below a real cell (a penalty less than one), so none can be the
-// best. The ring takes only real columns.
+// last in the last stripe, every cell is a real cell's value less a gap cost or plus a negative score,
+// or 0, so none can be the best. The ring takes only real columns.
 //
 // Best cells: each half keeps its own (the largest H; on ties the smallest column, then row, or row then
 // column). A step compares its halves' column maxima with their bests (one 16-bit maximum); where one
@@ -38,11 +38,11 @@
 // reduces the 64 bests as the 32-bit kernel does.
 //
 // Speed (one H100, 1 Mb x 1 Mb DNA, 32 rows a lane): a related pair's pass 0.55-0.57 s against 0.90 s in
-// the 32-bit kernel (1.75-1.8 against 1.1 T cells/s), an unrelated pair's 0.53 against 0.80 s. Each stripe
-// sweeps its 1 M columns in about 0.44 s, and stripe k + 1 starts about 57 us after stripe k (timed on
-// the device), so the pass is the stripes' own speed: one or two warps a scheduler, each step bound by
-// its latency (Nsight Compute: 0.44 instructions issued a cycle per scheduler). 64 rows a lane (489
-// stripes, 225 registers) took 0.64 s. With 8 rows a
+// the 32-bit kernel (1.75-1.8 against 1.1 T cells/s), an unrelated pair's 0.53 against 0.80 s. Each
+// stripe sweeps its 1 M columns in about 0.44 s, and stripe k + 1 starts about 57 us after stripe k
+// (timed on the device), so the pass is the stripes' own speed: one or two warps a scheduler, each step
+// bound by its latency (Nsight Compute: 0.44 instructions issued a cycle per scheduler, the top stall a
+// fixed-latency dependency). 64 rows a lane (489 stripes, 225 registers) took 0.64 s. With 8 rows a
 // lane (4 words) a step's fixed work (four shuffles, the handoffs, the best's test) weighs as much as
 // its words: the unrelated pair's pass 0.90-0.93 s against 0.99-1.02, but `align` of a local 100 kb
 // pair, whose passes take that shape, 0.49-0.52 s against 0.41-0.44. So the packed kernel takes shapes
@@ -56,8 +56,8 @@ namespace warpsearch::gpu::detail {
 // Codes 0 .. kPackedCodes - 1: the nucleotide alphabet (A C G T N) and its padding code.
 constexpr int kPackedCodes = 6;
 // Table copies: entry e of copy c at word e * kPackedCopies + c, lane l reading copy l % kPackedCopies,
-// so the four lanes that share a copy meet on at most four banks (about 2 shared-memory wavefronts per
-// lookup against 3.5 for one copy).
+// so that only the four lanes sharing a copy can meet on a bank: 2.9 shared-memory wavefronts a lookup
+// (Nsight Compute), which the latency-bound steps do not feel (their shared-memory stalls are small).
 constexpr int kPackedCopies = 8;
 // The packed table: entry (low row code * 6 + high row code) * 36 + low column code * 6 + high column
 // code holds the low pair's score in its low half and the high pair's in its high half.
