@@ -115,6 +115,13 @@ __host__ __device__ __forceinline__ bool before(bool rows_first, int a, int b, i
   return rows_first ? (b < d || (b == d && a < c)) : (a < c || (a == c && b < d));
 }
 
+// Publishes that a stripe's last row is written up to `columns` columns (the fence orders the row's
+// stores before the counter), for the stripe below's wait_for.
+__device__ __forceinline__ void publish(int* progress, int columns) {
+  __threadfence();
+  *reinterpret_cast<volatile int*>(progress) = columns;
+}
+
 // Waits until the stripe above has published `columns` columns of its last row (lane 0 spins; the
 // fence after it orders the warp's reads of that row after the counter).
 __device__ __forceinline__ void wait_for(const int* progress, int columns, int lane) {
@@ -276,10 +283,7 @@ __device__ __forceinline__ void run_stripe(const LongPairParams& p, const int* s
     }
     // Lane 31 has written its columns up to j_begin + tile_base (the tile's last step less 31), or the
     // stripe's last: publish them.
-    if (ring_out != nullptr) {
-      __threadfence();
-      *reinterpret_cast<volatile int*>(p.progress + k) = j_begin + min(tile_base, width - 1) + 1;
-    }
+    if (ring_out != nullptr) publish(p.progress + k, j_begin + min(tile_base, width - 1) + 1);
   }
   if (kLocal) write_stripe_best(p, k, lane, best, best_column, best_row);
 }

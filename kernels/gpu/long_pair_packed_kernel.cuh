@@ -257,10 +257,7 @@ __device__ __forceinline__ void run_packed_stripe(const LongPairParams& p, const
 #pragma unroll 4
     for (int t = 0; t < 32; ++t) step(tile_base, t);
     // Lane 31 has written the columns up to tile_base + 31 - 63: publish them.
-    if (ring_out != nullptr) {
-      __threadfence();
-      *reinterpret_cast<volatile int*>(p.progress + k) = min(n, max(0, tile_base + 32 - 63));
-    }
+    if (ring_out != nullptr) publish(p.progress + k, min(n, max(0, tile_base + 32 - 63)));
   }
   // The lane's best of both halves, then the warp's.
   int best_row[2] = {INT_MAX, INT_MAX};
