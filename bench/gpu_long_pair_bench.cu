@@ -17,7 +17,8 @@
 // The pair is a seeded random query and a mutated copy of it (by default 15% substitutions and indels)
 // inside random flanks, so that the local alignment spans the pair. Each figure is the median of --repeat calls
 // after one warm-up; GCUPS = cells / seconds / 1e9, cells = the passes' (rows x columns), the call's
-// copies and allocations included.
+// copies and allocations included. The local span's two passes follow it as rows of their own ("span
+// local: end pass", "span local: start pass"; the last call's, each timed from its request to its result).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -41,6 +42,18 @@
 #include "tests/random_sequences.hpp"
 
 using namespace warpsearch;
+
+// The median seconds of `repeat` runs after a warm-up.
+static double median_seconds(const std::function<void()>& run, int repeat) {
+  run();
+  std::vector<double> seconds;
+  for (int r = 0; r < repeat; ++r) {
+    const auto started = std::chrono::steady_clock::now();
+    run();
+    seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+  }
+  return bench::median(seconds);
+}
 
 int main(int argc, char** argv) try {
   std::size_t m = 31921, n = 31921;
@@ -138,21 +151,23 @@ int main(int argc, char** argv) try {
   if (!tsv.empty()) out.open(tsv, std::ios::app);
   std::printf("work\tquery\tsubject\tcells\tseconds\tGCUPS\tscore\n");
   for (const Work& work : works) {
-    work.run();
-    std::vector<double> seconds;
-    for (int r = 0; r < repeat; ++r) {
-      const auto started = std::chrono::steady_clock::now();
-      work.run();
-      seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
-    }
-    const double median = bench::median(seconds);
+    const double median = median_seconds(work.run, repeat);
     const double cells =
         static_cast<double>(work.name.find("side by side") != std::string::npos ? side_cells : aligner.last_cells());
-    char line[256];
-    std::snprintf(line, sizeof line, "%s\t%zu\t%zu\t%.0f\t%.4f\t%.1f\t%lld\n", work.name.c_str(), m, n, cells, median,
-                  cells / median / 1e9, static_cast<long long>(span.score));
-    std::fputs(line, stdout);
-    if (out) out << line;
+    const auto write_row = [&](const std::string& name, double row_cells, double row_seconds) {
+      char line[256];
+      std::snprintf(line, sizeof line, "%s\t%zu\t%zu\t%.0f\t%.4f\t%.1f\t%lld\n", name.c_str(), m, n, row_cells,
+                    row_seconds, row_cells / row_seconds / 1e9, static_cast<long long>(span.score));
+      std::fputs(line, stdout);
+      if (out) out << line;
+    };
+    write_row(work.name, cells, median);
+    // A local span's passes, each (the last run's): the end pass over the whole pair, then the start pass.
+    const std::vector<gpu::LongPairAligner::PassTime> passes = aligner.last_pass_times();
+    if (work.name == "span local" && passes.size() == 2)
+      for (std::size_t i = 0; i < passes.size(); ++i)
+        write_row(i == 0 ? "span local: end pass" : "span local: start pass", static_cast<double>(passes[i].cells),
+                  passes[i].seconds);
   }
   return 0;
 } catch (const std::exception& error) {

@@ -88,7 +88,7 @@ struct LongPairAligner::Impl {
   void grow(detail::PinnedBuffer<T>& buffer, std::size_t count) {
     outgrown.grow(buffer, count);
   }
-  double seconds = 0;
+  std::vector<PassTime> pass_times;  // the last call's launches
 
   // One pass of rows a against columns b. rows_every: 0 for local (best cell) passes; else the stripes
   // between rows written out (a very large value: the last row only). band: the diagonals computed in a
@@ -251,8 +251,10 @@ struct LongPairAligner::Impl {
       rows->assign(staged_rows.get(), staged_rows.get() + out_entries);
       if (banded(only)) mask_outside_band(only, out_every * stripe_rows, *rows);
     }
-    seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    for (const LongPairParams& p : host) cells += swept_cells(p, stripe_rows);
+    PassTime time{0, std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count()};
+    for (const LongPairParams& p : host) time.cells += swept_cells(p, stripe_rows);
+    cells += time.cells;
+    pass_times.push_back(time);
     return results;
   }
 
@@ -396,7 +398,7 @@ std::vector<Span> LongPairAligner::local_spans(
       throw std::invalid_argument("long pair: a query of " + std::to_string(query.size()) + " and a subject of " +
                                   std::to_string(subject.size()) + " residues is not accepted in this mode");
   impl_->cells = 0;
-  impl_->seconds = 0;
+  impl_->pass_times.clear();
   std::vector<Span> spans(pairs.size());
   if (pairs.empty()) return spans;
   // The shorter sequence gives the rows (fewer stripes, as fast); the tie-break stays the subject's end
@@ -485,7 +487,7 @@ Span LongPairAligner::span(std::string_view query, std::string_view subject, Ali
     throw std::invalid_argument("long pair: a query of " + std::to_string(query.size()) + " and a subject of " +
                                 std::to_string(subject.size()) + " residues is not accepted in this mode");
   impl_->cells = 0;
-  impl_->seconds = 0;
+  impl_->pass_times.clear();
   Span span;
   const std::string reversed_query(query.rbegin(), query.rend());
   const std::string reversed_subject(subject.rbegin(), subject.rend());
@@ -538,7 +540,7 @@ LongPairAligner::ScoreBound LongPairAligner::global_score_bound(std::string_view
     throw std::invalid_argument("long pair: a query of " + std::to_string(query.size()) + " and a subject of " +
                                 std::to_string(subject.size()) + " residues is not accepted in this mode");
   impl_->cells = 0;
-  impl_->seconds = 0;
+  impl_->pass_times.clear();
   std::vector<int2> last;
   const std::optional<DiagonalBand> guess = guess_band(query.size(), subject.size());
   if (impl_->guess_pays(subject.size()) && guess) {
@@ -556,7 +558,7 @@ void LongPairAligner::global_rows(std::string_view a, std::string_view b, std::i
     throw std::invalid_argument("long pair: rows every " + std::to_string(spacing) + " of " + std::to_string(a.size()) +
                                 " x " + std::to_string(b.size()) + " residues are not accepted");
   impl_->cells = 0;
-  impl_->seconds = 0;
+  impl_->pass_times.clear();
   // Rows every k stripes need stripes of kRowSpacing rows (8 per lane).
   const int rows_per_lane = spacing < a.size() ? 8 : impl_->rows_per_lane_for(a.size(), band);
   const std::size_t stripe_rows = 32 * static_cast<std::size_t>(rows_per_lane);
@@ -582,6 +584,6 @@ void LongPairAligner::set_span_bands_always(bool always) { impl_->span_bands_alw
 void LongPairAligner::set_packed_passes(bool allowed) { impl_->packed_allowed = allowed; }
 
 std::uint64_t LongPairAligner::last_cells() const { return impl_->cells; }
-double LongPairAligner::last_seconds() const { return impl_->seconds; }
+std::vector<LongPairAligner::PassTime> LongPairAligner::last_pass_times() const { return impl_->pass_times; }
 
 }  // namespace warpsearch::gpu

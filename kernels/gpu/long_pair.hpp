@@ -102,9 +102,14 @@ class LongPairAligner {
   // never depend on it.
   void set_packed_passes(bool allowed);
 
-  // Cells computed by the last call (span: both passes), and its seconds on the device.
+  // Cells computed by the last call (span: both passes), and each of its launches' cells and seconds
+  // (from the request to the results on the host; a local span: the end pass, then the start pass).
+  struct PassTime {
+    std::uint64_t cells = 0;
+    double seconds = 0;
+  };
   std::uint64_t last_cells() const;
-  double last_seconds() const;
+  std::vector<PassTime> last_pass_times() const;
 
  private:
   struct Impl;

@@ -33,20 +33,24 @@
 // is above, it keeps the column's words (a select a word), and the best's row is looked up in them once,
 // at the stripe's end. Below an alignment's path the cells grow with every column, so a lane's best
 // rises at about a quarter of the steps of a related pair: with the row looked up at each rise (two
-// compares a word), a related 1 Mb pair's pass took 1.02-1.04 s, with the words kept 0.57 s. Rows
-// first, a tie in a half's column maximum compares rows (rare: a tie needs an equal score). The warp
-// reduces the 64 bests as the 32-bit kernel does.
+// compares a word), a related 1 Mb pair's pass took 1.02-1.04 s, with the words kept 0.57 s. The keep
+// has no branch (the selects run at every step): some lane of the warp has a new best at most steps, so
+// a branch was taken anyway, and it cut the unrolled steps into blocks that the compiler could not
+// overlap; without it an unrelated 1 Mb pair's pass takes 0.44 s against 0.53 s. Rows first (a kernel
+// of its own, kRowsFirst), a tie in a half's column maximum compares rows (rare: a tie needs an equal
+// score). The warp reduces the 64 bests as the 32-bit kernel does.
 //
-// Speed (one H100, 1 Mb x 1 Mb DNA, 32 rows a lane): a related pair's pass 0.55-0.57 s against 0.90 s in
-// the 32-bit kernel (1.75-1.8 against 1.1 T cells/s), an unrelated pair's 0.53 against 0.80 s. Each
-// stripe sweeps its 1 M columns in about 0.44 s, and stripe k + 1 starts about 57 us after stripe k
-// (timed on the device), so the pass is the stripes' own speed: one or two warps a scheduler, each step
-// bound by its latency (Nsight Compute: 0.44 instructions issued a cycle per scheduler, the top stall a
-// fixed-latency dependency). 64 rows a lane (489 stripes, 225 registers) took 0.64 s. With 8 rows a
-// lane (4 words) a step's fixed work (four shuffles, the handoffs, the best's test) weighs as much as
-// its words: the unrelated pair's pass 0.90-0.93 s against 0.99-1.02, but `align` of a local 100 kb
-// pair, whose passes take that shape, 0.49-0.52 s against 0.41-0.44. So the packed kernel takes shapes
-// of 16 and 32 rows a lane.
+// Speed (one H100, 1 Mb x 1 Mb DNA, 32 rows a lane): an unrelated pair's pass 0.44 s against 0.80-0.86 s
+// in the 32-bit kernel (2.3 against 1.2 T cells/s). Each stripe sweeps its 1 M columns in one go, and
+// stripe k + 1 starts about 57 us after stripe k (timed on the device), so the pass is the stripes' own
+// speed: one or two warps a scheduler, each step bound by its latency (Nsight Compute, before the keep
+// lost its branch: 0.44 instructions issued a cycle per scheduler, the top stall a fixed-latency
+// dependency). 64 rows a lane (489 stripes, 225 registers) took 0.64 s against 0.53 s; the steps
+// unrolled by 2 or 8 instead of 4, the same within the runs' spread. With 8 rows a lane (4 words) a
+// step's fixed work (four shuffles, the handoffs, the best's test) weighs as much as its words: the
+// unrelated pair's pass 0.90-0.93 s against 0.99-1.02, but `align` of a local 100 kb pair, whose passes
+// take that shape, 0.49-0.52 s against 0.41-0.44. So the packed kernel takes shapes of 16 and 32 rows a
+// lane.
 #pragma once
 
 #include "kernels/gpu/long_pair_kernel.cuh"
@@ -101,7 +105,7 @@ __device__ __forceinline__ int first_word(const unsigned (&words)[W], int half, 
 
 // One stripe of one warp (see above and run_stripe in long_pair_kernel.cuh). It stays one function, the
 // step a lambda inside it, for the reason run_stripe does.
-template <int R>
+template <int R, bool kRowsFirst>
 __device__ __forceinline__ void run_packed_stripe(const LongPairParams& p, const unsigned* table, int k, int lane) {
   constexpr int W = R / 2, S = 32 * R, kPad = kPackedCodes - 1;
   const int n = p.n, oe = p.open + p.extend;
@@ -138,15 +142,21 @@ __device__ __forceinline__ void run_packed_stripe(const LongPairParams& p, const
   int base = 0;
   unsigned floor_value = 0;
   // Each half's best: its score (0: none yet), column, and the words of that column (saved, their values
-  // relative to the base of that step, the best's own being saved_value), which give its row at the end.
-  int best[2] = {0, 0}, best_column[2] = {INT_MAX, INT_MAX}, saved_value[2] = {0, 0};
+  // relative to the base of that step, saved_base), which give its row at the end. best_relative holds
+  // both bests relative to the base; best, their absolute values, is brought up to date once a tile.
+  int best[2] = {0, 0}, best_column[2] = {INT_MAX, INT_MAX}, saved_base[2] = {0, 0};
   unsigned saved[W];
 #pragma unroll
   for (int w = 0; w < W; ++w) saved[w] = 0;
-  unsigned best_relative = 0;                    // both bests relative to the base
+  unsigned best_relative = 0;
   const auto keep_column = [&](unsigned mask) {  // the current words into saved, in the halves of mask
 #pragma unroll
     for (int w = 0; w < W; ++w) saved[w] = (left[w] & mask) | (saved[w] & ~mask);
+  };
+  // best from best_relative (a half at minus infinity lies below every cell the warp holds: unchanged).
+  const auto update_best = [&] {
+    if (low_half(best_relative) > kPackedMinusInfinity) best[0] = low_half(best_relative) + base;
+    if (high_half(best_relative) > kPackedMinusInfinity) best[1] = high_half(best_relative) + base;
   };
   const auto load_code = [&](int j) { return j >= 0 && j < n ? min(static_cast<int>(p.columns[j]), kPad) : kPad; };
   const auto load_top = [&](int j) {  // absolute (H, F of the row below) of the row above column j
@@ -194,37 +204,34 @@ __device__ __forceinline__ void run_packed_stripe(const LongPairParams& p, const
     for (int w = 1; w < W; w += 2)
       column_max = w + 1 < W ? dpx::max3_s16x2(column_max, left[w], left[w + 1]) : __vmaxs2(column_max, left[w]);
     const int j = tile_base + t - 2 * lane;  // the low half's column (the high half's is j - 1)
+    // A half whose column maximum is above its best keeps the column (its row is found at the end). No
+    // branch: some lane of a related pair's warp has a new best at most steps, and a step without
+    // branches lets the compiler overlap it with the next.
     const unsigned raised = __vmaxs2(column_max, best_relative);
-    if (raised != best_relative) {  // a half's column maximum above its best: a new best, its row found later
-      unsigned mask = 0;
-#pragma unroll
-      for (int half = 0; half < 2; ++half) {
-        const int value = half == 0 ? low_half(column_max) : high_half(column_max);
-        if (value > (half == 0 ? low_half(best_relative) : high_half(best_relative))) {
-          mask |= half == 0 ? 0x0000ffffu : 0xffff0000u;
-          best[half] = value + base;
-          best_column[half] = j - half;
-          saved_value[half] = value;
-        }
-      }
-      keep_column(mask);
-      best_relative = raised;
-    }
-    if (p.rows_first) {  // on ties the smaller row wins, at any column
-      const unsigned same = column_max ^ best_relative;
+    const unsigned mask = __vminu2(raised ^ best_relative, 0x00010001u) * 0xffffu;  // 0xffff where raised
+    keep_column(mask);
+    best_column[0] = mask & 1u ? j : best_column[0];
+    best_column[1] = mask >> 31 ? j - 1 : best_column[1];
+    saved_base[0] = mask & 1u ? base : saved_base[0];
+    saved_base[1] = mask >> 31 ? base : saved_base[1];
+    if (kRowsFirst) {  // on ties the smaller row wins, at any column
+      const unsigned same = column_max ^ raised;
       if ((same & 0xffffu) == 0 || (same >> 16) == 0) {
 #pragma unroll
         for (int half = 0; half < 2; ++half) {
           const int value = half == 0 ? low_half(column_max) : high_half(column_max);
-          if (((half == 0 ? same & 0xffffu : same >> 16) != 0) || best[half] <= 0) continue;
-          if (first_word(left, half, value) < first_word(saved, half, saved_value[half])) {
+          if (((half == 0 ? same & 0xffffu : same >> 16) != 0) || best_column[half] == INT_MAX ||
+              ((half == 0 ? mask & 1u : mask >> 31) != 0))
+            continue;
+          if (first_word(left, half, value) < first_word(saved, half, value + base - saved_base[half])) {
             keep_column(half == 0 ? 0x0000ffffu : 0xffff0000u);
             best_column[half] = j - half;
-            saved_value[half] = value;
+            saved_base[half] = base;
           }
         }
       }
     }
+    best_relative = raised;
     if (ring_out != nullptr && j - 1 >= 0 && j - 1 < n)
       __stcg(ring_out + j, make_int2(low_half(handed) + base, high_half(handed) + base));
   };
@@ -241,6 +248,7 @@ __device__ __forceinline__ void run_packed_stripe(const LongPairParams& p, const
     // The new base: lane 0's first cell, which every value of the tile lies near.
     const int delta = __shfl_sync(kFull, low_half(left[0]), 0);
     const unsigned delta2 = pack_halves(delta, delta);
+    update_best();
     base += delta;
 #pragma unroll
     for (int w = 0; w < W; ++w) {
@@ -260,10 +268,12 @@ __device__ __forceinline__ void run_packed_stripe(const LongPairParams& p, const
     if (ring_out != nullptr) publish(p.progress + k, min(n, max(0, tile_base + 32 - 63)));
   }
   // The lane's best of both halves, then the warp's.
+  update_best();
   int best_row[2] = {INT_MAX, INT_MAX};
 #pragma unroll
   for (int half = 0; half < 2; ++half)
-    if (best[half] > 0) best_row[half] = first_row + half * W + first_word(saved, half, saved_value[half]) + 1;
+    if (best[half] > 0)
+      best_row[half] = first_row + half * W + first_word(saved, half, best[half] - saved_base[half]) + 1;
   int score = best[0], column = best_column[0], row = best_row[0];
   if (best[1] > score || (best[1] == score && before(p.rows_first, best_column[1], best_row[1], column, row))) {
     score = best[1];
@@ -282,7 +292,9 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock) long_pair_packed_kernel(c
   for (;;) {
     const StripeTicket ticket = take_stripe(batch, lane);
     if (ticket.pair < 0) return;
-    run_packed_stripe<R>(batch.pairs[ticket.pair], table, ticket.stripe, lane);
+    const LongPairParams& p = batch.pairs[ticket.pair];
+    p.rows_first ? run_packed_stripe<R, true>(p, table, ticket.stripe, lane)
+                 : run_packed_stripe<R, false>(p, table, ticket.stripe, lane);
   }
 }
 
