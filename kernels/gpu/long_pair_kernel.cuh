@@ -32,13 +32,13 @@
 // column's values (a select a row, at every step) and the row is looked up once, at the stripe's end:
 // in a related pair some lane's best rises at most steps, so a branch around the lookup was taken
 // anyway and kept the compiler from overlapping one step with the next. One H100, 1 Mb DNA pair at 5%
-// mutations: the local start pass in its band (16 rows a lane) about 0.40 s against 0.50 s; an
+// mutations: the local start pass in its band (16 rows a lane) 0.37-0.38 s against about 0.50 s; an
 // unrelated pair's whole pass (32 rows a lane), where the best rarely rises, 0.86 s against 0.82 s.
-// Rows first (the pair transposed; a kernel of its own, kRowsFirst), a tie compares the rows. Global and semi-global
-// passes write chosen rows (every out_every-th stripe's last row and the pair's last row) to rows_out, H and I per
-// column. The stripe that holds the pair's last row may hold rows past it (garbage that only feeds rows below): it is
-// compiled apart (kTail), masking those rows out of the best cell and taking the last row's values from
-// inside a lane.
+// Rows first (the pair transposed; a kernel of its own, kRowsFirst), a tie compares the rows. Global
+// and semi-global passes write chosen rows (every out_every-th stripe's last row and the pair's last
+// row) to rows_out, H and I per column. The stripe that holds the pair's last row may hold rows past it
+// (garbage that only feeds rows below): it is compiled apart (kTail), masking those rows out of the
+// best cell and taking the last row's values from inside a lane.
 //
 // Several pairs share a launch (LongPairBatch): their stripes are numbered pair after pair and taken
 // from one counter, so the argument above holds for each pair.

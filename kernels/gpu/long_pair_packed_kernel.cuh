@@ -41,11 +41,11 @@
 // score). The warp reduces the 64 bests as the 32-bit kernel does.
 //
 // Speed (one H100, 1 Mb x 1 Mb DNA, 32 rows a lane): an unrelated pair's pass 0.44 s against 0.80-0.86 s
-// in the 32-bit kernel (2.3 against 1.2 T cells/s). Each stripe sweeps its 1 M columns in one go, and
-// stripe k + 1 starts about 57 us after stripe k (timed on the device), so the pass is the stripes' own
-// speed: one or two warps a scheduler, each step bound by its latency (Nsight Compute, before the keep
-// lost its branch: 0.44 instructions issued a cycle per scheduler, the top stall a fixed-latency
-// dependency). 64 rows a lane (489 stripes, 225 registers) took 0.64 s against 0.53 s; the steps
+// in the 32-bit kernel (2.3 against 1.2 T cells/s). Before the keep lost its branch, each stripe swept
+// its 1 M columns in about 0.44 s and stripe k + 1 started about 57 us after stripe k (timed on the
+// device), so the pass is the stripes' own speed: one or two warps a scheduler, each step bound by its
+// latency (Nsight Compute then: 0.44 instructions issued a cycle per scheduler, the top stall a
+// fixed-latency dependency). 64 rows a lane (489 stripes, 225 registers) took 0.64 s against 0.53 s; the steps
 // unrolled by 2 or 8 instead of 4, the same within the runs' spread. With 8 rows a lane (4 words) a
 // step's fixed work (four shuffles, the handoffs, the best's test) weighs as much as its words: the
 // unrelated pair's pass 0.90-0.93 s against 0.99-1.02, but `align` of a local 100 kb pair, whose passes
