@@ -34,9 +34,10 @@
 // at the stripe's end. Below an alignment's path the cells grow with every column, so a lane's best
 // rises at about a quarter of the steps of a related pair: with the row looked up at each rise (two
 // compares a word), a related 1 Mb pair's pass took 1.02-1.04 s, with the words kept 0.57 s. The keep
-// has no branch (the selects run at every step): some lane of the warp has a new best at most steps, so
-// a branch was taken anyway, and it cut the unrolled steps into blocks that the compiler could not
-// overlap; without it an unrelated 1 Mb pair's pass takes 0.44 s against 0.53 s. Rows first (a kernel
+// has no branch (the selects run at every step): a branch taken only where a best rises would be taken
+// anyway, since some lane of the warp has a new best at most steps, and would cut the unrolled steps
+// into blocks that the compiler cannot overlap (measured with it: an unrelated 1 Mb pair's pass 0.53 s
+// against 0.44 s). Rows first (a kernel
 // of its own, kRowsFirst), a tie in a half's column maximum compares rows (rare: a tie needs an equal
 // score). The warp reduces the 64 bests as the 32-bit kernel does.
 //
