@@ -276,13 +276,14 @@ TEST_CASE("GPU long pair: packed local passes equal the 32-bit kernel's and cpu:
     }
   }
   // Scores far beyond 16 bits (a 20,000-residue copy scores 40,000): the base moves along the pair.
-  // The packed kernel's spans (16 and 32 rows a lane) equal the 32-bit kernel's.
+  // The packed kernel's spans (16 and 32 rows a lane) equal the CPU's and the 32-bit kernel's.
   const std::string core = warpsearch::test::random_codes(rng, 20000, 4);
   const std::string mutated = warpsearch::test::mutated_codes(rng, core, 4, 0.02, 4);
   const std::string flanked =
       warpsearch::test::random_codes(rng, 3000, 4) + core + warpsearch::test::random_codes(rng, 2000, 4) + mutated;
   LongPairAligner aligner(0, dna);
-  for (const auto& [query, subject] : {std::pair{core, flanked}, std::pair{flanked, core}, std::pair{mutated, core}})
+  for (const auto& [query, subject] : {std::pair{core, flanked}, std::pair{flanked, core}, std::pair{mutated, core}}) {
+    const Span expected = warpsearch::cpu::pair_span(query, subject, dna, AlignmentMode::local);
     for (const int rows_per_lane : {16, 32}) {
       aligner.set_rows_per_lane(rows_per_lane);
       aligner.set_packed_passes(true);
@@ -291,8 +292,10 @@ TEST_CASE("GPU long pair: packed local passes equal the 32-bit kernel's and cpu:
       const Span wide_values = aligner.span(query, subject, AlignmentMode::local);
       INFO("query " << query.size() << ", subject " << subject.size() << ", rows a lane " << rows_per_lane);
       CHECK(packed.score > 32767);
-      check_same_span(packed, wide_values);
+      check_same_span(packed, expected);
+      check_same_span(wide_values, expected);
     }
+  }
 }
 
 TEST_CASE("GPU long pair: rows of a global alignment equal a 64-bit DP's", "[gpu][long_pair]") {

@@ -345,8 +345,10 @@ struct LongPairAligner::Impl {
 
   // Whether a local start pass of `rows` x `columns` is faster in its band (local_start_band). A banded
   // pass is a chain of about 0.2-0.5 us a row (above; more rows a lane, longer steps); a whole local pass
-  // runs at about 1.1 T cells/s in the 32-bit kernel (1 M x 1 M: 0.89 s) and 1.75 in the packed one
-  // (0.54-0.57 s): the band pays from about 330,000 or 525,000 columns more than the band's.
+  // ran at about 1.1 T cells/s in the 32-bit kernel and 1.75 in the packed one when these constants were
+  // set: the band pays from about 330,000 or 525,000 columns more than the band's. Both kinds of pass
+  // have since got faster together (the 1 Mb benchmark pair's band, 374,000 diagonals: 0.37-0.38 s,
+  // against 0.40-0.46 s for its whole packed pass), so the rule still chooses the faster there.
   bool start_band_pays(std::size_t rows, std::size_t columns, const DiagonalBand& band) const {
     const double whole_rate = packed_fits(rows_per_lane_for(rows)) ? 1.75e12 : 1.1e12;
     return span_bands_always || static_cast<double>(columns) - static_cast<double>(band.width()) > 0.3e-6 * whole_rate;
