@@ -421,6 +421,17 @@ TEST_CASE("cli: --version names the version, commit, build type, CUDA and CPU ke
   CHECK(r.out.rfind("warpsearch " WARPSEARCH_VERSION "\n", 0) == 0);
   for (const char* line : {"\ncommit: ", "\nbuild type: ", "\nCUDA: ", "\nCPU kernels: "}) CHECK(contains(r.out, line));
   CHECK(!contains(r.out, "commit: \n"));
+  // The commit is the one built (the build step runs `git describe` at every build, not at configure time).
+  const auto describe = shell("git -C " + quoted(source_path(".")) + " describe --always --tags 2>/dev/null");
+  if (describe.exit_code != 0 || describe.out.empty()) {
+    WARN("the source is not a git checkout here: the commit is not compared");
+    return;
+  }
+  const std::string commit = describe.out.substr(0, describe.out.find('\n'));
+  INFO(r.out);
+  const bool named =
+      contains(r.out, "\ncommit: " + commit + "\n") || contains(r.out, "\ncommit: " + commit + "-dirty\n");
+  CHECK(named);
 }
 
 TEST_CASE("cli: the default thread count follows the CPU affinity mask", "[cli]") {

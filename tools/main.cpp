@@ -13,6 +13,7 @@
 #include "base/text.hpp"
 #include "kernels/cpu/query_scorer.hpp"
 #include "tools/commands.hpp"
+#include "tools/git_describe.hpp"  // generated at build time (cmake/git_describe.cmake)
 #ifdef WARPSEARCH_HAVE_CUDA
 #include <cuda_runtime_api.h>
 #endif
