@@ -4,7 +4,7 @@
 //
 //   gpu_long_pair_bench [--query-length M] [--subject-length N] [--dna] [--repeat 3] [--tsv out.tsv]
 //                       [--rows-per-lane 0|8|16|32] [--no-checkpoint-rows] [--mutation 0.15]
-//                       [--side-by-side K] [--no-packed]
+//                       [--side-by-side K] [--no-packed] [--timeline FILE]
 //
 // Besides the span and the rows of the whole DP, the last row in two bands (profile/exact_band.hpp): the
 // guess band of a global score, and the exact band of the pair's global score (whose width the mutation
@@ -19,8 +19,12 @@
 // after one warm-up; GCUPS = cells / seconds / 1e9, cells = the passes' (rows x columns), the call's
 // copies and allocations included. The local span's two passes follow it as rows of their own ("span
 // local: end pass", "span local: start pass"; the last call's, each timed from its request to its result).
+// --timeline FILE appends the last call's stripe timeline of every work (LongPairAligner::
+// set_stripe_timeline: per stripe the device's clock when a warp took it, when the stripe above let it
+// start, and when it ended, in nanoseconds from the launch's first), for bench/gpu/stripe_timeline.py.
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <fstream>
 #include <functional>
@@ -55,12 +59,28 @@ static double median_seconds(const std::function<void()>& run, int repeat) {
   return bench::median(seconds);
 }
 
+// Appends each launch's stripes (work, launch, stripe, then the three clocks less the launch's first).
+static void write_timeline(const std::string& path, const std::string& work,
+                           const std::vector<std::vector<gpu::LongPairAligner::StripeClock>>& launches) {
+  std::ofstream out(path, std::ios::app);
+  for (std::size_t launch = 0; launch < launches.size(); ++launch) {
+    std::uint64_t first = UINT64_MAX;
+    for (const auto& clock : launches[launch]) first = std::min(first, clock.taken);
+    for (std::size_t k = 0; k < launches[launch].size(); ++k) {
+      const auto& clock = launches[launch][k];
+      out << work << '\t' << launch << '\t' << k << '\t' << clock.taken - first << '\t' << clock.started - first << '\t'
+          << clock.ended - first << '\n';
+    }
+  }
+  if (!out) throw std::runtime_error("cannot write the timeline to " + path);
+}
+
 int main(int argc, char** argv) try {
   std::size_t m = 31921, n = 31921;
   int repeat = 3, rows_per_lane = 0, side_by_side = 0;
   bool dna = false, checkpoint_rows = true, packed = true;
   double mutation = 0.15;
-  std::string tsv;
+  std::string tsv, timeline;
   for (bench::Arguments args(argc, argv); args.next();) {
     const std::string& arg = args.option();
     const auto value = [&] { return args.value(); };
@@ -82,6 +102,8 @@ int main(int argc, char** argv) try {
       mutation = std::stod(value());
     else if (arg == "--no-packed")
       packed = false;
+    else if (arg == "--timeline")
+      timeline = value();
     else if (arg == "--side-by-side")
       side_by_side = std::max(0, std::stoi(value()));
     else
@@ -98,6 +120,7 @@ int main(int argc, char** argv) try {
   gpu::LongPairAligner aligner(0, scoring);
   aligner.set_rows_per_lane(rows_per_lane);
   aligner.set_packed_passes(packed);
+  aligner.set_stripe_timeline(!timeline.empty());
   aligner.set_span_bands_always(true);  // the banded span is measured at any length
   struct Work {
     std::string name;
@@ -162,6 +185,7 @@ int main(int argc, char** argv) try {
       if (out) out << line;
     };
     write_row(work.name, cells, median);
+    if (!timeline.empty()) write_timeline(timeline, work.name, aligner.last_stripe_timelines());
     // A local span's passes, each (the last run's): the end pass over the whole pair, then the start pass.
     const std::vector<gpu::LongPairAligner::PassTime> passes = aligner.last_pass_times();
     if (work.name == "span local" && passes.size() == 2)

@@ -6,8 +6,8 @@
 // score leads the CPU's traceback to the operations of the exact score; local spans of many pairs in one
 // launch equal each pair's, their start passes in bands too; the packed kernel's local passes (16-bit
 // values relative to a base) equal the CPU's at every shape and the 32-bit kernel's on scores far beyond
-// 16 bits, and a scoring too wide for them takes the 32-bit kernel. Skips (with a warning) where no GPU
-// is usable.
+// 16 bits, and a scoring too wide for them takes the 32-bit kernel; the stripe timeline covers every
+// stripe and changes nothing. Skips (with a warning) where no GPU is usable.
 #include <algorithm>
 #include <cstdint>
 #include <random>
@@ -374,5 +374,37 @@ TEST_CASE("GPU long pair: rows inside an exact band", "[gpu][long_pair]") {
       CHECK(h.back() == global.score);  // the corner lies on every optimal alignment
       CHECK(aligner.last_cells() < a.size() * b.size() / 2);
     }
+  }
+}
+
+TEST_CASE("GPU long pair: the stripe timeline has every stripe of every launch, in order, and changes nothing",
+          "[gpu][long_pair]") {
+  if (!have_gpu()) return;
+  std::mt19937_64 rng(37);
+  const ScoringScheme dna(SubstitutionMatrix::nucleotide(2, -3), GapOpen{5}, GapExtend{2});
+  const auto [query, subject] = related_pair(rng, 20000, 3000, 4);
+  LongPairAligner aligner(0, dna);
+  aligner.set_rows_per_lane(16);
+  const Span without = aligner.span(query, subject, AlignmentMode::local);
+  CHECK(aligner.last_stripe_timelines().empty());
+  for (const bool packed : {true, false}) {
+    aligner.set_packed_passes(packed);
+    aligner.set_stripe_timeline(true);
+    const Span with = aligner.span(query, subject, AlignmentMode::local);
+    check_same_span(with, without);
+    const auto launches = aligner.last_stripe_timelines();
+    INFO("packed " << packed);
+    REQUIRE(launches.size() == aligner.last_pass_times().size());  // one a launch: the end pass, the start pass
+    REQUIRE(launches.size() == 2);
+    CHECK(launches[0].size() == (query.size() + 511) / 512);  // the end pass's stripes of 32 x 16 rows
+    CHECK(launches[1].size() == (without.query_end + 511) / 512);
+    std::size_t out_of_order = 0;
+    for (const auto& launch : launches)
+      for (const auto& clock : launch)
+        out_of_order += clock.taken == 0 || clock.taken > clock.started || clock.started > clock.ended ? 1 : 0;
+    CHECK(out_of_order == 0);
+    aligner.set_stripe_timeline(false);
+    aligner.span(query, subject, AlignmentMode::local);
+    CHECK(aligner.last_stripe_timelines().empty());
   }
 }

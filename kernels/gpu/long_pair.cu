@@ -35,28 +35,6 @@ struct PassResult {
   int score = 0, column = INT_MAX, row = INT_MAX;  // local: the best cell (0-based column, 1-based row)
 };
 
-// The packed kernel's table (long_pair_packed_kernel.cuh) for a nucleotide scheme, empty for another.
-std::vector<std::uint32_t> packed_scores(const ScoringScheme& scoring) {
-  using detail::kPackedCodes;
-  if (scoring.matrix().alphabet().size() != kPackedCodes - 1) return {};
-  const auto half = [&](int row, int column) {
-    return static_cast<std::uint32_t>(static_cast<std::uint16_t>(
-        static_cast<std::int16_t>(scoring.score(static_cast<std::uint8_t>(row), static_cast<std::uint8_t>(column)))));
-  };
-  std::vector<std::uint32_t> table(detail::kPackedWords);
-  for (int low_row = 0; low_row < kPackedCodes; ++low_row)
-    for (int high_row = 0; high_row < kPackedCodes; ++high_row)
-      for (int low_column = 0; low_column < kPackedCodes; ++low_column)
-        for (int high_column = 0; high_column < kPackedCodes; ++high_column) {
-          const int entry =
-              ((low_row * kPackedCodes + high_row) * kPackedCodes + low_column) * kPackedCodes + high_column;
-          for (int copy = 0; copy < detail::kPackedCopies; ++copy)
-            table[static_cast<std::size_t>(entry * detail::kPackedCopies + copy)] =
-                half(low_row, low_column) | half(high_row, high_column) << 16;
-        }
-  return table;
-}
-
 }  // namespace
 
 struct LongPairAligner::Impl {
@@ -89,6 +67,17 @@ struct LongPairAligner::Impl {
     outgrown.grow(buffer, count);
   }
   std::vector<PassTime> pass_times;  // the last call's launches
+  // The stripe timeline (set_stripe_timeline): the last call's launches, three clocks a stripe.
+  bool timeline = false;
+  detail::DeviceBuffer<unsigned long long> clocks;
+  detail::PinnedBuffer<unsigned long long> staged_clocks;
+  std::vector<std::vector<StripeClock>> timelines;
+  // A public call's start: its cells, launches and timelines are counted afresh.
+  void begin_call() {
+    cells = 0;
+    pass_times.clear();
+    timelines.clear();
+  }
 
   // One pass of rows a against columns b. rows_every: 0 for local (best cell) passes; else the stripes
   // between rows written out (a very large value: the last row only). band: the diagonals computed in a
@@ -199,6 +188,10 @@ struct LongPairAligner::Impl {
     grow(staged_params, count);
     grow(staged_first, count + 1);
     grow(staged_best, static_cast<std::size_t>(stripes));
+    if (timeline) {
+      grow(clocks, 3 * static_cast<std::size_t>(stripes));
+      grow(staged_clocks, 3 * static_cast<std::size_t>(stripes));
+    }
     grow(staged_rows, std::max<std::size_t>(1, out_entries));
     std::size_t code_at = 0, ring_at = 0;
     for (std::size_t i = 0; i < count; ++i) {
@@ -226,7 +219,7 @@ struct LongPairAligner::Impl {
     const auto started = std::chrono::steady_clock::now();
     launch(rows_per_lane, busy, packed_kernel,
            {params.get(), first_stripes.get(), static_cast<int>(count), counters.get() + stripes, matrix.get(),
-            packed.get()});
+            packed.get(), timeline ? clocks.get() : nullptr});
     if (local)
       WARPSEARCH_CUDA_CHECK(cudaMemcpyAsync(staged_best.get(), stripe_best.get(),
                                             static_cast<std::size_t>(stripes) * sizeof(int4), cudaMemcpyDeviceToHost,
@@ -234,6 +227,10 @@ struct LongPairAligner::Impl {
     else
       WARPSEARCH_CUDA_CHECK(
           cudaMemcpyAsync(staged_rows.get(), rows_out.get(), out_entries * sizeof(int2), cudaMemcpyDeviceToHost, s));
+    if (timeline)
+      WARPSEARCH_CUDA_CHECK(cudaMemcpyAsync(staged_clocks.get(), clocks.get(),
+                                            3 * static_cast<std::size_t>(stripes) * sizeof(unsigned long long),
+                                            cudaMemcpyDeviceToHost, s));
     // The wait blocks the thread rather than spinning on a core, which the traceback's other threads need.
     WARPSEARCH_CUDA_CHECK(cudaEventRecord(finished.get(), s));
     WARPSEARCH_CUDA_CHECK(cudaEventSynchronize(finished.get()));
@@ -250,6 +247,11 @@ struct LongPairAligner::Impl {
     } else {
       rows->assign(staged_rows.get(), staged_rows.get() + out_entries);
       if (banded(only)) mask_outside_band(only, out_every * stripe_rows, *rows);
+    }
+    if (timeline) {
+      std::vector<StripeClock>& launch = timelines.emplace_back(static_cast<std::size_t>(stripes));
+      for (std::size_t k = 0; k < launch.size(); ++k)
+        launch[k] = {staged_clocks.get()[3 * k], staged_clocks.get()[3 * k + 1], staged_clocks.get()[3 * k + 2]};
     }
     PassTime time{0, std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count()};
     for (const LongPairParams& p : host) time.cells += swept_cells(p, stripe_rows);
@@ -306,25 +308,19 @@ struct LongPairAligner::Impl {
         .front();
   }
 
-  // Rows per lane: 8 unless the rows give a taller shape two stripes per multiprocessor (more rows per
-  // lane amortise a step's shuffles and tile loads; fewer stripes start the later ones sooner). In a
-  // band, a stripe starts only once the one above has swept its S = 32 R rows' worth of the diagonal, so
-  // the stripes at work at once are those of the band's width, not of the rows: that width decides, and
-  // a pass takes about (rows) x (1 + 95 / S) steps one after the other, shorter steps with fewer rows per
-  // lane: a band takes at most 16 rows a lane. One H100, 1 M rows, `bench/gpu_long_pair_bench
-  // --rows-per-lane`: in a band of 302,000 columns 0.34 s with 8 rows a lane, 0.36 s with 16, 0.39 s with
-  // 32; in one of 145,000, 0.255, 0.245 and 0.39 s; the whole pass 0.96-1.00, 0.69-0.71 and 0.64 s.
+  // Rows per lane: 8 unless the rows give a taller shape two stripes per multiprocessor (more rows a lane
+  // amortise a step's shuffles and tile loads). A band takes at most 16: its pass is a chain of stripe
+  // starts about S + 60 steps apart (docs/long_alignment.md, "Left"), the band's width deciding how many
+  // work at once. One H100, 1 M rows (`bench/gpu_long_pair_bench --rows-per-lane` 8 / 16 / 32): a band of
+  // 302,000 columns 0.34 / 0.36 / 0.39 s, one of 145,000 0.255 / 0.245 / 0.39 s, the whole pass 0.96-1.00 /
+  // 0.69-0.71 / 0.64 s.
   int shape = 0;  // set_rows_per_lane(); 0: by the rows
 
-  // Whether a global span of this many columns is faster in bands. A pass in a band is a chain along
-  // the diagonal: each stripe waits for the one above to sweep its rows' worth of columns, so it takes
-  // about one step a row (one H100, 1 M rows: 0.20 s in the guess band of 8 k columns, 0.24 s in the
-  // related pair's score band of 145 k, where the band's stripes also share the device). A whole pass
-  // is a chain along the columns, with all its stripes at work: a square 1 M pass takes 0.63 s (1.6 T
-  // cells/s). A span in bands takes both banded passes, 0.45-0.55 us a row over the runs measured, so
-  // it pays from about 700,000-880,000 columns; the test takes the higher (1 Mb x 1 Mb: 0.45-0.55 s in
-  // bands against 0.63 s). The traceback's passes are banded whenever they have a band: Myers and
-  // Miller's have half the rows and all the columns, where the band's chain is the shorter.
+  // Whether a global span of this many columns is faster in bands. A banded pass takes about one step a
+  // row (one H100, 1 M rows: 0.20 s in the guess band of 8 k columns, 0.24 s in the related pair's score
+  // band of 145 k); a whole one runs at 1.6 T cells/s (a square 1 M pass: 0.63 s). A span in bands takes
+  // both banded passes, 0.45-0.55 us a row, so it pays from about 700,000-880,000 columns; the test takes
+  // the higher. The traceback's passes are banded whenever they have a band (half the rows, all columns).
   bool span_bands_always = false;  // set_span_bands_always()
   bool span_band_pays(std::size_t columns) const {
     return span_bands_always || static_cast<double>(columns) > 0.55e-6 * 1.6e12;
@@ -343,12 +339,11 @@ struct LongPairAligner::Impl {
     return last[b.size()].x;
   }
 
-  // Whether a local start pass of `rows` x `columns` is faster in its band (local_start_band). A banded
-  // pass is a chain of about 0.2-0.5 us a row (above; more rows a lane, longer steps); a whole local pass
-  // ran at about 1.1 T cells/s in the 32-bit kernel and 1.75 in the packed one when these constants were
-  // set: the band pays from about 330,000 or 525,000 columns more than the band's. Both kinds of pass
-  // have since got faster together (the 1 Mb benchmark pair's band, 374,000 diagonals: 0.37-0.38 s,
-  // against 0.40-0.46 s for its whole packed pass), so the rule still chooses the faster there.
+  // Whether a local start pass of `rows` x `columns` is faster in its band (local_start_band): a banded
+  // pass takes about 0.2-0.5 us a row, a whole local one ran at 1.1 (32-bit) or 1.75 (packed) T cells/s
+  // when these constants were set, so the band pays from 330,000 or 525,000 columns more than its width.
+  // Both have since got faster together (the 1 Mb benchmark pair: 0.37-0.38 s in its band of 374,000
+  // diagonals, 0.40-0.46 s whole and packed), and the rule still chooses the faster there.
   bool start_band_pays(std::size_t rows, std::size_t columns, const DiagonalBand& band) const {
     const double whole_rate = packed_fits(rows_per_lane_for(rows)) ? 1.75e12 : 1.1e12;
     return span_bands_always || static_cast<double>(columns) - static_cast<double>(band.width()) > 0.3e-6 * whole_rate;
@@ -374,7 +369,7 @@ LongPairAligner::LongPairAligner(int device, const ScoringScheme& scoring) {
   impl_->open = scoring.gap_open();
   impl_->extend = scoring.gap_extend();
   impl_->matrix = detail::upload_score_table(scoring, device);
-  const std::vector<std::uint32_t> packed = packed_scores(scoring);
+  const std::vector<std::uint32_t> packed = detail::packed_score_table(scoring);
   if (!packed.empty()) {
     impl_->packed = detail::DeviceBuffer<std::uint32_t>(packed.size(), device);
     detail::copy_to_device(impl_->packed.get(), packed.data(), packed.size() * sizeof(std::uint32_t));
@@ -399,8 +394,7 @@ std::vector<Span> LongPairAligner::local_spans(
     if (!accepts(impl_->scoring, query.size(), subject.size(), AlignmentMode::local))
       throw std::invalid_argument("long pair: a query of " + std::to_string(query.size()) + " and a subject of " +
                                   std::to_string(subject.size()) + " residues is not accepted in this mode");
-  impl_->cells = 0;
-  impl_->pass_times.clear();
+  impl_->begin_call();
   std::vector<Span> spans(pairs.size());
   if (pairs.empty()) return spans;
   // The shorter sequence gives the rows (fewer stripes, as fast); the tie-break stays the subject's end
@@ -488,8 +482,7 @@ Span LongPairAligner::span(std::string_view query, std::string_view subject, Ali
   if (mode == AlignmentMode::xdrop || !accepts(impl_->scoring, query.size(), subject.size(), mode))
     throw std::invalid_argument("long pair: a query of " + std::to_string(query.size()) + " and a subject of " +
                                 std::to_string(subject.size()) + " residues is not accepted in this mode");
-  impl_->cells = 0;
-  impl_->pass_times.clear();
+  impl_->begin_call();
   Span span;
   const std::string reversed_query(query.rbegin(), query.rend());
   const std::string reversed_subject(subject.rbegin(), subject.rend());
@@ -541,8 +534,7 @@ LongPairAligner::ScoreBound LongPairAligner::global_score_bound(std::string_view
   if (!accepts(impl_->scoring, query.size(), subject.size(), AlignmentMode::global))
     throw std::invalid_argument("long pair: a query of " + std::to_string(query.size()) + " and a subject of " +
                                 std::to_string(subject.size()) + " residues is not accepted in this mode");
-  impl_->cells = 0;
-  impl_->pass_times.clear();
+  impl_->begin_call();
   std::vector<int2> last;
   const std::optional<DiagonalBand> guess = guess_band(query.size(), subject.size());
   if (impl_->guess_pays(subject.size()) && guess) {
@@ -559,8 +551,7 @@ void LongPairAligner::global_rows(std::string_view a, std::string_view b, std::i
       (spacing < a.size() && (spacing == 0 || spacing % kRowSpacing != 0)))
     throw std::invalid_argument("long pair: rows every " + std::to_string(spacing) + " of " + std::to_string(a.size()) +
                                 " x " + std::to_string(b.size()) + " residues are not accepted");
-  impl_->cells = 0;
-  impl_->pass_times.clear();
+  impl_->begin_call();
   // Rows every k stripes need stripes of kRowSpacing rows (8 per lane).
   const int rows_per_lane = spacing < a.size() ? 8 : impl_->rows_per_lane_for(a.size(), band);
   const std::size_t stripe_rows = 32 * static_cast<std::size_t>(rows_per_lane);
@@ -587,5 +578,11 @@ void LongPairAligner::set_packed_passes(bool allowed) { impl_->packed_allowed = 
 
 std::uint64_t LongPairAligner::last_cells() const { return impl_->cells; }
 std::vector<LongPairAligner::PassTime> LongPairAligner::last_pass_times() const { return impl_->pass_times; }
+
+void LongPairAligner::set_stripe_timeline(bool on) { impl_->timeline = on; }
+
+std::vector<std::vector<LongPairAligner::StripeClock>> LongPairAligner::last_stripe_timelines() const {
+  return impl_->timelines;
+}
 
 }  // namespace warpsearch::gpu

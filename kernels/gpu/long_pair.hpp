@@ -111,6 +111,16 @@ class LongPairAligner {
   std::uint64_t last_cells() const;
   std::vector<PassTime> last_pass_times() const;
 
+  // The stripes' timeline of each launch of the calls that follow set_stripe_timeline(true), for
+  // benchmarks (bench/gpu_long_pair_bench --timeline): per stripe of a launch (pair after pair), the
+  // device's clock in nanoseconds when a warp took it, when the stripe above let it start, and when it
+  // ended. Off by default; results never depend on it.
+  struct StripeClock {
+    std::uint64_t taken = 0, started = 0, ended = 0;
+  };
+  void set_stripe_timeline(bool on);
+  std::vector<std::vector<StripeClock>> last_stripe_timelines() const;  // the last call's launches
+
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;

@@ -88,6 +88,7 @@ struct LongPairBatch {
   int* ticket = nullptr;
   const std::int32_t* matrix = nullptr;          // kMaxCodes x kMaxCodes
   const std::uint32_t* packed_scores = nullptr;  // the packed kernel's table (long_pair_packed_kernel.cuh)
+  unsigned long long* stripe_clocks = nullptr;   // the stripe timeline (record_clock), or none
 };
 
 // The next stripe of the batch: its pair (-1 once all are taken) and its number within the pair.
@@ -122,6 +123,25 @@ __device__ __forceinline__ int2 top_boundary(const LongPairParams& p, int column
 // Whether cell (column a, row b) precedes cell (column c, row d) among equal scores.
 __host__ __device__ __forceinline__ bool before(bool rows_first, int a, int b, int c, int d) {
   return rows_first ? (b < d || (b == d && a < c)) : (a < c || (a == c && b < d));
+}
+
+// The stripe timeline (LongPairAligner::set_stripe_timeline): the device's clock in nanoseconds when a
+// warp takes a stripe (kTaken), when the stripe above has let it start (kStarted: after its first wait)
+// and when it ends (kEnded), three entries a stripe of the launch, written by lane 0. timeline: the
+// launch's (LongPairBatch::stripe_clocks, read where it is used rather than kept in registers through
+// the stripe), or nullptr; clock: the stripe's first entry.
+constexpr int kTaken = 0, kStarted = 1, kEnded = 2;
+__device__ __forceinline__ void record_clock(unsigned long long* timeline, int clock, int which, int lane) {
+  if (timeline != nullptr && lane == 0) {
+    unsigned long long now;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+    timeline[clock + which] = now;
+  }
+}
+
+// The stripe's first timeline entry (0 when the launch keeps none).
+__device__ __forceinline__ int stripe_clock(const LongPairBatch& batch, const StripeTicket& ticket) {
+  return batch.stripe_clocks == nullptr ? 0 : 3 * (batch.first_stripe[ticket.pair] + ticket.stripe);
 }
 
 // Publishes that a stripe's last row is written up to `columns` columns (the fence orders the row's
@@ -165,7 +185,8 @@ __device__ __forceinline__ void write_stripe_best(const LongPairParams& p, int k
 // with the tile loads around it, and device functions taking those arrays would force them into local
 // memory.
 template <int R, bool kLocal, bool kTail, bool kRowsFirst>
-__device__ __forceinline__ void run_stripe(const LongPairParams& p, const int* scores, int k, int lane) {
+__device__ __forceinline__ void run_stripe(const LongPairParams& p, const int* scores, int k, int lane,
+                                           unsigned long long* timeline, int clock) {
   constexpr int S = 32 * R;
   const int oe = p.open + p.extend, e = p.extend;
   const int floor_value = kLocal ? 0 : kNegative;
@@ -210,6 +231,7 @@ __device__ __forceinline__ void run_stripe(const LongPairParams& p, const int* s
     return k == 0 ? top_boundary(p, j + 1) : __ldcg(ring_in + j + 1);
   };
   wait_for(ready, min(above_end, j_begin + 64), lane);
+  record_clock(timeline, clock, kStarted, lane);
   int code_previous = 0, code_current = load_code(j_begin + lane), code_next = load_code(j_begin + 32 + lane);
   int2 top_current = load_top(j_begin + lane), top_next = load_top(j_begin + 32 + lane);
   // H(first_row, j_begin): the boundary; right of it, lane 0's comes from the row above (the stripe above's
@@ -325,14 +347,18 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock) long_pair_kernel(const Lo
     const LongPairParams p = batch.pairs[ticket.pair];
     const int k = ticket.stripe;
     const bool tail = k == p.stripes - 1;
+    const int clock = stripe_clock(batch, ticket);
+    record_clock(batch.stripe_clocks, clock, kTaken, lane);
     if (p.local && p.rows_first)
-      tail ? run_stripe<R, true, true, true>(p, scores, k, lane) : run_stripe<R, true, false, true>(p, scores, k, lane);
+      tail ? run_stripe<R, true, true, true>(p, scores, k, lane, batch.stripe_clocks, clock)
+           : run_stripe<R, true, false, true>(p, scores, k, lane, batch.stripe_clocks, clock);
     else if (p.local)
-      tail ? run_stripe<R, true, true, false>(p, scores, k, lane)
-           : run_stripe<R, true, false, false>(p, scores, k, lane);
+      tail ? run_stripe<R, true, true, false>(p, scores, k, lane, batch.stripe_clocks, clock)
+           : run_stripe<R, true, false, false>(p, scores, k, lane, batch.stripe_clocks, clock);
     else
-      tail ? run_stripe<R, false, true, false>(p, scores, k, lane)
-           : run_stripe<R, false, false, false>(p, scores, k, lane);
+      tail ? run_stripe<R, false, true, false>(p, scores, k, lane, batch.stripe_clocks, clock)
+           : run_stripe<R, false, false, false>(p, scores, k, lane, batch.stripe_clocks, clock);
+    record_clock(batch.stripe_clocks, clock, kEnded, lane);
   }
 }
 

@@ -54,7 +54,11 @@
 // lane.
 #pragma once
 
+#include <cstdint>
+#include <vector>
+
 #include "kernels/gpu/long_pair_kernel.cuh"
+#include "profile/scoring.hpp"
 
 namespace warpsearch::gpu::detail {
 
@@ -73,6 +77,27 @@ constexpr int kPackedWords = kPackedEntries * kPackedCopies;
 constexpr int kPackedMinusInfinity = -32512;
 // The largest span of relative values packed_pass_fits allows.
 constexpr int kPackedSpan = 32000;
+
+// The table above, on the host, for a nucleotide scheme; empty for another.
+inline std::vector<std::uint32_t> packed_score_table(const ScoringScheme& scoring) {
+  if (scoring.matrix().alphabet().size() != kPackedCodes - 1) return {};
+  const auto half = [&](int row, int column) {
+    return static_cast<std::uint32_t>(static_cast<std::uint16_t>(
+        static_cast<std::int16_t>(scoring.score(static_cast<std::uint8_t>(row), static_cast<std::uint8_t>(column)))));
+  };
+  std::vector<std::uint32_t> table(kPackedWords);
+  for (int low_row = 0; low_row < kPackedCodes; ++low_row)
+    for (int high_row = 0; high_row < kPackedCodes; ++high_row)
+      for (int low_column = 0; low_column < kPackedCodes; ++low_column)
+        for (int high_column = 0; high_column < kPackedCodes; ++high_column) {
+          const int entry =
+              ((low_row * kPackedCodes + high_row) * kPackedCodes + low_column) * kPackedCodes + high_column;
+          for (int copy = 0; copy < kPackedCopies; ++copy)
+            table[static_cast<std::size_t>(entry * kPackedCopies + copy)] =
+                half(low_row, low_column) | half(high_row, high_column) << 16;
+        }
+  return table;
+}
 
 __device__ __forceinline__ unsigned pack_halves(int low, int high) {
   return (static_cast<unsigned>(low) & 0xffffu) | (static_cast<unsigned>(high) << 16);
@@ -107,7 +132,8 @@ __device__ __forceinline__ int first_word(const unsigned (&words)[W], int half, 
 // One stripe of one warp (see above and run_stripe in long_pair_kernel.cuh). It stays one function, the
 // step a lambda inside it, for the reason run_stripe does.
 template <int R, bool kRowsFirst>
-__device__ __forceinline__ void run_packed_stripe(const LongPairParams& p, const unsigned* table, int k, int lane) {
+__device__ __forceinline__ void run_packed_stripe(const LongPairParams& p, const unsigned* table, int k, int lane,
+                                                  unsigned long long* timeline, int clock) {
   constexpr int W = R / 2, S = 32 * R, kPad = kPackedCodes - 1;
   const int n = p.n, oe = p.open + p.extend;
   const unsigned minus_oe = pack_halves(-oe, -oe), minus_e = pack_halves(-p.extend, -p.extend);
@@ -165,6 +191,7 @@ __device__ __forceinline__ void run_packed_stripe(const LongPairParams& p, const
     return __ldcg(ring_in + j + 1);
   };
   wait_for(ready, min(n, 64), lane);
+  record_clock(timeline, clock, kStarted, lane);
   int code_current = load_code(lane), code_next = load_code(32 + lane);
   int2 top_current = load_top(lane), top_next = load_top(32 + lane);
   unsigned top_packed = 0;
@@ -293,8 +320,11 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock) long_pair_packed_kernel(c
     const StripeTicket ticket = take_stripe(batch, lane);
     if (ticket.pair < 0) return;
     const LongPairParams& p = batch.pairs[ticket.pair];
-    p.rows_first ? run_packed_stripe<R, true>(p, table, ticket.stripe, lane)
-                 : run_packed_stripe<R, false>(p, table, ticket.stripe, lane);
+    const int clock = stripe_clock(batch, ticket);
+    record_clock(batch.stripe_clocks, clock, kTaken, lane);
+    p.rows_first ? run_packed_stripe<R, true>(p, table, ticket.stripe, lane, batch.stripe_clocks, clock)
+                 : run_packed_stripe<R, false>(p, table, ticket.stripe, lane, batch.stripe_clocks, clock);
+    record_clock(batch.stripe_clocks, clock, kEnded, lane);
   }
 }
 
