@@ -386,6 +386,7 @@ TEST_CASE("GPU long pair: the stripe timeline has every stripe of every launch, 
   LongPairAligner aligner(0, dna);
   aligner.set_rows_per_lane(16);
   const Span without = aligner.span(query, subject, AlignmentMode::local);
+  check_same_span(without, warpsearch::cpu::pair_span(query, subject, dna, AlignmentMode::local));
   CHECK(aligner.last_stripe_timelines().empty());
   for (const bool packed : {true, false}) {
     aligner.set_packed_passes(packed);
