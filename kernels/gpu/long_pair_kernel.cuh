@@ -91,9 +91,10 @@ struct LongPairBatch {
   unsigned long long* stripe_clocks = nullptr;   // the stripe timeline (record_clock), or none
 };
 
-// The next stripe of the batch: its pair (-1 once all are taken) and its number within the pair.
+// The next stripe of the batch: its pair (-1 once all are taken), its number within the pair, and its
+// number within the launch (the counter's value).
 struct StripeTicket {
-  int pair = -1, stripe = 0;
+  int pair = -1, stripe = 0, ticket = 0;
 };
 
 __device__ __forceinline__ StripeTicket take_stripe(const LongPairBatch& batch, int lane) {
@@ -109,7 +110,7 @@ __device__ __forceinline__ StripeTicket take_stripe(const LongPairBatch& batch, 
     else
       last = middle - 1;
   }
-  return {pair, ticket - batch.first_stripe[pair]};
+  return {pair, ticket - batch.first_stripe[pair], ticket};
 }
 
 __device__ __forceinline__ int left_boundary(const LongPairParams& p, int row) {
@@ -141,7 +142,7 @@ __device__ __forceinline__ void record_clock(unsigned long long* timeline, int c
 
 // The stripe's first timeline entry (0 when the launch keeps none).
 __device__ __forceinline__ int stripe_clock(const LongPairBatch& batch, const StripeTicket& ticket) {
-  return batch.stripe_clocks == nullptr ? 0 : 3 * (batch.first_stripe[ticket.pair] + ticket.stripe);
+  return batch.stripe_clocks == nullptr ? 0 : 3 * ticket.ticket;
 }
 
 // Publishes that a stripe's last row is written up to `columns` columns (the fence orders the row's
