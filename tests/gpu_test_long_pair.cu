@@ -276,13 +276,17 @@ TEST_CASE("GPU long pair: packed local passes equal the 32-bit kernel's and cpu:
     }
   }
   // Scores far beyond 16 bits (a 20,000-residue copy scores 40,000): the base moves along the pair.
-  // The packed kernel's spans (16 and 32 rows a lane) equal the CPU's and the 32-bit kernel's.
+  // The packed kernel's spans (16 and 32 rows a lane) equal the CPU's and the 32-bit kernel's. After the
+  // copy's end, 40,000 unrelated columns take the base far below the best (by more than 16 bits hold),
+  // in either orientation.
   const std::string core = warpsearch::test::random_codes(rng, 20000, 4);
   const std::string mutated = warpsearch::test::mutated_codes(rng, core, 4, 0.02, 4);
   const std::string flanked =
       warpsearch::test::random_codes(rng, 3000, 4) + core + warpsearch::test::random_codes(rng, 2000, 4) + mutated;
+  const std::string trailed = core + warpsearch::test::random_codes(rng, 40000, 4);
   LongPairAligner aligner(0, dna);
-  for (const auto& [query, subject] : {std::pair{core, flanked}, std::pair{flanked, core}, std::pair{mutated, core}}) {
+  for (const auto& [query, subject] : {std::pair{core, flanked}, std::pair{flanked, core}, std::pair{mutated, core},
+                                       std::pair{core, trailed}, std::pair{trailed, core}}) {
     const Span expected = warpsearch::cpu::pair_span(query, subject, dna, AlignmentMode::local);
     for (const int rows_per_lane : {16, 32}) {
       aligner.set_rows_per_lane(rows_per_lane);

@@ -73,8 +73,9 @@ constexpr int kPackedCopies = 8;
 constexpr int kPackedEntries = kPackedCodes * kPackedCodes * kPackedCodes * kPackedCodes;
 constexpr int kPackedWords = kPackedEntries * kPackedCopies;
 // Minus infinity in 16 bits, far enough from -32768 that subtracting a gap cost or adding a score
-// cannot wrap.
+// cannot wrap; and the top of the relative values, which no cell reaches (kPackedSpan below).
 constexpr int kPackedMinusInfinity = -32512;
+constexpr int kPackedTop = 32767;
 // The largest span of relative values packed_pass_fits allows.
 constexpr int kPackedSpan = 32000;
 
@@ -105,7 +106,7 @@ __device__ __forceinline__ unsigned pack_halves(int low, int high) {
 __device__ __forceinline__ int low_half(unsigned v) { return static_cast<short>(v & 0xffffu); }
 __device__ __forceinline__ int high_half(unsigned v) { return static_cast<int>(v) >> 16; }
 __device__ __forceinline__ int to_relative(int absolute, int base) {
-  return min(max(absolute - base, kPackedMinusInfinity), 32767);
+  return min(max(absolute - base, kPackedMinusInfinity), kPackedTop);
 }
 // The word at a shared-memory address.
 __device__ __forceinline__ unsigned shared_word(unsigned address) {
@@ -180,10 +181,15 @@ __device__ __forceinline__ void run_packed_stripe(const LongPairParams& p, const
 #pragma unroll
     for (int w = 0; w < W; ++w) saved[w] = (left[w] & mask) | (saved[w] & ~mask);
   };
-  // best from best_relative (a half at minus infinity lies below every cell the warp holds: unchanged).
+  // best from best_relative. A half at minus infinity lies below every cell the warp holds, one at the
+  // top (a best more than 16 bits above the base: past the end of an alignment, the cells fall far
+  // below it) above every cell: either way no cell raised it, and it is unchanged.
   const auto update_best = [&] {
-    if (low_half(best_relative) > kPackedMinusInfinity) best[0] = low_half(best_relative) + base;
-    if (high_half(best_relative) > kPackedMinusInfinity) best[1] = high_half(best_relative) + base;
+#pragma unroll
+    for (int half = 0; half < 2; ++half) {
+      const int relative = half == 0 ? low_half(best_relative) : high_half(best_relative);
+      if (relative > kPackedMinusInfinity && relative < kPackedTop) best[half] = relative + base;
+    }
   };
   const auto load_code = [&](int j) { return j >= 0 && j < n ? min(static_cast<int>(p.columns[j]), kPad) : kPad; };
   const auto load_top = [&](int j) {  // absolute (H, F of the row below) of the row above column j
