@@ -302,6 +302,31 @@ TEST_CASE("GPU long pair: packed local passes equal the 32-bit kernel's and cpu:
   }
 }
 
+TEST_CASE("GPU long pair: packed local passes of related pairs of unequal lengths equal cpu::pair_span",
+          "[gpu][long_pair]") {
+  if (!have_gpu()) return;
+  // Copies of 3,000 to 30,000 residues at 2-10% mutations inside flanks of up to 40,000 on either side,
+  // both orientations: scores beyond 16 bits, ends anywhere in the columns, the base moving up and down.
+  std::mt19937_64 rng(47);
+  const ScoringScheme dna(SubstitutionMatrix::nucleotide(2, -3), GapOpen{5}, GapExtend{2});
+  LongPairAligner aligner(0, dna);
+  aligner.set_packed_passes(true);
+  for (int n = 0; n < 8; ++n) {
+    const std::string core = warpsearch::test::random_codes(rng, 3000 + rng() % 27000, 4);
+    const std::string copy = warpsearch::test::random_codes(rng, rng() % 40000, 4) +
+                             warpsearch::test::mutated_codes(rng, core, 4, 0.02 + 0.01 * (n % 9), 4) +
+                             warpsearch::test::random_codes(rng, rng() % 40000, 4);
+    const auto& [query, subject] = n % 2 == 0 ? std::pair{core, copy} : std::pair{copy, core};
+    const Span expected = warpsearch::cpu::pair_span(query, subject, dna, AlignmentMode::local);
+    for (const int rows_per_lane : {16, 32}) {
+      aligner.set_rows_per_lane(rows_per_lane);
+      INFO("case " << n << ": query " << query.size() << ", subject " << subject.size() << ", rows a lane "
+                   << rows_per_lane);
+      check_same_span(aligner.span(query, subject, AlignmentMode::local), expected);
+    }
+  }
+}
+
 TEST_CASE("GPU long pair: rows of a global alignment equal a 64-bit DP's", "[gpu][long_pair]") {
   if (!have_gpu()) return;
   std::mt19937_64 rng(37);
