@@ -277,7 +277,7 @@ TEST_CASE("GPU long pair: packed local passes equal the 32-bit kernel's and cpu:
   }
   // Scores far beyond 16 bits (a 20,000-residue copy scores 40,000): the base moves along the pair.
   // The packed kernel's spans (16 and 32 rows a lane) equal the CPU's and the 32-bit kernel's. After the
-  // copy's end, 40,000 unrelated columns take the base far below the best (by more than 16 bits hold),
+  // copy's end, 40,000 unrelated columns take the base far below the best (further than 16 bits reach),
   // in either orientation.
   const std::string core = warpsearch::test::random_codes(rng, 20000, 4);
   const std::string mutated = warpsearch::test::mutated_codes(rng, core, 4, 0.02, 4);
@@ -305,7 +305,7 @@ TEST_CASE("GPU long pair: packed local passes equal the 32-bit kernel's and cpu:
 TEST_CASE("GPU long pair: packed local passes of related pairs of unequal lengths equal cpu::pair_span",
           "[gpu][long_pair]") {
   if (!have_gpu()) return;
-  // Copies of 3,000 to 30,000 residues at 2-10% mutations inside flanks of up to 40,000 on either side,
+  // Copies of 3,000 to 30,000 residues at 2-9% mutations inside flanks of up to 40,000 on either side,
   // both orientations: scores beyond 16 bits, ends anywhere in the columns, the base moving up and down.
   std::mt19937_64 rng(47);
   const ScoringScheme dna(SubstitutionMatrix::nucleotide(2, -3), GapOpen{5}, GapExtend{2});
