@@ -5,14 +5,11 @@
 // memory lasts (resident sets, below): a database that fits is loaded once; a larger one, or a share
 // larger than the GPU's memory (or the limit the user set), streams through them, the next batch loading
 // while one is scored. locate() may run while the scan does (the engine aligns a query's hits as soon as
-// its scan is done). Long subjects (kLongSubjectLength and more) are scored as overlapping segments
-// (scan_long_subjects).
-//
-// Hits are located by the GPU pair aligner (kernels/gpu/pair_aligner.hpp: the end, then the start from
-// the reversed prefixes; one per GPU, the pairs in contiguous shares of about equal cells), by the CPU's
-// striped kernels (the longest pairs and those too long for the pair kernel: search/locate_split.hpp)
-// and, the largest, by the long-pair kernel across the first GPU (search/gpu_long_pairs.hpp), which also
-// computes the rows of large tracebacks (row_source()).
+// its scan is done). Long subjects (kLongSubjectLength and more): scan_long_subjects. Hits are located by the GPU pair
+// aligner (kernels/gpu/pair_aligner.hpp: the end, then the start from the reversed prefixes; one per GPU, the pairs in
+// contiguous shares of about equal cells), by the CPU's striped kernels (the longest pairs and those too long for the
+// pair kernel: search/locate_split.hpp) and, the largest, by the long-pair kernel across the first GPU
+// (search/gpu_long_pairs.hpp), which also computes the rows of large tracebacks (row_source()).
 #include <algorithm>
 #include <atomic>
 #include <deque>
@@ -34,43 +31,15 @@
 #include "kernels/gpu/hot_columns.hpp"
 #include "kernels/gpu/pair_aligner.hpp"
 #include "search/gpu_long_pairs.hpp"
+#include "search/gpu_rates.hpp"
 #include "search/locate_split.hpp"
+#include "search/long_query_scan.hpp"
 #include "search/scan_backend.hpp"
 #include "search/shares.hpp"
 #include "search/subject_segments.hpp"
 
 namespace warpsearch {
 namespace {
-
-// Locating speeds (locate_split.hpp). CPU: one core's cpu::pair_span on long real proteins, about half
-// the forward kernel's speed (bench/striped_bench: local 16-bit forward 10 G cells/s with AVX-512BW,
-// 6 with AVX2, 2.7 with SSE4.1, 0.3 scalar), the reverse pass over the prefix costing up to as much
-// again. GPU (H100): 0.13 s for a 5,478 x 22,152 search hit on its warp, both passes; about 0.9 T
-// cells/s over 100,000 pairs (bench/results, gpu_pair_bench); a call's launches and copies about 1 ms.
-LocateRates locate_rates() {
-  LocateRates rates;
-  switch (cpu::best_isa()) {
-    case cpu::Isa::avx512bw: rates.core = 5e9; break;
-    case cpu::Isa::avx2: rates.core = 3e9; break;
-    case cpu::Isa::sse41: rates.core = 1.3e9; break;
-    case cpu::Isa::scalar: rates.core = 0.15e9; break;
-  }
-  rates.warp = 1e9;
-  rates.device = 5e11;
-  rates.device_overhead_seconds = 1e-3;
-  // The long-pair kernel (one H100): a 31,921 x 31,921 pair's forward pass in 6.6 ms, 31,921
-  // columns plus 125 stripes about 100 steps apart (bench/gpu_long_pair_bench); 32 warps per
-  // multiprocessor of 132. Local spans of many pairs share its launches: 40 pairs of 10,000 x 37,000
-  // in 21 ms (--side-by-side). On the genome benchmark 2,000 and 8,000 warps gave the same times; the
-  // searches that use the kernel took the same time with this step as with 0.4 us
-  // (bench/results/genome_gpu_h100.tsv).
-  rates.long_stripe_rows = static_cast<double>(gpu::LongPairAligner::kRowSpacing);
-  rates.long_step_seconds = 0.15e-6;
-  rates.long_lag_steps = 100;
-  rates.long_overhead_seconds = 1e-3;
-  rates.long_warp_slots = 32 * 132;
-  return rates;
-}
 
 // Device memory left alone: the CUDA context's own allocations, the pair aligner and other work on the GPU.
 constexpr std::uint64_t kReservedBytes = std::uint64_t{256} << 20;
@@ -144,16 +113,18 @@ class GpuBackend final : public ScanBackend {
   void scan(const Chunk& chunk, const std::int8_t* subject_frames, const ScoreSink& sink,
             const QueryDone& done) override {
     const SubjectBatch all = chunk.batch();
+    std::vector<std::size_t> every(queries_->size());
+    std::iota(every.begin(), every.end(), std::size_t{0});
     // Length-sorted: the long subjects are the tail.
     std::size_t short_count = 0;
     while (short_count < all.count && all.lengths[short_count] < kLongSubjectLength) ++short_count;
     if (short_count == all.count) {
-      scan_subjects(all, chunk.info().first_subject, sink, done, true, nullptr);
+      scan_subjects(all, chunk.info().first_subject, every, sink, done, true, nullptr);
       return;
     }
     SubjectBatch head = all;
     head.count = short_count;
-    if (short_count > 0) scan_subjects(head, chunk.info().first_subject, sink, QueryDone{}, false, nullptr);
+    if (short_count > 0) scan_subjects(head, chunk.info().first_subject, every, sink, QueryDone{}, false, nullptr);
     scan_long_subjects(chunk, short_count, subject_frames, sink, done);
   }
 
@@ -163,12 +134,13 @@ class GpuBackend final : public ScanBackend {
   }
 
   using HotTileSink = std::function<void(std::size_t, std::size_t, const gpu::HotTiles&)>;
-  // Scores every query against the subjects of `all` (sorted positions from `key_base` on: the key of
-  // the resident sets) on every GPU; done(p), if given, once query p is scored against all of them.
+  // Scores the queries `which` (prepared indices) against the subjects of `all` (sorted positions from
+  // `key_base` on: the key of the resident sets) on every GPU; done(p), if given, once query p is scored
+  // against all of them.
   // With prefetch_upcoming, the upcoming chunk's first batch loads while the last one is scored. With
   // `hot`, (*hot)(p, first, tiles) gets query p's hot tiles in each batch (from subject `first` of `all`).
-  void scan_subjects(const SubjectBatch& all, std::uint64_t key_base, const ScoreSink& sink, const QueryDone& done,
-                     bool prefetch_upcoming, const HotTileSink* hot) {
+  void scan_subjects(const SubjectBatch& all, std::uint64_t key_base, const std::vector<std::size_t>& which,
+                     const ScoreSink& sink, const QueryDone& done, bool prefetch_upcoming, const HotTileSink* hot) {
     const std::vector<std::size_t> bounds = shares(all);
     const auto& queries = *queries_;
     // A query is done once every GPU with a share has scored it against the share's last batch.
@@ -177,7 +149,7 @@ class GpuBackend final : public ScanBackend {
     std::vector<std::atomic<int>> unfinished(queries.size());
     for (auto& count : unfinished) count = sharing;
     if (sharing == 0 && done)
-      for (std::size_t p = 0; p < queries.size(); ++p) done(p);
+      for (const std::size_t p : which) done(p);
     const QueryDone share_done = [&](std::size_t p) {
       if (unfinished[p].fetch_sub(1) == 1 && done) done(p);
     };
@@ -200,7 +172,7 @@ class GpuBackend final : public ScanBackend {
           const auto next_batches = batches_of(gpu, g, next, next_bounds[g], next_bounds[g + 1]);
           if (!next_batches.empty()) prefetch(gpu, set, upcoming_->info().first_subject, next, next_batches[0]);
         }
-        score_batch(*set.scorer, batch.first, sink, b + 1 == batches.size() ? share_done : QueryDone{}, hot);
+        score_batch(*set.scorer, batch.first, which, sink, b + 1 == batches.size() ? share_done : QueryDone{}, hot);
       }
       finish_loading(gpu);  // the upcoming chunk may be released once scan() returns
     });
@@ -211,18 +183,32 @@ class GpuBackend final : public ScanBackend {
   // the queries; a subject's score is the best of its segments'. Its hit regions (hit_regions(), where
   // the HSP search finds the hot columns) are the kernels' tiles whose cells reach the threshold
   // (gpu::HotTiles), or, where a query's list of them overflowed, the owned ranges of its hit segments.
+  // Queries too long for the segments to fill the device take the long-pair kernel instead
+  // (search/long_query_scan.hpp): no regions, so the HSP search looks at the whole of a hit subject.
   // A query's subjects go to the sink, and done(p) is called, as soon as its scan is complete, so that
   // the engine aligns its hits while the other queries are scanned.
   void scan_long_subjects(const Chunk& chunk, std::size_t first_long, const std::int8_t* subject_frames,
                           const ScoreSink& sink, const QueryDone& done) {
+    const std::vector<std::uint64_t> lengths(chunk.lengths() + first_long, chunk.lengths() + chunk.size());
+    const LongQueryScanRates rates = long_query_scan_rates(gpu_kernels_);
+    std::vector<std::size_t> segmented, paired;
     std::uint64_t reach = 0;
-    for (const PreparedQuery& query : *queries_)
-      reach = std::max(reach, cpu::alignment_reach(query.codes, scoring_, query.threshold));
+    for (std::size_t p = 0; p < queries_->size(); ++p) {
+      const PreparedQuery& query = (*queries_)[p];
+      const std::uint64_t query_reach = cpu::alignment_reach(query.codes, scoring_, query.threshold);
+      const bool pairs = pair_scan_pays(query.codes.size(), query_reach, lengths, rates) &&
+                         std::all_of(lengths.begin(), lengths.end(), [&](std::uint64_t n) {
+                           return gpu::LongPairAligner::accepts(scoring_, query.codes.size(), n, AlignmentMode::local);
+                         });
+      (pairs ? paired : segmented).push_back(p);
+      if (!pairs) reach = std::max(reach, query_reach);
+    }
+    if (!paired.empty()) scan_long_in_pairs(chunk, first_long, paired, sink, done);
     if (reach == 0) {  // no alignment can reach any threshold
-      for (std::size_t p = 0; p < queries_->size(); ++p) done(p);
+      for (const std::size_t p : segmented) done(p);
       return;
     }
-    const SubjectSegments& segments = segments_of(chunk, first_long, reach);
+    const SubjectSegments& segments = segments_of(chunk, first_long, reach, segmented);
     SegmentHits hits;
     // Keys apart from the chunks' sorted positions (and from other reaches' segments).
     const std::uint64_t key_base = (std::uint64_t{1} << 63) | (std::min<std::uint64_t>(reach, (1u << 22) - 1) << 40) |
@@ -234,7 +220,7 @@ class GpuBackend final : public ScanBackend {
         hits.add_hot(segments, p, first + tile.subject, tile.begin, tile.end);
     };
     scan_subjects(
-        batch, key_base,
+        batch, key_base, segmented,
         [&](std::size_t p, std::uint64_t segment, int score) {
           hits.add(segments, p, segment, score);
           // The one-pass kernels give no tiles: such a segment, at most a tile long, is hot as a whole.
@@ -248,11 +234,26 @@ class GpuBackend final : public ScanBackend {
         false, &hot);
   }
 
-  // A chunk's long subjects as segments, kept (they may stay resident on the GPUs) for the next query
-  // batches while the plan (reach and wave) stays the same.
-  const SubjectSegments& segments_of(const Chunk& chunk, std::size_t first_long, std::uint64_t reach) {
+  // The queries `paired` against the chunk's long subjects: each subject's best score exactly, from the
+  // long-pair kernel's end passes, all the pairs in its launches together.
+  void scan_long_in_pairs(const Chunk& chunk, std::size_t first_long, const std::vector<std::size_t>& paired,
+                          const ScoreSink& sink, const QueryDone& done) {
+    std::vector<std::string> subjects;
+    for (std::size_t k = first_long; k < chunk.size(); ++k) subjects.push_back(chunk.subject_codes(k));
+    std::vector<std::string_view> queries;
+    for (const std::size_t p : paired) queries.push_back((*queries_)[p].codes);
+    long_pairs().local_ends(queries, subjects, [&](std::size_t q, std::size_t s, const Span& span) {
+      if (span.score >= (*queries_)[paired[q]].threshold) sink(paired[q], first_long + s, static_cast<int>(span.score));
+    });
+    for (const std::size_t p : paired) done(p);
+  }
+
+  // A chunk's long subjects as segments for the queries `which`, kept (they may stay resident on the
+  // GPUs) for the next query batches while the plan (reach and wave) stays the same.
+  const SubjectSegments& segments_of(const Chunk& chunk, std::size_t first_long, std::uint64_t reach,
+                                     const std::vector<std::size_t>& which) {
     std::vector<std::size_t> query_lengths;
-    for (const PreparedQuery& query : *queries_) query_lengths.push_back(query.codes.size());
+    for (const std::size_t p : which) query_lengths.push_back((*queries_)[p].codes.size());
     const std::uint64_t wave = SubjectSegments::gpu_wave(chunk.batch(), first_long, reach, query_lengths, gpu_kernels_);
     if (segments_reach_ != reach || segments_wave_ != wave) segments_.clear();  // another plan: start again
     segments_reach_ = reach;
@@ -399,14 +400,13 @@ class GpuBackend final : public ScanBackend {
         std::async(std::launch::async, [this, &gpu, set, key, all, batch] { load(gpu, *set, key, all, batch); });
   }
 
-  // Scores every query against the batch the scorer holds (subjects from `first` of the chunk), longest
+  // Scores the queries `which` against the batch the scorer holds (subjects from `first` of the chunk), longest
   // query first (the shortest queries, whose hits are quickest to align, finish last); done(p), if
   // given, as each query is done.
-  void score_batch(gpu::GpuScorer& scorer, std::size_t first, const ScoreSink& sink, const QueryDone& done,
-                   const HotTileSink* hot) {
+  void score_batch(gpu::GpuScorer& scorer, std::size_t first, const std::vector<std::size_t>& which,
+                   const ScoreSink& sink, const QueryDone& done, const HotTileSink* hot) {
     const auto& queries = *queries_;
-    std::vector<std::size_t> order(queries.size());
-    std::iota(order.begin(), order.end(), std::size_t{0});
+    std::vector<std::size_t> order = which;
     std::stable_sort(order.begin(), order.end(),
                      [&](std::size_t a, std::size_t b) { return queries[a].codes.size() > queries[b].codes.size(); });
     // The scores at or above each query's threshold are selected on the device; only they come back.

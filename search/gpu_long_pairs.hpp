@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -91,28 +92,29 @@ class GpuLongPairs final : public cpu::GlobalRowSource {
   template <class PairOf, class Done>
   void spans(const std::vector<std::size_t>& which, AlignmentMode mode, const PairOf& pair_of, const Done& done) {
     if (mode == AlignmentMode::local) {
-      for (std::size_t begin = 0, end = 0; begin < which.size(); begin = end) {
-        throw_if_interrupted();
-        std::vector<std::pair<std::string_view, std::string_view>> batch;
-        for (std::uint64_t bytes = 0; end < which.size(); ++end) {
-          const auto [query, subject] = pair_of(which[end]);
-          // The codes, and the ring of two rows of (H, I) along the longer sequence.
-          const std::uint64_t pair_bytes =
-              query.size() + subject.size() + 16 * (std::max(query.size(), subject.size()) + 1);
-          if (!batch.empty() && bytes + pair_bytes > kBatchBytes) break;
-          bytes += pair_bytes;
-          batch.emplace_back(query, subject);
-        }
-        const std::vector<Span> found =
-            with_aligner([&](gpu::LongPairAligner& aligner) { return aligner.local_spans(batch); });
-        for (std::size_t n = 0; n < found.size(); ++n) done(which[begin + n], found[n]);
-      }
+      local_spans(which, pair_of, done, true);
       return;
     }
     side_by_side(which, [&](std::size_t k) {
       const auto [query, subject] = pair_of(k);
       done(k, span(query, subject, mode));
     });
+  }
+
+  // done(q, s, span) for each q of `queries` and s of `subjects`: the score and end of their local span
+  // (its start left 0), from the end passes alone, batched as spans() batches local spans: a scan's
+  // best scores.
+  template <class Done>
+  void local_ends(const std::vector<std::string_view>& queries, const std::vector<std::string>& subjects,
+                  const Done& done) {
+    std::vector<std::size_t> pairs(queries.size() * subjects.size());
+    for (std::size_t k = 0; k < pairs.size(); ++k) pairs[k] = k;
+    const auto pair_of = [&](std::size_t k) {
+      return std::pair<std::string_view, std::string_view>(queries[k / subjects.size()], subjects[k % subjects.size()]);
+    };
+    local_spans(
+        pairs, pair_of, [&](std::size_t k, const Span& span) { done(k / subjects.size(), k % subjects.size(), span); },
+        false);
   }
 
   // done(k, bound) for each k of `which`: a lower bound of the global score of pair_of(k), for a
@@ -144,6 +146,28 @@ class GpuLongPairs final : public cpu::GlobalRowSource {
   }
 
  private:
+  // Local spans (with_starts) or ends of pair_of(k) for each k of `which`, in batches of at most
+  // kBatchBytes of device memory (a pair larger than that alone), each batch in two launches (ends: one).
+  template <class PairOf, class Done>
+  void local_spans(const std::vector<std::size_t>& which, const PairOf& pair_of, const Done& done, bool with_starts) {
+    for (std::size_t begin = 0, end = 0; begin < which.size(); begin = end) {
+      throw_if_interrupted();
+      std::vector<std::pair<std::string_view, std::string_view>> batch;
+      for (std::uint64_t bytes = 0; end < which.size(); ++end) {
+        const auto [query, subject] = pair_of(which[end]);
+        // The codes, and the ring of two rows of (H, I) along the longer sequence.
+        const std::uint64_t pair_bytes =
+            query.size() + subject.size() + 16 * (std::max(query.size(), subject.size()) + 1);
+        if (!batch.empty() && bytes + pair_bytes > kBatchBytes) break;
+        bytes += pair_bytes;
+        batch.emplace_back(query, subject);
+      }
+      const std::vector<Span> found =
+          with_aligner([&](gpu::LongPairAligner& aligner) { return aligner.local_spans(batch, with_starts); });
+      for (std::size_t n = 0; n < found.size(); ++n) done(which[begin + n], found[n]);
+    }
+  }
+
   // f(k) for each k of `which`, up to kSideBySide at a time.
   template <class F>
   static void side_by_side(const std::vector<std::size_t>& which, const F& f) {

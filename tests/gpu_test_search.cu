@@ -14,6 +14,7 @@
 #include "kernels/gpu/gpu_scorer.hpp"
 #include "kernels/gpu/pair_aligner.hpp"
 #include "kernels/reference/reference.hpp"
+#include "search/gpu_rates.hpp"
 #include "search/scan_backend.hpp"
 #include "tests/catch.hpp"
 #include "tests/gpu_test_support.hpp"
@@ -259,6 +260,58 @@ TEST_CASE("gpu search: long DNA subjects (segments, several HSPs) give the CPU's
   const std::uint64_t limit =
       (std::uint64_t{256} << 20) + warpsearch::gpu::GpuScorer::bytes_for_subjects(3000000, 100, 5000);
   CHECK(search("--device gpu --gpu-memory " + std::to_string(limit) + " " + common) == cpu);
+}
+
+TEST_CASE("gpu search: a query as long as its subjects (the long-pair kernel's scan) gives the CPU's output",
+          "[gpu][search][hsps]") {
+  if (!gpu_usable()) return;
+  TempDir dir;
+  std::mt19937_64 rng(1919);
+  const auto& dna = warpsearch::Alphabet::nucleotide();
+  const auto reverse_complement = [&](const std::string& codes) {
+    std::string result(codes.rbegin(), codes.rend());
+    for (auto& c : result) c = static_cast<char>(dna.complement(static_cast<std::uint8_t>(c)));
+    return result;
+  };
+  // A 30 kb query (reach about 60 k) and a 1 kb piece of it against four subjects of 70-260 kb: a few
+  // segments each, so the long query's scan takes the long-pair kernel (checked below with the reach's
+  // bounds) and the piece takes the segments. Copies of the whole query, of parts of it, on both strands,
+  // two in one subject; one subject unrelated.
+  const std::string query = warpsearch::test::random_codes(rng, 30000, 4);
+  const std::string piece = query.substr(12000, 1000);
+  warpsearch::test::write_file(dir.file("q.fa"),
+                               ">long\n" + dna.decode_string(query) + "\n>piece\n" + dna.decode_string(piece) + "\n");
+  std::vector<std::uint64_t> lengths;
+  std::string db_fasta;
+  for (int s = 0; s < 4; ++s) {
+    std::string subject = warpsearch::test::random_codes(rng, 70000 + 63000 * static_cast<std::size_t>(s), 4);
+    for (int copy = 0; copy < (s == 3 ? 0 : 1 + s % 2); ++copy) {
+      const std::size_t length = copy == 0 ? query.size() : 6000;
+      std::string copied = warpsearch::test::mutated_codes(
+          rng, query.substr(rng() % (query.size() - length + 1), length), 4, 0.06 + 0.03 * s, 3);
+      if ((s + copy) % 2) copied = reverse_complement(copied);
+      subject.replace(static_cast<std::size_t>(copy) * (subject.size() / 2) + rng() % (subject.size() / 2 - length),
+                      copied.size(), copied);
+    }
+    lengths.push_back(subject.size());
+    db_fasta += ">chr" + std::to_string(s) + "\n" + dna.decode_string(subject) + "\n";
+  }
+  const warpsearch::ScoringScheme blastn(warpsearch::SubstitutionMatrix::nucleotide(2, -3), warpsearch::GapOpen{5},
+                                         warpsearch::GapExtend{2});
+  warpsearch::gpu::GpuScorer scorer(0, blastn);
+  warpsearch::SubjectSegments::GpuKernels kernels;
+  kernels.cooperative_pairs = scorer.cooperative_pairs_per_wave();
+  kernels.queries_in_flight = warpsearch::gpu::GpuScorer::kQueriesInFlight;
+  const warpsearch::LongQueryScanRates rates = warpsearch::long_query_scan_rates(kernels);
+  for (const std::uint64_t reach : {query.size(), 2 * query.size()})  // the reach lies between (2/-3, gaps 5/2)
+    CHECK(warpsearch::pair_scan_pays(query.size(), reach, lengths, rates));
+  CHECK_FALSE(warpsearch::pair_scan_pays(piece.size(), 2 * piece.size(), lengths, rates));
+  warpsearch::test::write_file(dir.file("db.fa"), db_fasta);
+  REQUIRE(run_warpsearch("makedb --quiet " + dir.file("db.fa") + " " + dir.file("db.wsdb")).exit_code == 0);
+  const std::string common = "-q " + dir.file("q.fa") + " -d " + dir.file("db.wsdb") + " --evalue 1e-5";
+  const std::string cpu = search("--device cpu " + common);
+  CHECK(std::count(cpu.begin(), cpu.end(), '\n') >= 6);
+  CHECK(search("--device gpu " + common) == cpu);
 }
 
 TEST_CASE("gpu search: blastx, tblastn and tblastx give the CPU's output byte for byte, long subjects included",

@@ -388,8 +388,8 @@ bool LongPairAligner::accepts(const ScoringScheme& scoring, std::size_t query_le
   return mode == AlignmentMode::local ? best < (1 << 28) : best + gaps < (1 << 28);
 }
 
-std::vector<Span> LongPairAligner::local_spans(
-    const std::vector<std::pair<std::string_view, std::string_view>>& pairs) {
+std::vector<Span> LongPairAligner::local_spans(const std::vector<std::pair<std::string_view, std::string_view>>& pairs,
+                                               bool with_starts) {
   for (const auto& [query, subject] : pairs)
     if (!accepts(impl_->scoring, query.size(), subject.size(), AlignmentMode::local))
       throw std::invalid_argument("long pair: a query of " + std::to_string(query.size()) + " and a subject of " +
@@ -451,6 +451,7 @@ std::vector<Span> LongPairAligner::local_spans(
     spans[i].score = ends[i].score;
     spans[i].query_end = ends[i].query;
     spans[i].subject_end = ends[i].subject;
+    if (!with_starts) continue;
     reversed[2 * i].assign(std::make_reverse_iterator(query.begin() + static_cast<std::ptrdiff_t>(ends[i].query)),
                            query.rend());
     reversed[2 * i + 1].assign(

@@ -1,0 +1,63 @@
+// Which GPU kernel scores a long query against long subjects: the scan's segments or the long-pair kernel.
+//
+// The scan cuts a long subject into segments, each scanned from reach - 1 positions before the part it
+// owns (search/subject_segments.hpp), and a segment is one team's job. The reach grows with the query
+// (about 2 m for DNA at blastn's scoring), and a segment owns at least half a reach, so a query of
+// hundreds of kilobases against subjects of a few megabases makes a few dozen segments, each at least
+// 1.5 reaches long: most of the device idles while each team sweeps its segment. The long-pair kernel
+// (kernels/gpu/long_pair.hpp) runs a pair across the device instead, a warp per stripe of the query's
+// rows, and its end pass gives the subject's best score exactly. It tells nothing of where cells reach
+// the threshold, so the HSP search then computes the hot columns of a hit subject over all of it (the
+// hot-column kernel, kernels/gpu/hot_columns.hpp), where the scan's hot tiles would narrow them.
+//
+// pair_scan_pays() weighs the two for one query (one strand) against a chunk's long subjects:
+//   scan: nothing unless its segments, cut as finely as the plan allows, are fewer than the teams the
+//     device runs at once (else the scan fills the device, and stays); then its widest segment,
+//     min(n, owned + reach) columns of m rows, at one team's rate;
+//   pairs: the end passes of all the pairs in one launch (long_pair_cost, locate_split.hpp: its last
+//     stripe's sweep, or its warps' time over the device's slots), and the hot columns of every subject
+//     as if each were hit, twice its cells (the hot-column kernel's pieces repeat up to a reach of context).
+// Scores and HSPs do not depend on the choice (both are exact); only the time does.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+#include "search/locate_split.hpp"
+
+namespace warpsearch {
+
+struct LongQueryScanRates {
+  double team_cells = 0;        // a scan team's cells a second, sweeping one segment
+  std::uint64_t teams = 1;      // segments the device scans at once, for one query
+  std::uint64_t min_owned = 1;  // the least a segment owns, besides half a reach (SubjectSegments)
+  double hot_cells = 0;         // the hot-column kernel's cells a second
+  LocateRates pairs;            // the long-pair kernel's terms (long_*)
+};
+
+// Whether the long-pair kernel scores a query of query_length residues and reach `reach`
+// (cpu::alignment_reach) against subjects of these lengths sooner than the scan's segments.
+inline bool pair_scan_pays(std::size_t query_length, std::uint64_t reach, const std::vector<std::uint64_t>& subjects,
+                           const LongQueryScanRates& rates) {
+  if (reach == 0 || subjects.empty() || rates.team_cells <= 0 || rates.hot_cells <= 0) return false;
+  const double m = static_cast<double>(query_length);
+  const double owned = static_cast<double>(std::max<std::uint64_t>(rates.min_owned, reach / 2));
+  double segments = 0, widest = 0, last_sweep = 0, warp_seconds = 0, hot_seconds = 0;
+  for (const std::uint64_t length : subjects) {
+    const double n = static_cast<double>(length);
+    segments += std::ceil(n / owned);
+    widest = std::max(widest, std::min(n, owned + static_cast<double>(reach)));
+    const LongPairCost cost = long_pair_cost(m, n, rates.pairs);  // two passes: the end pass is half
+    last_sweep = std::max(last_sweep, cost.seconds / 2);
+    warp_seconds += cost.warp_seconds / 2;
+    hot_seconds += 2 * m * n / rates.hot_cells;
+  }
+  if (segments >= static_cast<double>(rates.teams)) return false;
+  const double scan = widest * m / rates.team_cells;
+  const double pairs = std::max(last_sweep, warp_seconds / rates.pairs.long_warp_slots) + hot_seconds;
+  return pairs < scan;
+}
+
+}  // namespace warpsearch
