@@ -3,7 +3,8 @@
 // Long subjects (kLongSubjectLength residues and more) would leave all lanes but one idle: they are cut
 // into overlapping segments (search/subject_segments.hpp) that the same kernel scores as ordinary
 // subjects; a subject's score is the best of its segments', and the segments that reach the threshold
-// bound where the HSP search looks (hit_regions()).
+// bound where the HSP search looks (hit_regions()). Where a query's reach leaves only a few segments,
+// the striped kernel scores each (query, segment) on a thread of its own (kMinLaneSegments).
 // Hits are located by the striped pair kernels (cpu::pair_span: forward pass for the end, reversed
 // prefixes for the start), one pair per task, largest first.
 #include <algorithm>
@@ -16,6 +17,7 @@
 #include "kernels/cpu/alignment.hpp"
 #include "kernels/cpu/long_subject.hpp"
 #include "kernels/cpu/query_scorer.hpp"
+#include "kernels/cpu/striped.hpp"
 #include "search/scan_backend.hpp"
 #include "search/subject_segments.hpp"
 
@@ -27,6 +29,12 @@ constexpr std::uint64_t kBlockResidues = 1u << 18;
 constexpr std::size_t kBlockMinSubjects = 256;
 // Segments of long subjects wanted at least, so that the kernel's lanes (up to 64) have work.
 constexpr std::uint64_t kMinSegments = 128;
+// Where a reach as long as the subjects leaves fewer segments than this (a query of tens of kilobases
+// or more: a segment owns at least two reaches), most of the kernel's lanes would idle and a chunk's
+// segments would be one task a query: each (query, segment) is then a task of its own for the striped
+// kernel (cpu::StripedScorer), which spreads one query's rows across the vector. The scores are the
+// same (both exact).
+constexpr std::uint64_t kMinLaneSegments = 32;
 
 // [first, last) subjects of `all` in blocks of about kBlockResidues.
 std::vector<std::pair<std::size_t, std::size_t>> blocks_of(const SubjectBatch& all, std::size_t first,
@@ -50,6 +58,8 @@ class CpuBackend final : public ScanBackend {
         long_subject_length_(std::max<std::uint64_t>(long_subject_length, 1)) {}
 
   void set_queries(const std::vector<PreparedQuery>& queries) override {
+    queries_ = &queries;
+    striped_.clear();
     scorers_.clear();
     scorers_.reserve(queries.size());
     for (const auto& query : queries) scorers_.emplace_back(query.codes, scoring_);
@@ -76,9 +86,13 @@ class CpuBackend final : public ScanBackend {
                                      {kMinSegments, 0, threads_});
       const SubjectBatch pieces = segments.batch();
       SegmentHits hits;
-      score_blocks(
-          pieces, blocks_of(pieces, 0, pieces.count),
-          [&](std::size_t query, std::uint64_t segment, int score) { hits.add(segments, query, segment, score); });
+      const ScoreSink add = [&](std::size_t query, std::uint64_t segment, int score) {
+        hits.add(segments, query, segment, score);
+      };
+      if (pieces.count < kMinLaneSegments)
+        score_striped(pieces, add);
+      else
+        score_blocks(pieces, blocks_of(pieces, 0, pieces.count), add);
       regions_.keep_all(hits, chunk.original_indices(), subject_frames, sink);
     }
     for (std::size_t query = 0; query < scorers_.size(); ++query) done(query);
@@ -143,10 +157,28 @@ class CpuBackend final : public ScanBackend {
     });
   }
 
+  // Every query against every subject of `subjects` (a few long segments) with the striped kernel, each
+  // (query, subject) a task; scores at or above the query's threshold go to the sink.
+  void score_striped(const SubjectBatch& subjects, const ScoreSink& sink) {
+    if (striped_.empty())
+      for (const PreparedQuery& query : *queries_) striped_.emplace_back(query.codes, scoring_);
+    parallel_for(striped_.size() * subjects.count, threads_, [&](std::size_t task, unsigned) {
+      throw_if_interrupted();
+      const std::size_t query = task / subjects.count, subject = task % subjects.count;
+      std::string codes(subjects.lengths[subject], '\0');
+      for (std::size_t i = 0; i < codes.size(); ++i) codes[i] = static_cast<char>(subjects.residue(subject, i));
+      const std::int64_t score = striped_[query].end(codes, AlignmentMode::local).score;
+      if (score >= thresholds_[query]) sink(query, subject, static_cast<int>(score));
+      if (cells_ != nullptr) cells_->fetch_add(query_lengths_[query] * codes.size(), std::memory_order_relaxed);
+    });
+  }
+
   ScoringScheme scoring_;
   unsigned threads_;
   std::uint64_t long_subject_length_;
+  const std::vector<PreparedQuery>* queries_ = nullptr;
   std::vector<cpu::QueryScorer> scorers_;
+  std::vector<cpu::StripedScorer> striped_;  // made when score_striped() first needs them
   std::vector<int> thresholds_;
   std::vector<std::uint64_t> query_lengths_;
   std::atomic<std::uint64_t>* cells_ = nullptr;  // count_cells()

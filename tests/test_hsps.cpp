@@ -271,26 +271,68 @@ TEST_CASE("HSPs: the long-subject path changes no search output", "[hsps][search
     fasta += ">s" + std::to_string(s) + "\n" + Alphabet::nucleotide().decode_string(planted.subject) + "\n";
   }
   test::write_file(dir.file("db.fa"), fasta);
+  // Chunks of 30,000 residues hold fewer segments than the kernel's lanes (the striped kernel's tasks);
+  // one chunk holds all 40 (the inter-sequence kernel's lanes).
+  for (const std::uint64_t chunk_residues : {std::uint64_t{30000}, std::uint64_t{0}}) {
+    MakeDbOptions made;
+    made.input = dir.file("db.fa");
+    made.output = dir.file("db" + std::to_string(chunk_residues) + ".wsdb");
+    if (chunk_residues > 0) made.chunk_residues = chunk_residues;
+    make_database(made);
+    const Database db = Database::open(made.output);
+    SearchOptions options;
+    options.device = Device::cpu;
+    options.max_target_seqs = 100;
+    const auto render = [&](const std::vector<QueryResult>& results) {
+      std::ostringstream out;
+      const auto format = OutputFormat::parse("6 qseqid sseqid score evalue qstart qend sstart send sstrand cigar");
+      for (std::size_t q = 0; q < queries.size(); ++q) format.write(out, queries[q], results[q], db);
+      return out.str();
+    };
+    INFO("chunks of " << chunk_residues << " residues (0: one chunk), " << db.num_chunks() << " chunks");
+    const std::string inter_sequence = render(SearchEngine(db, dna_scoring(), options).search(queries));
+    const std::string long_path =
+        render(SearchEngine(db, dna_scoring(), options, make_cpu_backend(dna_scoring(), 2, 1)).search(queries));
+    CHECK(std::count(inter_sequence.begin(), inter_sequence.end(), '\n') > 80);
+    CHECK(long_path == inter_sequence);
+  }
+}
+
+TEST_CASE("HSPs: few long segments (the striped kernel's tasks) change no search output", "[hsps][search]") {
+  test::TempDir dir;
+  std::mt19937_64 rng(31);
+  // Queries as long as a good part of the subjects: with every subject long, each is one segment (the
+  // reach of a 6 kb query is about 12 k, a segment owns at least 32 k), six in all: the striped kernel's
+  // path. Without segments the subjects go to the inter-sequence kernel whole.
+  std::vector<Query> queries;
+  for (int q = 0; q < 2; ++q)
+    queries.push_back(
+        {"q" + std::to_string(q), "", test::random_codes(rng, 3000 * (1 + static_cast<std::size_t>(q)), 4)});
+  std::string fasta;
+  for (int s = 0; s < 6; ++s) {
+    const Planted planted = plant(rng, queries[static_cast<std::size_t>(s) % 2].codes,
+                                  14000 + 3000 * static_cast<std::size_t>(s), 1 + s % 2, 4, 0.1, true);
+    fasta += ">s" + std::to_string(s) + "\n" + Alphabet::nucleotide().decode_string(planted.subject) + "\n";
+  }
+  test::write_file(dir.file("db.fa"), fasta);
   MakeDbOptions made;
   made.input = dir.file("db.fa");
   made.output = dir.file("db.wsdb");
-  made.chunk_residues = 30000;
   make_database(made);
   const Database db = Database::open(made.output);
   SearchOptions options;
   options.device = Device::cpu;
-  options.max_target_seqs = 100;
   const auto render = [&](const std::vector<QueryResult>& results) {
     std::ostringstream out;
     const auto format = OutputFormat::parse("6 qseqid sseqid score evalue qstart qend sstart send sstrand cigar");
     for (std::size_t q = 0; q < queries.size(); ++q) format.write(out, queries[q], results[q], db);
     return out.str();
   };
-  const std::string inter_sequence = render(SearchEngine(db, dna_scoring(), options).search(queries));
-  const std::string long_path =
+  const std::string whole = render(SearchEngine(db, dna_scoring(), options).search(queries));
+  const std::string striped =
       render(SearchEngine(db, dna_scoring(), options, make_cpu_backend(dna_scoring(), 2, 1)).search(queries));
-  CHECK(std::count(inter_sequence.begin(), inter_sequence.end(), '\n') > 80);
-  CHECK(long_path == inter_sequence);
+  CHECK(std::count(whole.begin(), whole.end(), '\n') >= 9);
+  CHECK(striped == whole);
 }
 
 TEST_CASE("HSPs: a query planted on both strands of a 5 Mb genome gives one HSP per copy, at its locus",
