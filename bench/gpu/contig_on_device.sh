@@ -4,7 +4,7 @@
 # Data are generated (seeded): a random DNA query of QUERY bases (default 180,000) and a 2 kb piece of
 # it, against two sequences built around it at the scale s = QUERY / 180,000:
 #   chrA: 300 k s random, a 4%-mutated copy of the query's first 170 k s, 500 k s random, the reverse
-#         complement of a 6%-mutated copy of the query from 20 k s on, 200 k s random (about 1.4 Mb at s = 1);
+#         complement of a 6%-mutated copy of the query from 20 k s on, 200 k s random (about 1.33 Mb at s = 1);
 #   chrB: 400 k s random, an 8%-mutated copy of 40 k s of the query, 400 k s random (about 0.84 Mb).
 # Mutations: a third substitutions, a third deletions, a third insertions. Both strands are searched,
 # --evalue 1e-10, tabular output with the score.
