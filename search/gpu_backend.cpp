@@ -183,10 +183,8 @@ class GpuBackend final : public ScanBackend {
   // the queries; a subject's score is the best of its segments'. Its hit regions (hit_regions(), where
   // the HSP search finds the hot columns) are the kernels' tiles whose cells reach the threshold
   // (gpu::HotTiles), or, where a query's list of them overflowed, the owned ranges of its hit segments.
-  // Queries too long for the segments to fill the device take the long-pair kernel instead
-  // (search/long_query_scan.hpp): no regions, so the HSP search looks at the whole of a hit subject.
-  // A query's subjects go to the sink, and done(p) is called, as soon as its scan is complete, so that
-  // the engine aligns its hits while the other queries are scanned.
+  // Queries too long for segments to fill the device take the long-pair kernel (scan_long_in_pairs).
+  // done(p) as soon as query p is scanned, so that its hits are aligned while the others are scanned.
   void scan_long_subjects(const Chunk& chunk, std::size_t first_long, const std::int8_t* subject_frames,
                           const ScoreSink& sink, const QueryDone& done) {
     const std::vector<std::uint64_t> lengths(chunk.lengths() + first_long, chunk.lengths() + chunk.size());
@@ -197,13 +195,11 @@ class GpuBackend final : public ScanBackend {
       const PreparedQuery& query = (*queries_)[p];
       const std::uint64_t query_reach = cpu::alignment_reach(query.codes, scoring_, query.threshold);
       const bool pairs = pair_scan_pays(query.codes.size(), query_reach, lengths, rates) &&
-                         std::all_of(lengths.begin(), lengths.end(), [&](std::uint64_t n) {
-                           return gpu::LongPairAligner::accepts(scoring_, query.codes.size(), n, AlignmentMode::local);
-                         });
+                         long_pairs().accepts_local(query.codes.size(), lengths);
       (pairs ? paired : segmented).push_back(p);
       if (!pairs) reach = std::max(reach, query_reach);
     }
-    if (!paired.empty()) scan_long_in_pairs(chunk, first_long, paired, sink, done);
+    if (!paired.empty()) scan_long_in_pairs(chunk, first_long, subject_frames, paired, sink, done);
     if (reach == 0) {  // no alignment can reach any threshold
       for (const std::size_t p : segmented) done(p);
       return;
@@ -234,16 +230,19 @@ class GpuBackend final : public ScanBackend {
         false, &hot);
   }
 
-  // The queries `paired` against the chunk's long subjects: each subject's best score exactly, from the
-  // long-pair kernel's end passes, all the pairs in its launches together.
-  void scan_long_in_pairs(const Chunk& chunk, std::size_t first_long, const std::vector<std::size_t>& paired,
-                          const ScoreSink& sink, const QueryDone& done) {
+  // The queries `paired` against the chunk's long subjects on the long-pair kernel, all the pairs in its
+  // launches together: each subject's best score, and its hit regions (GpuLongPairs::local_scans).
+  void scan_long_in_pairs(const Chunk& chunk, std::size_t first_long, const std::int8_t* subject_frames,
+                          const std::vector<std::size_t>& paired, const ScoreSink& sink, const QueryDone& done) {
     std::vector<std::string> subjects;
     for (std::size_t k = first_long; k < chunk.size(); ++k) subjects.push_back(chunk.subject_codes(k));
-    std::vector<std::string_view> queries;
-    for (const std::size_t p : paired) queries.push_back((*queries_)[p].codes);
-    long_pairs().local_ends(queries, subjects, [&](std::size_t q, std::size_t s, const Span& span) {
-      if (span.score >= (*queries_)[paired[q]].threshold) sink(paired[q], first_long + s, static_cast<int>(span.score));
+    std::vector<const PreparedQuery*> queries;
+    for (const std::size_t p : paired) queries.push_back(&(*queries_)[p]);
+    long_pairs().local_scans(queries, subjects, [&](std::size_t q, std::size_t s, int score, auto regions) {
+      const std::size_t k = first_long + s;
+      regions_.keep(paired[q], chunk.original_indices()[k], subject_frames ? subject_frames[k] : std::int8_t{0},
+                    std::move(regions));
+      sink(paired[q], k, score);
     });
     for (const std::size_t p : paired) done(p);
   }

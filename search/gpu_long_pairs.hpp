@@ -31,8 +31,10 @@
 #include "core/alignment_mode.hpp"
 #include "core/span.hpp"
 #include "kernels/cpu/alignment.hpp"
+#include "kernels/cpu/column_range.hpp"
 #include "kernels/gpu/long_pair.hpp"
 #include "profile/scoring.hpp"
+#include "search/scan_backend.hpp"
 
 namespace warpsearch {
 
@@ -92,7 +94,13 @@ class GpuLongPairs final : public cpu::GlobalRowSource {
   template <class PairOf, class Done>
   void spans(const std::vector<std::size_t>& which, AlignmentMode mode, const PairOf& pair_of, const Done& done) {
     if (mode == AlignmentMode::local) {
-      local_spans(which, pair_of, done, true);
+      in_batches(
+          which, pair_of,
+          [&](const std::vector<std::size_t>&,
+              const std::vector<std::pair<std::string_view, std::string_view>>& batch) {
+            return with_aligner([&](gpu::LongPairAligner& aligner) { return aligner.local_spans(batch); });
+          },
+          done);
       return;
     }
     side_by_side(which, [&](std::size_t k) {
@@ -101,20 +109,38 @@ class GpuLongPairs final : public cpu::GlobalRowSource {
     });
   }
 
-  // done(q, s, span) for each q of `queries` and s of `subjects`: the score and end of their local span
-  // (its start left 0), from the end passes alone, batched as spans() batches local spans: a scan's
-  // best scores.
+  // Whether local_scans() takes a query of this length against subjects of these lengths.
+  bool accepts_local(std::size_t query_length, const std::vector<std::uint64_t>& subject_lengths) const {
+    return std::all_of(subject_lengths.begin(), subject_lengths.end(), [&](std::uint64_t length) {
+      return gpu::LongPairAligner::accepts(scoring_, query_length, length, AlignmentMode::local);
+    });
+  }
+
+  // A search's scan of long subjects: done(q, s, score, regions) for each query q of `queries` and
+  // subject s of `subjects` whose best local score reaches the query's threshold, with the subject's
+  // stretches outside which no cell reaches it (gpu::LongPairAligner::local_scans), batched as spans()
+  // batches local spans.
   template <class Done>
-  void local_ends(const std::vector<std::string_view>& queries, const std::vector<std::string>& subjects,
-                  const Done& done) {
+  void local_scans(const std::vector<const PreparedQuery*>& queries, const std::vector<std::string>& subjects,
+                   const Done& done) {
     std::vector<std::size_t> pairs(queries.size() * subjects.size());
     for (std::size_t k = 0; k < pairs.size(); ++k) pairs[k] = k;
+    const auto query_of = [&](std::size_t k) -> const PreparedQuery& { return *queries[k / subjects.size()]; };
     const auto pair_of = [&](std::size_t k) {
-      return std::pair<std::string_view, std::string_view>(queries[k / subjects.size()], subjects[k % subjects.size()]);
+      return std::pair<std::string_view, std::string_view>(query_of(k).codes, subjects[k % subjects.size()]);
     };
-    local_spans(
-        pairs, pair_of, [&](std::size_t k, const Span& span) { done(k / subjects.size(), k % subjects.size(), span); },
-        false);
+    const auto run = [&](const std::vector<std::size_t>& members,
+                         const std::vector<std::pair<std::string_view, std::string_view>>& batch) {
+      std::vector<int> thresholds;
+      for (const std::size_t k : members) thresholds.push_back(query_of(k).threshold);
+      return with_aligner([&](gpu::LongPairAligner& aligner) { return aligner.local_scans(batch, thresholds); });
+    };
+    in_batches(pairs, pair_of, run, [&](std::size_t k, const gpu::LongPairAligner::LocalScan& scan) {
+      if (scan.score < query_of(k).threshold) return;
+      std::vector<cpu::ColumnRange> regions;
+      for (const auto& [begin, end] : scan.hot) regions.push_back({begin, end});
+      done(k / subjects.size(), k % subjects.size(), scan.score, std::move(regions));
+    });
   }
 
   // done(k, bound) for each k of `which`: a lower bound of the global score of pair_of(k), for a
@@ -146,25 +172,26 @@ class GpuLongPairs final : public cpu::GlobalRowSource {
   }
 
  private:
-  // Local spans (with_starts) or ends of pair_of(k) for each k of `which`, in batches of at most
-  // kBatchBytes of device memory (a pair larger than that alone), each batch in two launches (ends: one).
-  template <class PairOf, class Done>
-  void local_spans(const std::vector<std::size_t>& which, const PairOf& pair_of, const Done& done, bool with_starts) {
+  // run(members, batch) for batches of the pairs pair_of(k), k of `which`, of at most kBatchBytes of
+  // device memory each (a pair larger than that alone), and done(k, result) for each of run's results.
+  template <class PairOf, class Run, class Done>
+  void in_batches(const std::vector<std::size_t>& which, const PairOf& pair_of, const Run& run, const Done& done) {
     for (std::size_t begin = 0, end = 0; begin < which.size(); begin = end) {
       throw_if_interrupted();
       std::vector<std::pair<std::string_view, std::string_view>> batch;
       for (std::uint64_t bytes = 0; end < which.size(); ++end) {
         const auto [query, subject] = pair_of(which[end]);
-        // The codes, and the ring of two rows of (H, I) along the longer sequence.
+        // The codes, and the ring of two rows of (H, I) along the longer sequence at most.
         const std::uint64_t pair_bytes =
             query.size() + subject.size() + 16 * (std::max(query.size(), subject.size()) + 1);
         if (!batch.empty() && bytes + pair_bytes > kBatchBytes) break;
         bytes += pair_bytes;
         batch.emplace_back(query, subject);
       }
-      const std::vector<Span> found =
-          with_aligner([&](gpu::LongPairAligner& aligner) { return aligner.local_spans(batch, with_starts); });
-      for (std::size_t n = 0; n < found.size(); ++n) done(which[begin + n], found[n]);
+      const std::vector<std::size_t> members(which.begin() + static_cast<std::ptrdiff_t>(begin),
+                                             which.begin() + static_cast<std::ptrdiff_t>(end));
+      const auto found = run(members, batch);
+      for (std::size_t n = 0; n < found.size(); ++n) done(members[n], found[n]);
     }
   }
 

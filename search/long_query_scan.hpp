@@ -5,18 +5,19 @@
 // (about 2 m for DNA at blastn's scoring), and a segment owns at least half a reach, so a query of
 // hundreds of kilobases against subjects of a few megabases makes a few dozen segments, each at least
 // 1.5 reaches long: most of the device idles while each team sweeps its segment. The long-pair kernel
-// (kernels/gpu/long_pair.hpp) runs a pair across the device instead, a warp per stripe of the query's
-// rows, and its end pass gives the subject's best score exactly. It tells nothing of where cells reach
-// the threshold, so the HSP search then computes the hot columns of a hit subject over all of it (the
-// hot-column kernel, kernels/gpu/hot_columns.hpp), where the scan's hot tiles would narrow them.
+// (kernels/gpu/long_pair.hpp) runs a pair across the device instead, one local pass with the subject's
+// residues as its rows, a warp per stripe of them: the pass's best is the subject's best score exactly,
+// and the stripes whose best reaches the threshold are where the HSP search then finds the hot columns
+// (the hot-column kernel, kernels/gpu/hot_columns.hpp), as it does in the scan's hot tiles.
 //
 // pair_scan_pays() weighs the two for one query (one strand) against a chunk's long subjects:
 //   scan: nothing unless its segments, cut as finely as the plan allows, are fewer than the teams the
 //     device runs at once (else the scan fills the device, and stays); then its widest segment,
 //     min(n, owned + reach) columns of m rows, at one team's rate;
-//   pairs: the end passes of all the pairs in one launch (long_pair_cost, locate_split.hpp: its last
-//     stripe's sweep, or its warps' time over the device's slots), and the hot columns of every subject
-//     as if each were hit, twice its cells (the hot-column kernel's pieces repeat up to a reach of context).
+//   pairs: the passes of all the pairs in one launch (half of long_pair_cost, locate_split.hpp: its
+//     last stripe's sweep, or its warps' time over the device's slots), and the hot columns of one hit
+//     in every subject: m rows by min(n, m + 2 reaches) columns (the copy, the columns after it where
+//     cells stay above the threshold, and a reach of context before it).
 // Scores and HSPs do not depend on the choice (both are exact); only the time does.
 #pragma once
 
@@ -52,7 +53,7 @@ inline bool pair_scan_pays(std::size_t query_length, std::uint64_t reach, const 
     const LongPairCost cost = long_pair_cost(m, n, rates.pairs);  // two passes: the end pass is half
     last_sweep = std::max(last_sweep, cost.seconds / 2);
     warp_seconds += cost.warp_seconds / 2;
-    hot_seconds += 2 * m * n / rates.hot_cells;
+    hot_seconds += m * std::min(n, m + 2 * static_cast<double>(reach)) / rates.hot_cells;
   }
   if (segments >= static_cast<double>(rates.teams)) return false;
   const double scan = widest * m / rates.team_cells;

@@ -10,6 +10,7 @@
 #include "kernels/cpu/long_subject.hpp"
 #include "kernels/gpu/gpu_scorer.hpp"
 #include "kernels/gpu/hot_columns.hpp"
+#include "kernels/reference/reference.hpp"
 #include "profile/scoring.hpp"
 #include "tests/catch.hpp"
 #include "tests/gpu_test_support.hpp"
@@ -24,31 +25,6 @@ using warpsearch::ScoringScheme;
 using warpsearch::SubstitutionMatrix;
 using warpsearch::gpu::HotColumnScanner;
 using warpsearch::gpu::HotColumnTask;
-
-// The best cell of each column of the local DP of query against subject (64-bit Gotoh; a gap of length
-// k costs open + k * extend).
-std::vector<long long> column_maxima(const std::string& query, const std::string& subject,
-                                     const ScoringScheme& scoring) {
-  constexpr long long kMinusInfinity = -(1LL << 60);
-  const long long first = scoring.gap_open() + scoring.gap_extend();
-  const long long extend = scoring.gap_extend();
-  std::vector<long long> h(query.size() + 1, 0), e(query.size() + 1, kMinusInfinity), maxima(subject.size(), 0);
-  for (std::size_t j = 0; j < subject.size(); ++j) {
-    long long diagonal = 0, f = kMinusInfinity;
-    for (std::size_t i = 1; i <= query.size(); ++i) {
-      e[i] = std::max(e[i] - extend, h[i] - first);
-      f = std::max(f - extend, h[i - 1] - first);
-      const long long value = std::max(
-          {0LL,
-           diagonal + scoring.score(static_cast<std::uint8_t>(query[i - 1]), static_cast<std::uint8_t>(subject[j])),
-           e[i], f});
-      diagonal = h[i];
-      h[i] = value;
-      maxima[j] = std::max(maxima[j], value);
-    }
-  }
-  return maxima;
-}
 
 bool have_gpu() { return warpsearch::test::gpu_usable("GPU hot-column test"); }
 
@@ -89,7 +65,7 @@ void check(const ScoringScheme& scoring, int alphabet_size, const std::vector<st
   scanner.scan(tasks, hot);
   REQUIRE(hot.size() == tasks.size());
   for (std::size_t k = 0; k < tasks.size(); ++k) {
-    const std::vector<long long> maxima = column_maxima(queries[k], subjects[k], scoring);
+    const std::vector<std::int64_t> maxima = warpsearch::reference::column_maxima(queries[k], subjects[k], scoring);
     REQUIRE(hot[k].size() == subjects[k].size() - tasks[k].owned_from);
     std::size_t flagged = 0, wrong = 0;
     for (std::size_t c = 0; c < hot[k].size(); ++c) {
@@ -153,7 +129,7 @@ void check_hot_tiles(const ScoringScheme& scoring, int alphabet_size, std::size_
   REQUIRE(hot.complete);
   std::size_t hot_columns = 0;
   for (std::size_t s = 0; s < subjects.size(); ++s) {
-    const std::vector<long long> maxima = column_maxima(query, subjects[s], scoring);
+    const std::vector<std::int64_t> maxima = warpsearch::reference::column_maxima(query, subjects[s], scoring);
     std::vector<warpsearch::gpu::HotTile> tiles;
     for (const auto& tile : hot.tiles)
       if (tile.subject == s) tiles.push_back(tile);

@@ -14,6 +14,7 @@
 #include "core/alphabet.hpp"
 #include "kernels/cpu/alignment.hpp"
 #include "kernels/gpu/gpu_scorer.hpp"
+#include "kernels/gpu/long_pair.hpp"
 #include "kernels/reference/reference.hpp"
 #include "search/gpu_long_pairs.hpp"
 #include "search/scan_backend.hpp"
@@ -72,6 +73,73 @@ TEST_CASE("gpu long pairs: locate() of pairs for the whole-GPU kernel equals ref
     CHECK(spans[k].subject_end == expected.subject_end);
   }
   REQUIRE(backend->row_source() != nullptr);
+}
+
+TEST_CASE("gpu long pairs: local scans give the best score and stretches holding every hot column",
+          "[gpu][long_pairs]") {
+  if (!gpu_usable()) return;
+  using namespace warpsearch;
+  const ScoringScheme dna(SubstitutionMatrix::nucleotide(2, -3), GapOpen{5}, GapExtend{2});
+  const ScoringScheme blosum62(SubstitutionMatrix::builtin("BLOSUM62"), GapOpen{11}, GapExtend{1});
+  std::mt19937_64 rng(2611);
+  // Subjects of 40,000 (8 rows a lane), 140,000 (16, packed for DNA) and 300,000 residues (32, packed),
+  // each holding two mutated copies of its query, one of them partial; an unrelated pair; protein pairs
+  // (the 32-bit kernel).
+  for (const bool protein : {false, true}) {
+    const ScoringScheme& scoring = protein ? blosum62 : dna;
+    const int letters = protein ? 20 : 4;
+    std::vector<std::string> queries, subjects;
+    std::vector<int> thresholds;
+    for (const std::size_t n :
+         protein ? std::vector<std::size_t>{40000, 60000} : std::vector<std::size_t>{40000, 140000, 300000, 140000}) {
+      queries.push_back(test::random_codes(rng, 1000 + rng() % 1000, letters));
+      std::string subject = test::random_codes(rng, n, letters);
+      if (subjects.size() != 3) {
+        const std::string& query = queries.back();
+        const std::string whole = test::mutated_codes(rng, query, letters, 0.1, 3);
+        const std::string part = test::mutated_codes(rng, query.substr(query.size() / 3), letters, 0.15, 3);
+        subject.replace(rng() % (n / 2 - whole.size()), whole.size(), whole);
+        subject.replace(n / 2 + rng() % (n / 2 - part.size()), part.size(), part);
+      }
+      subjects.push_back(subject);
+      thresholds.push_back(protein ? 60 : 40);
+    }
+    std::vector<std::pair<std::string_view, std::string_view>> pairs;
+    for (std::size_t k = 0; k < queries.size(); ++k) pairs.emplace_back(queries[k], subjects[k]);
+    gpu::LongPairAligner aligner(0, scoring);
+    const std::vector<gpu::LongPairAligner::LocalScan> scans = aligner.local_scans(pairs, thresholds);
+    REQUIRE(scans.size() == pairs.size());
+    for (std::size_t k = 0; k < pairs.size(); ++k) {
+      const std::vector<std::int64_t> maxima = reference::column_maxima(queries[k], subjects[k], scoring);
+      INFO((protein ? "protein" : "DNA") << " pair " << k << ": " << queries[k].size() << " x " << subjects[k].size());
+      CHECK(scans[k].score == *std::max_element(maxima.begin(), maxima.end()));
+      // Stretches ascending, apart, on stripe boundaries (multiples of 256) or the subject's end, each
+      // holding a hot column; every hot column in one.
+      std::vector<bool> covered(maxima.size(), false);
+      std::size_t hot = 0, uncovered = 0, empty = 0;
+      for (std::size_t r = 0; r < scans[k].hot.size(); ++r) {
+        const auto [begin, end] = scans[k].hot[r];
+        CHECK(begin < end);
+        CHECK(end <= maxima.size());
+        CHECK(begin % 256 == 0);
+        CHECK((end % 256 == 0 || end == maxima.size()));
+        if (r > 0) CHECK(scans[k].hot[r - 1].second < begin);
+        bool holds = false;
+        for (std::uint64_t c = begin; c < std::min<std::uint64_t>(end, maxima.size()); ++c) {
+          covered[c] = true;
+          holds = holds || maxima[c] >= thresholds[k];
+        }
+        empty += holds ? 0 : 1;
+      }
+      for (std::size_t c = 0; c < maxima.size(); ++c) {
+        hot += maxima[c] >= thresholds[k] ? 1 : 0;
+        uncovered += maxima[c] >= thresholds[k] && !covered[c] ? 1 : 0;
+      }
+      CHECK(uncovered == 0);
+      CHECK(empty == 0);
+      CHECK((k == 3) == (hot == 0));  // the unrelated pair has none, the others many
+    }
+  }
 }
 
 TEST_CASE("gpu long pairs: local spans beyond one batch's memory equal cpu::pair_span, pair by pair",

@@ -46,7 +46,7 @@ Estimates estimates(double m, double reach, const std::vector<std::uint64_t>& su
                             r.pairs.long_overhead_seconds / 2;
     sweep = std::max(sweep, one_pass);
     warps += one_pass * stripes;
-    hot += 2 * m * n / r.hot_cells;
+    hot += m * std::min(n, m + 2 * reach) / r.hot_cells;
   }
   return {segments >= static_cast<double>(r.teams), widest * m / r.team_cells,
           std::max(sweep, warps / r.pairs.long_warp_slots) + hot};
@@ -56,8 +56,8 @@ Estimates estimates(double m, double reach, const std::vector<std::uint64_t>& su
 
 TEST_CASE("long query scan: a query as long as its subjects takes the long-pair kernel", "[long_query_scan]") {
   const LongQueryScanRates rates = h100_rates();
-  // A 180 kb DNA query (reach about 360 k) against 1.4 and 0.84 Mb: 6 segments of 180 k owned, a team's
-  // sweep of 540 k columns (about 14 s) against the pairs' sweep of 1.4 M columns and their hot columns.
+  // A 180 kb DNA query (reach about 360 k) against 1.4 and 0.84 Mb: 13 segments of 180 k owned, a team's
+  // sweep of 540 k columns (about 14 s) against the pairs' sweep of 1.4 M rows and their hot columns.
   const std::vector<std::uint64_t> two{1'400'000, 840'000};
   const Estimates e = estimates(180'000, 360'000, two, rates);
   CHECK_FALSE(e.fills);
@@ -66,9 +66,8 @@ TEST_CASE("long query scan: a query as long as its subjects takes the long-pair 
   CHECK(pair_scan_pays(180'000, 360'000, two, rates));
   // A 10 kb query against 20 chromosomes of 5 Mb: thousands of segments fill the device.
   CHECK_FALSE(pair_scan_pays(10'000, 20'000, std::vector<std::uint64_t>(20, 5'000'000), rates));
-  // The same 180 kb query against one 40 Mb subject: 223 segments, but the hot columns of a hit
-  // subject of 40 Mb (2 x 7.2e12 cells) outweigh the scan.
-  CHECK_FALSE(pair_scan_pays(180'000, 360'000, {40'000'000}, rates));
+  // Against 300 subjects of 100 kb: 300 segments fill the device.
+  CHECK_FALSE(pair_scan_pays(180'000, 360'000, std::vector<std::uint64_t>(300, 100'000), rates));
   // Nothing reaches the threshold, or no subject.
   CHECK_FALSE(pair_scan_pays(180'000, 0, two, rates));
   CHECK_FALSE(pair_scan_pays(180'000, 360'000, {}, rates));

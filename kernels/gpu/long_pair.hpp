@@ -74,10 +74,19 @@ class LongPairAligner {
   // alone fill it together (stripes of all the pairs from one counter, pair after pair). A start pass
   // runs in the band of the alignments that start at the end found (profile/exact_band.hpp,
   // local_start_band) where that is faster. Throws as span() does, before any work, for a pair
-  // accepts() refuses. with_starts false: the end passes alone (each span's score and end; its start stays 0),
-  // for a scan that needs the pairs' best scores only.
-  std::vector<Span> local_spans(const std::vector<std::pair<std::string_view, std::string_view>>& pairs,
-                                bool with_starts = true);
+  // accepts() refuses.
+  std::vector<Span> local_spans(const std::vector<std::pair<std::string_view, std::string_view>>& pairs);
+
+  // A local scan of each pair (a query, a subject): the best score, and the stretches of the subject
+  // outside which no cell reaches the pair's threshold. The subject gives the rows of one local pass
+  // (the pairs of one shape in one launch), and a stretch is a run of its stripes (32 x rows a lane
+  // rows) whose best cell reaches the threshold. Throws as local_spans() does.
+  struct LocalScan {
+    int score = 0;
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> hot;  // [begin, end) of the subject, ascending
+  };
+  std::vector<LocalScan> local_scans(const std::vector<std::pair<std::string_view, std::string_view>>& pairs,
+                                     const std::vector<int>& thresholds);
 
   // H and I of rows spacing, 2 * spacing, ... and of the last row a.size() of the global alignment of a
   // (rows) against b (columns) in which a vertical gap from (0, 0) costs top_open instead of open:

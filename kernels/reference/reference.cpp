@@ -58,6 +58,27 @@ std::int64_t local_score(std::string_view query, std::string_view subject, const
   return local_end(query, subject, scoring).score;
 }
 
+std::vector<std::int64_t> column_maxima(std::string_view query, std::string_view subject,
+                                        const ScoringScheme& scoring) {
+  const std::int64_t first = scoring.gap_open() + scoring.gap_extend(), extend = scoring.gap_extend();
+  std::vector<std::int64_t> h(query.size() + 1, 0), e(query.size() + 1, kMinusInfinity), maxima(subject.size(), 0);
+  for (std::size_t j = 0; j < subject.size(); ++j) {
+    std::int64_t diagonal = 0, f = kMinusInfinity;
+    for (std::size_t i = 1; i <= query.size(); ++i) {
+      e[i] = std::max(e[i] - extend, h[i] - first);
+      f = std::max(f - extend, h[i - 1] - first);
+      const std::int64_t value = std::max(
+          {std::int64_t{0},
+           diagonal + scoring.score(static_cast<std::uint8_t>(query[i - 1]), static_cast<std::uint8_t>(subject[j])),
+           e[i], f});
+      diagonal = h[i];
+      h[i] = value;
+      maxima[j] = std::max(maxima[j], value);
+    }
+  }
+  return maxima;
+}
+
 Span local_span(std::string_view query, std::string_view subject, const ScoringScheme& scoring) {
   Span span = local_end(query, subject, scoring);
   if (span.score == 0) return span;

@@ -46,6 +46,11 @@ std::int64_t local_score(std::string_view query, std::string_view subject, const
 // Score and end cell by the tie-break rule; the begin fields are left 0.
 Span local_end(std::string_view query, std::string_view subject, const ScoringScheme& scoring);
 
+// The largest local score of each subject column (entry j: the best alignment ending at subject residue
+// j, 0 where none scores above 0): the columns a hot-column scan must find, for a threshold T, where
+// the entry is at least T.
+std::vector<std::int64_t> column_maxima(std::string_view query, std::string_view subject, const ScoringScheme& scoring);
+
 // Score, end and start by the tie-break rule. The start is found by a method of its own (a backward
 // dynamic programme anchored at the end pair), not by re-running the forward recurrence.
 Span local_span(std::string_view query, std::string_view subject, const ScoringScheme& scoring);
