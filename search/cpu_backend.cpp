@@ -86,13 +86,12 @@ class CpuBackend final : public ScanBackend {
                                      {kMinSegments, 0, threads_});
       const SubjectBatch pieces = segments.batch();
       SegmentHits hits;
-      const ScoreSink add = [&](std::size_t query, std::uint64_t segment, int score) {
-        hits.add(segments, query, segment, score);
-      };
       if (pieces.count < kMinLaneSegments)
-        score_striped(pieces, add);
+        scan_striped(segments, hits);
       else
-        score_blocks(pieces, blocks_of(pieces, 0, pieces.count), add);
+        score_blocks(
+            pieces, blocks_of(pieces, 0, pieces.count),
+            [&](std::size_t query, std::uint64_t segment, int score) { hits.add(segments, query, segment, score); });
       regions_.keep_all(hits, chunk.original_indices(), subject_frames, sink);
     }
     for (std::size_t query = 0; query < scorers_.size(); ++query) done(query);
@@ -157,18 +156,23 @@ class CpuBackend final : public ScanBackend {
     });
   }
 
-  // Every query against every subject of `subjects` (a few long segments) with the striped kernel, each
-  // (query, subject) a task; scores at or above the query's threshold go to the sink.
-  void score_striped(const SubjectBatch& subjects, const ScoreSink& sink) {
+  // Every query against every segment with the striped kernel, each (query, segment) a task: the best
+  // cell of the segment's owned part and its hot columns (cpu::scan_segment) go to `hits`, so that the
+  // HSP search looks for hot columns in those alone, not in the whole owned ranges.
+  void scan_striped(const SubjectSegments& segments, SegmentHits& hits) {
     if (striped_.empty())
       for (const PreparedQuery& query : *queries_) striped_.emplace_back(query.codes, scoring_);
-    parallel_for(striped_.size() * subjects.count, threads_, [&](std::size_t task, unsigned) {
+    const SubjectBatch pieces = segments.batch();
+    for (std::size_t query = 0; query < striped_.size(); ++query) hits.hot_found(query, true);
+    parallel_for(striped_.size() * pieces.count, threads_, [&](std::size_t task, unsigned) {
       throw_if_interrupted();
-      const std::size_t query = task / subjects.count, subject = task % subjects.count;
-      std::string codes(subjects.lengths[subject], '\0');
-      for (std::size_t i = 0; i < codes.size(); ++i) codes[i] = static_cast<char>(subjects.residue(subject, i));
-      const std::int64_t score = striped_[query].end(codes, AlignmentMode::local).score;
-      if (score >= thresholds_[query]) sink(query, subject, static_cast<int>(score));
+      const std::size_t query = task / pieces.count, segment = task % pieces.count;
+      std::string codes(pieces.lengths[segment], '\0');
+      for (std::size_t i = 0; i < codes.size(); ++i) codes[i] = static_cast<char>(pieces.residue(segment, i));
+      const SubjectSegments::Origin& origin = segments.origin(segment);
+      const cpu::ColumnScan scan = striped_[query].scan_columns(codes, origin.first - origin.begin, thresholds_[query]);
+      if (scan.best.score >= thresholds_[query]) hits.add(segments, query, segment, static_cast<int>(scan.best.score));
+      for (const cpu::ColumnRange& range : scan.hot) hits.add_hot(segments, query, segment, range.begin, range.end);
       if (cells_ != nullptr) cells_->fetch_add(query_lengths_[query] * codes.size(), std::memory_order_relaxed);
     });
   }
@@ -178,7 +182,7 @@ class CpuBackend final : public ScanBackend {
   std::uint64_t long_subject_length_;
   const std::vector<PreparedQuery>* queries_ = nullptr;
   std::vector<cpu::QueryScorer> scorers_;
-  std::vector<cpu::StripedScorer> striped_;  // made when score_striped() first needs them
+  std::vector<cpu::StripedScorer> striped_;  // made when scan_striped() first needs them
   std::vector<int> thresholds_;
   std::vector<std::uint64_t> query_lengths_;
   std::atomic<std::uint64_t>* cells_ = nullptr;  // count_cells()

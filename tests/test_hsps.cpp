@@ -301,9 +301,10 @@ TEST_CASE("HSPs: the long-subject path changes no search output", "[hsps][search
 TEST_CASE("HSPs: few long segments (the striped kernel's tasks) change no search output", "[hsps][search]") {
   test::TempDir dir;
   std::mt19937_64 rng(31);
-  // Queries as long as a good part of the subjects: with every subject long, each is one segment (the
-  // reach of a 6 kb query is about 12 k, a segment owns at least 32 k), six in all: the striped kernel's
-  // path. Without segments the subjects go to the inter-sequence kernel whole.
+  // Queries as long as a good part of the subjects, which are long (65,536 residues and more): each is
+  // one or two segments (the reach of a 6 kb query is about 12 k, a segment owns at least 32 k), a dozen
+  // in all: the striped kernel's path, whose hot columns bound where the HSP search looks. Without
+  // segments the subjects go to the inter-sequence kernel whole, and the HSP search looks everywhere.
   std::vector<Query> queries;
   for (int q = 0; q < 2; ++q)
     queries.push_back(
@@ -311,7 +312,7 @@ TEST_CASE("HSPs: few long segments (the striped kernel's tasks) change no search
   std::string fasta;
   for (int s = 0; s < 6; ++s) {
     const Planted planted = plant(rng, queries[static_cast<std::size_t>(s) % 2].codes,
-                                  14000 + 3000 * static_cast<std::size_t>(s), 1 + s % 2, 4, 0.1, true);
+                                  66000 + 4000 * static_cast<std::size_t>(s), 1 + s % 2, 4, 0.1, true);
     fasta += ">s" + std::to_string(s) + "\n" + Alphabet::nucleotide().decode_string(planted.subject) + "\n";
   }
   test::write_file(dir.file("db.fa"), fasta);
@@ -328,9 +329,10 @@ TEST_CASE("HSPs: few long segments (the striped kernel's tasks) change no search
     for (std::size_t q = 0; q < queries.size(); ++q) format.write(out, queries[q], results[q], db);
     return out.str();
   };
-  const std::string whole = render(SearchEngine(db, dna_scoring(), options).search(queries));
-  const std::string striped =
-      render(SearchEngine(db, dna_scoring(), options, make_cpu_backend(dna_scoring(), 2, 1)).search(queries));
+  const std::string whole =
+      render(SearchEngine(db, dna_scoring(), options, make_cpu_backend(dna_scoring(), 2, std::uint64_t{1} << 30))
+                 .search(queries));
+  const std::string striped = render(SearchEngine(db, dna_scoring(), options).search(queries));
   CHECK(std::count(whole.begin(), whole.end(), '\n') >= 9);
   CHECK(striped == whole);
 }
