@@ -5,11 +5,13 @@
 // memory lasts (resident sets, below): a database that fits is loaded once; a larger one, or a share
 // larger than the GPU's memory (or the limit the user set), streams through them, the next batch loading
 // while one is scored. locate() may run while the scan does (the engine aligns a query's hits as soon as
-// its scan is done). Long subjects (kLongSubjectLength and more): scan_long_subjects. Hits are located by the GPU pair
-// aligner (kernels/gpu/pair_aligner.hpp: the end, then the start from the reversed prefixes; one per GPU, the pairs in
-// contiguous shares of about equal cells), by the CPU's striped kernels (the longest pairs and those too long for the
-// pair kernel: search/locate_split.hpp) and, the largest, by the long-pair kernel across the first GPU
-// (search/gpu_long_pairs.hpp), which also computes the rows of large tracebacks (row_source()).
+// its scan is done). Long subjects (kLongSubjectLength and more): scan_long_subjects.
+//
+// Hits are located by the GPU pair aligner (kernels/gpu/pair_aligner.hpp: the end, then the start from
+// the reversed prefixes; one per GPU, the pairs in contiguous shares of about equal cells), by the CPU's
+// striped kernels (the longest pairs and those too long for the pair kernel: search/locate_split.hpp)
+// and, the largest, by the long-pair kernel across the first GPU (search/gpu_long_pairs.hpp), which also
+// computes the rows of large tracebacks (row_source()).
 #include <algorithm>
 #include <atomic>
 #include <deque>

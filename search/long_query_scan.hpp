@@ -3,7 +3,7 @@
 // The scan cuts a long subject into segments, each scanned from reach - 1 positions before the part it
 // owns (search/subject_segments.hpp), and a segment is one team's job. The reach grows with the query
 // (about 2 m for DNA at blastn's scoring), and a segment owns at least half a reach, so a query of
-// hundreds of kilobases against subjects of a few megabases makes a few dozen segments, each at least
+// hundreds of kilobases against subjects of a few megabases makes a dozen or so segments, each at least
 // 1.5 reaches long: most of the device idles while each team sweeps its segment. The long-pair kernel
 // (kernels/gpu/long_pair.hpp) runs a pair across the device instead, one local pass with the subject's
 // residues as its rows, a warp per stripe of them: the pass's best is the subject's best score exactly,

@@ -19,6 +19,7 @@
 #include "tests/catch.hpp"
 #include "tests/gpu_test_support.hpp"
 #include "tests/test_support.hpp"
+#include "tests/translation_support.hpp"
 
 namespace {
 
@@ -220,11 +221,6 @@ TEST_CASE("gpu search: long DNA subjects (segments, several HSPs) give the CPU's
   TempDir dir;
   std::mt19937_64 rng(404);
   const auto& dna = warpsearch::Alphabet::nucleotide();
-  const auto reverse_complement = [&](const std::string& codes) {
-    std::string result(codes.rbegin(), codes.rend());
-    for (auto& c : result) c = static_cast<char>(dna.complement(static_cast<std::uint8_t>(c)));
-    return result;
-  };
   // Three queries; six subjects of 0.3-2.5 Mb (above the long-subject length: scored in segments), each
   // holding mutated copies of the queries on both strands, some close together, and a few short subjects.
   std::vector<std::string> queries;
@@ -238,7 +234,7 @@ TEST_CASE("gpu search: long DNA subjects (segments, several HSPs) give the CPU's
     std::string subject = warpsearch::test::random_codes(rng, 300000 + 440000 * static_cast<std::size_t>(s), 4);
     for (int copy = 0; copy < 2 + s; ++copy) {
       std::string piece = warpsearch::test::mutated_codes(rng, queries[static_cast<std::size_t>(copy) % 3], 4, 0.12, 3);
-      if (copy % 2) piece = reverse_complement(piece);
+      if (copy % 2) piece = warpsearch::test::reverse_complement(piece);
       const std::size_t at = rng() % (subject.size() - piece.size());
       subject.replace(at, piece.size(), piece);
     }
@@ -268,11 +264,6 @@ TEST_CASE("gpu search: a query as long as its subjects (the long-pair kernel's s
   TempDir dir;
   std::mt19937_64 rng(1919);
   const auto& dna = warpsearch::Alphabet::nucleotide();
-  const auto reverse_complement = [&](const std::string& codes) {
-    std::string result(codes.rbegin(), codes.rend());
-    for (auto& c : result) c = static_cast<char>(dna.complement(static_cast<std::uint8_t>(c)));
-    return result;
-  };
   // A 30 kb query (reach about 60 k) and a 1 kb piece of it against four subjects of 70-260 kb: a few
   // segments each, so the long query's scan takes the long-pair kernel (checked below with the reach's
   // bounds) and the piece takes the segments. Copies of the whole query, of parts of it, on both strands,
@@ -289,7 +280,7 @@ TEST_CASE("gpu search: a query as long as its subjects (the long-pair kernel's s
       const std::size_t length = copy == 0 ? query.size() : 6000;
       std::string copied = warpsearch::test::mutated_codes(
           rng, query.substr(rng() % (query.size() - length + 1), length), 4, 0.06 + 0.03 * s, 3);
-      if ((s + copy) % 2) copied = reverse_complement(copied);
+      if ((s + copy) % 2) copied = warpsearch::test::reverse_complement(copied);
       subject.replace(static_cast<std::size_t>(copy) * (subject.size() / 2) + rng() % (subject.size() / 2 - length),
                       copied.size(), copied);
     }

@@ -23,6 +23,7 @@
 #include "profile/exact_band.hpp"
 
 namespace warpsearch::gpu {
+
 using detail::before;
 using detail::kNegative;
 using detail::kWarpsPerBlock;
