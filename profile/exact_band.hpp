@@ -1,6 +1,6 @@
 // The exact band of a global alignment (core/diagonal_band.hpp) from its score and the scoring, for the
 // traceback's rows on the CPU (kernels/cpu/alignment.cpp) and the long-pair kernel's passes on the GPU
-// (kernels/gpu/long_pair.cu); docs/long_alignment.md, "Exact band".
+// (kernels/gpu/long_pair.hpp); docs/long_alignment.md, "Exact band".
 #pragma once
 
 #include <cstddef>

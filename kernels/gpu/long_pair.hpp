@@ -1,8 +1,9 @@
 // One long pair on the whole GPU: the score, start and end of a single alignment whose DP is too large
 // for one warp (GpuPairAligner runs a pair per warp), and the rows of a global alignment that the CPU
 // traceback uses as checkpoints or as the middle rows of Myers and Miller's split
-// (cpu::GlobalRowSource, kernels/cpu/alignment.hpp). This header holds no CUDA types; the kernel lives
-// in kernels/gpu/long_pair.cu.
+// (cpu::GlobalRowSource, kernels/cpu/alignment.hpp). This header holds no CUDA types; the kernels are in
+// kernels/gpu/long_pair_kernel.cuh and long_pair_packed_kernel.cuh, the host side in long_pair_impl.cuh,
+// long_pair.cu and long_pair_local.cu.
 //
 // The query gives the rows, the subject the columns. The rows are cut into stripes of 32 * R rows (R = 8,
 // 16 or 32 by the rows); a
@@ -102,7 +103,7 @@ class LongPairAligner {
   // Results never depend on it. Throws std::invalid_argument for another value.
   void set_rows_per_lane(int rows);
 
-  // Bands whatever the columns (by default only where that is faster: long_pair.cu, span_band_pays,
+  // Bands whatever the columns (by default only where that is faster: long_pair_impl.cuh, span_band_pays,
   // guess_pays, start_band_pays) for global spans, lower bounds and local start passes, for tests and
   // benchmarks. The results stay what the contracts above allow.
   void set_span_bands_always(bool always);

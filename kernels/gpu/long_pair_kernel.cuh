@@ -1,5 +1,5 @@
-// The long-pair kernel (kernels/gpu/long_pair.hpp): its parameters and device code. Private to
-// kernels/gpu/long_pair.cu, which launches it.
+// The long-pair kernel (kernels/gpu/long_pair.hpp): its parameters and device code. Private to the
+// long-pair aligner (kernels/gpu/long_pair_impl.cuh), which launches it.
 //
 // Stripes. Stripe k holds rows k * S + 1 .. (k + 1) * S (S = 32 * R, 1-based rows); lane t holds R of
 // them and sweeps the columns one step behind lane t - 1, which hands it, by a shuffle, H and I (the
