@@ -1,8 +1,8 @@
 // The long-pair kernel's packed form (kernels/gpu/long_pair.hpp): a local pass over a whole pair of
 // nucleotide sequences, two cells per 32-bit register, in 16-bit values relative to a base. Private to
 // the long-pair aligner (kernels/gpu/long_pair_impl.cuh), which launches it where it fits
-// (Impl::packed_fits) and the 32-bit kernel (long_pair_kernel.cuh) otherwise. The stripes, their order and the ring
-// between them are that kernel's.
+// (Impl::packed_fits) and the 32-bit kernel (long_pair_kernel.cuh) otherwise. The stripes, their order
+// and the ring between them are that kernel's.
 //
 // Two halves. A lane holds R rows as R / 2 words: word w's low half is row w of the lane's rows, its high
 // half row R / 2 + w, one column behind. So a step computes the low half at column j and the high half
