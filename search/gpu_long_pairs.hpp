@@ -95,7 +95,7 @@ class GpuLongPairs final : public cpu::GlobalRowSource {
   void spans(const std::vector<std::size_t>& which, AlignmentMode mode, const PairOf& pair_of, const Done& done) {
     if (mode == AlignmentMode::local) {
       in_batches(
-          which, pair_of,
+          which, pair_of, span_bytes,
           [&](const std::vector<std::size_t>&,
               const std::vector<std::pair<std::string_view, std::string_view>>& batch) {
             return with_aligner([&](gpu::LongPairAligner& aligner) { return aligner.local_spans(batch); });
@@ -135,7 +135,7 @@ class GpuLongPairs final : public cpu::GlobalRowSource {
       for (const std::size_t k : members) thresholds.push_back(query_of(k).threshold);
       return with_aligner([&](gpu::LongPairAligner& aligner) { return aligner.local_scans(batch, thresholds); });
     };
-    in_batches(pairs, pair_of, run, [&](std::size_t k, const gpu::LongPairAligner::LocalScan& scan) {
+    in_batches(pairs, pair_of, scan_bytes, run, [&](std::size_t k, const gpu::LongPairAligner::LocalScan& scan) {
       if (scan.score < query_of(k).threshold) return;
       std::vector<cpu::ColumnRange> regions;
       for (const auto& [begin, end] : scan.hot) regions.push_back({begin, end});
@@ -172,18 +172,28 @@ class GpuLongPairs final : public cpu::GlobalRowSource {
   }
 
  private:
+  // The device memory of a pair's pass: its codes, and the ring of two rows of (H, I) along its columns,
+  // the longer sequence in a local span (the shorter gives the rows), the query in a scan (the subject
+  // gives the rows).
+  static std::uint64_t span_bytes(std::string_view query, std::string_view subject) {
+    return query.size() + subject.size() + 16 * (std::max(query.size(), subject.size()) + 1);
+  }
+  static std::uint64_t scan_bytes(std::string_view query, std::string_view subject) {
+    return query.size() + subject.size() + 16 * (query.size() + 1);
+  }
+
   // run(members, batch) for batches of the pairs pair_of(k), k of `which`, of at most kBatchBytes of
-  // device memory each (a pair larger than that alone), and done(k, result) for each of run's results.
-  template <class PairOf, class Run, class Done>
-  void in_batches(const std::vector<std::size_t>& which, const PairOf& pair_of, const Run& run, const Done& done) {
+  // device memory each by bytes_of (a pair larger than that alone), and done(k, result) for each of
+  // run's results.
+  template <class PairOf, class BytesOf, class Run, class Done>
+  void in_batches(const std::vector<std::size_t>& which, const PairOf& pair_of, const BytesOf& bytes_of, const Run& run,
+                  const Done& done) {
     for (std::size_t begin = 0, end = 0; begin < which.size(); begin = end) {
       throw_if_interrupted();
       std::vector<std::pair<std::string_view, std::string_view>> batch;
       for (std::uint64_t bytes = 0; end < which.size(); ++end) {
         const auto [query, subject] = pair_of(which[end]);
-        // The codes, and the ring of two rows of (H, I) along the longer sequence at most.
-        const std::uint64_t pair_bytes =
-            query.size() + subject.size() + 16 * (std::max(query.size(), subject.size()) + 1);
+        const std::uint64_t pair_bytes = bytes_of(query, subject);
         if (!batch.empty() && bytes + pair_bytes > kBatchBytes) break;
         bytes += pair_bytes;
         batch.emplace_back(query, subject);

@@ -10,9 +10,11 @@
 #include <climits>
 #include <cstdint>
 #include <iterator>
+#include <map>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "core/alphabet.hpp"
@@ -38,6 +40,7 @@ namespace detail {
 struct PassResult {
   int score = 0, column = INT_MAX, row = INT_MAX;  // local: the best cell (0-based column, 1-based row)
   std::vector<int> stripe_scores;                  // local: each stripe's best score
+  int stripe_rows = 0;                             // rows a stripe (32 lanes of the pass's shape)
 };
 
 inline std::invalid_argument not_accepted(std::size_t query, std::size_t subject) {
@@ -159,6 +162,25 @@ struct LongPairAligner::Impl {
   // the device alone fill it together. Local passes give their best cells. A pass that is not local
   // comes alone, its rows in `rows` (minus infinity outside its band).
   std::vector<PassResult> passes(const std::vector<PassInput>& inputs, int rows_per_lane, std::vector<int2>* rows);
+
+  // Local passes of any shapes: those of one shape (rows a lane), banded or not (whole passes may take
+  // the packed kernel), in one launch; the results in the inputs' order.
+  std::vector<PassResult> local_passes(const std::vector<PassInput>& inputs) {
+    std::map<std::pair<int, bool>, std::vector<std::size_t>> by_shape;
+    for (std::size_t i = 0; i < inputs.size(); ++i)
+      by_shape[{rows_per_lane_for(inputs[i].a.size(), inputs[i].band), inputs[i].band != nullptr}].push_back(i);
+    std::vector<PassResult> results(inputs.size());
+    for (const auto& [key, members] : by_shape) {
+      std::vector<PassInput> group;
+      for (const std::size_t i : members) group.push_back(inputs[i]);
+      std::vector<PassResult> done = passes(group, key.first, nullptr);
+      for (std::size_t n = 0; n < members.size(); ++n) {
+        done[n].stripe_rows = 32 * key.first;
+        results[members[n]] = std::move(done[n]);
+      }
+    }
+    return results;
+  }
 
   // Whether a local pass over whole pairs with this many rows a lane takes the packed kernel
   // (long_pair_packed_kernel.cuh): 16 or 32 rows a lane (with 8, a step is mostly fixed work), and its

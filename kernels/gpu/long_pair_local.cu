@@ -1,6 +1,5 @@
 // The long-pair aligner's calls over several pairs (kernels/gpu/long_pair.hpp): local spans (an end
 // pass, then a start pass, each of all the pairs of one shape in one launch) and local scans.
-#include <map>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -23,8 +22,7 @@ std::vector<Span> LongPairAligner::local_spans(
   // first, then the query's. A pair keeps its orientation in both passes.
   std::vector<bool> transposed(pairs.size());
   for (std::size_t i = 0; i < pairs.size(); ++i) transposed[i] = pairs[i].second.size() < pairs[i].first.size();
-  // (score, query residues, subject residues) up to the best cell of each pair (q, s) of `which`: the
-  // passes of one shape (rows a lane) in one launch.
+  // (score, query residues, subject residues) up to the best cell of each pair (q, s) of `which`.
   struct End {
     int score = 0;
     std::uint64_t query = 0, subject = 0;
@@ -33,28 +31,19 @@ std::vector<Span> LongPairAligner::local_spans(
   const auto local_passes = [&](const std::vector<std::pair<std::string_view, std::string_view>>& views,
                                 const std::vector<std::size_t>& which,
                                 const std::vector<std::optional<DiagonalBand>>& bands) {
+    std::vector<Impl::PassInput> inputs;
+    for (const std::size_t i : which) {
+      const auto [q, s] = views[i];
+      const DiagonalBand* band = bands[i] ? &*bands[i] : nullptr;
+      inputs.push_back(transposed[i] ? Impl::PassInput{s, q, true, false, true, 0, 0, band}
+                                     : Impl::PassInput{q, s, true, false, false, 0, 0, band});
+    }
+    const std::vector<PassResult> results = impl_->local_passes(inputs);
     std::vector<End> ends(views.size());
-    // By shape, and banded or not (whole passes may take the packed kernel).
-    std::map<std::pair<int, bool>, std::vector<std::size_t>> by_shape;
-    const auto band_of = [&](std::size_t i) { return bands[i] ? &*bands[i] : nullptr; };
-    for (const std::size_t i : which)
-      by_shape[{impl_->rows_per_lane_for(transposed[i] ? views[i].second.size() : views[i].first.size(), band_of(i)),
-                bands[i].has_value()}]
-          .push_back(i);
-    for (const auto& [key, members] : by_shape) {
-      const int shape = key.first;
-      std::vector<Impl::PassInput> inputs;
-      for (const std::size_t i : members) {
-        const auto [q, s] = views[i];
-        inputs.push_back(transposed[i] ? Impl::PassInput{s, q, true, false, true, 0, 0, band_of(i)}
-                                       : Impl::PassInput{q, s, true, false, false, 0, 0, band_of(i)});
-      }
-      const std::vector<PassResult> results = impl_->passes(inputs, shape, nullptr);
-      for (std::size_t n = 0; n < members.size(); ++n) {
-        const PassResult& r = results[n];
-        const std::uint64_t row = static_cast<std::uint64_t>(r.row), column = static_cast<std::uint64_t>(r.column) + 1;
-        ends[members[n]] = transposed[members[n]] ? End{r.score, column, row} : End{r.score, row, column};
-      }
+    for (std::size_t n = 0; n < which.size(); ++n) {
+      const PassResult& r = results[n];
+      const std::uint64_t row = static_cast<std::uint64_t>(r.row), column = static_cast<std::uint64_t>(r.column) + 1;
+      ends[which[n]] = transposed[which[n]] ? End{r.score, column, row} : End{r.score, row, column};
     }
     return ends;
   };
@@ -106,26 +95,20 @@ std::vector<LongPairAligner::LocalScan> LongPairAligner::local_scans(
       throw not_accepted(query.size(), subject.size());
   impl_->begin_call();
   std::vector<LocalScan> scans(pairs.size());
-  std::map<int, std::vector<std::size_t>> by_shape;  // rows a lane
-  for (std::size_t i = 0; i < pairs.size(); ++i)
-    by_shape[impl_->rows_per_lane_for(pairs[i].second.size())].push_back(i);
-  for (const auto& [shape, members] : by_shape) {
-    std::vector<Impl::PassInput> inputs;
-    for (const std::size_t i : members) inputs.push_back({pairs[i].second, pairs[i].first, true, false, false, 0, 0});
-    const std::vector<PassResult> results = impl_->passes(inputs, shape, nullptr);
-    const std::uint64_t stripe_rows = 32 * static_cast<std::uint64_t>(shape);
-    for (std::size_t n = 0; n < members.size(); ++n) {
-      LocalScan& scan = scans[members[n]];
-      scan.score = results[n].score;
-      const std::uint64_t length = pairs[members[n]].second.size();
-      for (std::size_t k = 0; k < results[n].stripe_scores.size(); ++k) {
-        if (results[n].stripe_scores[k] < thresholds[members[n]]) continue;
-        const std::uint64_t begin = k * stripe_rows, end = std::min(length, begin + stripe_rows);
-        if (!scan.hot.empty() && scan.hot.back().second == begin)
-          scan.hot.back().second = end;
-        else
-          scan.hot.emplace_back(begin, end);
-      }
+  std::vector<Impl::PassInput> inputs;
+  for (const auto& [query, subject] : pairs) inputs.push_back({subject, query, true, false, false, 0, 0});
+  const std::vector<PassResult> results = impl_->local_passes(inputs);
+  for (std::size_t i = 0; i < pairs.size(); ++i) {
+    LocalScan& scan = scans[i];
+    scan.score = results[i].score;
+    const std::uint64_t length = pairs[i].second.size(), stripe_rows = results[i].stripe_rows;
+    for (std::size_t k = 0; k < results[i].stripe_scores.size(); ++k) {
+      if (results[i].stripe_scores[k] < thresholds[i]) continue;
+      const std::uint64_t begin = k * stripe_rows, end = std::min(length, begin + stripe_rows);
+      if (!scan.hot.empty() && scan.hot.back().second == begin)
+        scan.hot.back().second = end;
+      else
+        scan.hot.emplace_back(begin, end);
     }
   }
   return scans;
