@@ -4,7 +4,8 @@
 // into overlapping segments (search/subject_segments.hpp) that the same kernel scores as ordinary
 // subjects; a subject's score is the best of its segments', and the segments that reach the threshold
 // bound where the HSP search looks (hit_regions()). Where a query's reach leaves only a few segments,
-// the striped kernel scores each (query, segment) on a thread of its own (kMinLaneSegments).
+// the striped kernel scores each (query, segment) on a thread of its own (kMinLaneSegments), with the
+// segment's hot columns, which the HSP search then takes as they are.
 // Hits are located by the striped pair kernels (cpu::pair_span: forward pass for the end, reversed
 // prefixes for the start), one pair per task, largest first.
 #include <algorithm>
@@ -118,8 +119,8 @@ class CpuBackend final : public ScanBackend {
     return true;
   }
 
-  const std::vector<cpu::ColumnRange>* hit_regions(std::size_t prepared, std::uint64_t subject,
-                                                   std::int8_t subject_frame) const override {
+  const SubjectRegions* hit_regions(std::size_t prepared, std::uint64_t subject,
+                                    std::int8_t subject_frame) const override {
     return regions_.find(prepared, subject, subject_frame);
   }
 

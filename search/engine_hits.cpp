@@ -28,12 +28,17 @@ std::vector<const std::vector<cpu::ColumnRange>*> SearchEngine::Impl::hot_column
     if (subject.size() < kLongSubjectLength) continue;
     reach[j] = cpu::alignment_reach(query.codes, scoring, query.threshold);
     if (reach[j] == 0) continue;
-    // Only the regions the scan found hits in, when the backend knows them; each with its context.
-    const std::vector<cpu::ColumnRange>* regions =
+    // Only the regions the scan found hits in, when the backend knows them; each with its context. Where
+    // they are as fine as hot columns (SubjectRegions::hot), they are the hot columns.
+    const SubjectRegions* regions =
         backend->hit_regions(round[j].prepared, round[j].candidate->subject, round[j].candidate->subject_frame);
+    if (regions != nullptr && regions->hot) {
+      hot[j] = &regions->ranges;
+      continue;
+    }
     const std::vector<cpu::ColumnRange> whole{{0, subject.size()}};
     const std::uint64_t segment_length = cpu::segment_length_for(reach[j]);
-    for (const cpu::ColumnRange& region : regions ? *regions : whole)
+    for (const cpu::ColumnRange& region : regions ? regions->ranges : whole)
       for (std::uint64_t first = region.begin; first < region.end; first += segment_length)
         tasks.push_back(
             {j,

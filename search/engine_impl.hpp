@@ -374,8 +374,9 @@ struct SearchEngine::Impl {
     return high;
   }
 
-  // The hot columns of the round's long subjects (kernels/cpu/long_subject.hpp), computed on the CPU
-  // threads inside the regions where the backend's scan found hits: hot[j] for job j, or nullptr.
+  // The hot columns of the round's long subjects (kernels/cpu/long_subject.hpp): the backend's hit
+  // regions where they are as fine (SubjectRegions::hot), else computed (on the backend or the CPU
+  // threads) inside the regions where its scan found hits: hot[j] for job j, or nullptr.
   // subject_of(j): job j's searched subject (a translated frame for tblastn and tblastx, the regions
   // then those of that frame).
   template <class SubjectOf>

@@ -130,8 +130,8 @@ class GpuBackend final : public ScanBackend {
     scan_long_subjects(chunk, short_count, subject_frames, sink, done);
   }
 
-  const std::vector<cpu::ColumnRange>* hit_regions(std::size_t prepared, std::uint64_t subject,
-                                                   std::int8_t subject_frame) const override {
+  const SubjectRegions* hit_regions(std::size_t prepared, std::uint64_t subject,
+                                    std::int8_t subject_frame) const override {
     return regions_.find(prepared, subject, subject_frame);
   }
 
@@ -182,9 +182,9 @@ class GpuBackend final : public ScanBackend {
 
   // Long subjects (from `first_long` of the chunk on) would each keep one block of one GPU busy: they are
   // scored as overlapping segments instead (search/subject_segments.hpp), for the longest reach among
-  // the queries; a subject's score is the best of its segments'. Its hit regions (hit_regions(), where
-  // the HSP search finds the hot columns) are the kernels' tiles whose cells reach the threshold
-  // (gpu::HotTiles), or, where a query's list of them overflowed, the owned ranges of its hit segments.
+  // the queries; a subject's score is the best of its segments'. Its hit regions (hit_regions()) are the
+  // kernels' tiles whose cells reach the threshold (gpu::HotTiles), the HSP search's hot columns, or,
+  // where a query's list of them overflowed, the owned ranges of its hit segments.
   // Queries too long for segments to fill the device take the long-pair kernel (scan_long_in_pairs).
   // done(p) as soon as query p is scanned, so that its hits are aligned while the others are scanned.
   void scan_long_subjects(const Chunk& chunk, std::size_t first_long, const std::int8_t* subject_frames,
@@ -243,7 +243,7 @@ class GpuBackend final : public ScanBackend {
     long_pairs().local_scans(queries, subjects, [&](std::size_t q, std::size_t s, int score, auto regions) {
       const std::size_t k = first_long + s;
       regions_.keep(paired[q], chunk.original_indices()[k], subject_frames ? subject_frames[k] : std::int8_t{0},
-                    std::move(regions));
+                    {std::move(regions), true});
       sink(paired[q], k, score);
     });
     for (const std::size_t p : paired) done(p);

@@ -118,8 +118,8 @@ class GpuLongPairs final : public cpu::GlobalRowSource {
 
   // A search's scan of long subjects: done(q, s, score, regions) for each query q of `queries` and
   // subject s of `subjects` whose best local score reaches the query's threshold, with the subject's
-  // stretches outside which no cell reaches it (gpu::LongPairAligner::local_scans), batched as spans()
-  // batches local spans.
+  // stretches outside which no cell reaches it, stripes of at most 1,024 positions, as fine as hot
+  // columns need (gpu::LongPairAligner::local_scans), batched as spans() batches local spans.
   template <class Done>
   void local_scans(const std::vector<const PreparedQuery*>& queries, const std::vector<std::string>& subjects,
                    const Done& done) {

@@ -45,16 +45,14 @@ inline LocateRates locate_rates() {
 
 // The scan's segments against the long-pair kernel (one H100). A team: a 180 kb DNA query's segments of
 // about 540,000 columns (1.5 reaches), about a dozen a strand, took 13.6-14.0 s to scan, about 7 G cells
-// a second each (bench/results/contig_gpu_h100.tsv). The hot-column kernel: 0.7-0.8 T cells a second
-// (docs/long_sequences.md, "Hot columns on the GPU"). teams: the segments the cooperative kernel runs
-// at once for each of the queries in flight (SubjectSegments::gpu_wave's wave).
+// a second each (bench/results/contig_gpu_h100.tsv). teams: the segments the cooperative kernel runs at
+// once for each of the queries in flight (SubjectSegments::gpu_wave's wave).
 inline LongQueryScanRates long_query_scan_rates(const SubjectSegments::GpuKernels& kernels) {
   LongQueryScanRates rates;
   rates.team_cells = 7e9;
   rates.teams =
       std::max<std::uint64_t>(2 * kernels.cooperative_pairs / std::max<std::uint64_t>(kernels.queries_in_flight, 1), 1);
   rates.min_owned = SubjectSegments::kMinWaveLength;
-  rates.hot_cells = 0.8e12;
   rates.pairs = locate_rates();
   return rates;
 }

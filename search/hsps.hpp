@@ -32,8 +32,8 @@ struct HspRequest {
   std::int64_t cutoff = 1;   // the lowest score an HSP may have (>= 1)
   std::size_t max_hsps = 0;  // keep the best max_hsps (0: all)
   // Long subjects: the hot columns of the whole subject (ascending, disjoint) for a threshold <= cutoff,
-  // and the reach of an alignment scoring at least that threshold (cpu::alignment_reach). nullptr: none
-  // known, each region is located whole.
+  // or any superset of them (the same HSPs, in larger windows), and the reach of an alignment scoring at
+  // least that threshold (cpu::alignment_reach). nullptr: none known, each region is located whole.
   const std::vector<cpu::ColumnRange>* hot = nullptr;
   std::uint64_t reach = 0;
 };

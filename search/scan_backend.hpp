@@ -19,6 +19,7 @@
 #include "kernels/cpu/column_range.hpp"
 #include "kernels/cpu/long_subject.hpp"
 #include "profile/scoring.hpp"
+#include "search/subject_segments.hpp"
 #include "search/warpsearch.hpp"
 
 namespace warpsearch {
@@ -77,13 +78,14 @@ class ScanBackend {
   // outside the alphabet and std::overflow_error for a pair beyond the CPU striped kernels' bound
   // (cpu::pair_span).
   virtual void locate(const std::vector<HitPair>& pairs, std::vector<Span>& spans) = 0;
-  // For long subjects, scanned in segments (search/subject_segments.hpp): the subject ranges (ascending,
-  // disjoint) outside which no column of the subject at FASTA position `subject` (of its frame
-  // `subject_frame` when translated, else 0) holds a cell at prepared query `prepared`'s threshold, kept
-  // from the scans since the last set_queries(); nullptr when unknown (every column may). Not to be
-  // called while scan() runs, unless locates_while_scanning() and the query is done.
-  virtual const std::vector<cpu::ColumnRange>* hit_regions(std::size_t prepared, std::uint64_t subject,
-                                                           std::int8_t subject_frame) const {
+  // For long subjects, scanned in segments (search/subject_segments.hpp): the subject ranges outside
+  // which no column of the subject at FASTA position `subject` (of its frame `subject_frame` when
+  // translated, else 0) holds a cell at prepared query `prepared`'s threshold, and whether they serve as
+  // its hot columns (SubjectRegions), kept from the scans since the last set_queries(); nullptr when
+  // unknown (every column may). Not to be called while scan() runs, unless locates_while_scanning() and
+  // the query is done.
+  virtual const SubjectRegions* hit_regions(std::size_t prepared, std::uint64_t subject,
+                                            std::int8_t subject_frame) const {
     (void)prepared;
     (void)subject;
     (void)subject_frame;

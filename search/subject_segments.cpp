@@ -170,7 +170,7 @@ SegmentHits::Taken SegmentHits::take_locked(Entries::iterator begin, Entries::it
     const bool hot = known != hot_known_.end() && known->second;
     Subject& subject = taken[key];
     subject.score = entry.score;
-    subject.regions = merged(hot ? std::move(entry.hot) : std::move(entry.owned));
+    subject.regions = {merged(hot ? std::move(entry.hot) : std::move(entry.owned)), hot};
   }
   hits_.erase(begin, end);
   return taken;
@@ -181,14 +181,12 @@ void HitRegions::clear() {
   regions_.clear();
 }
 
-void HitRegions::keep(std::size_t query, std::uint64_t subject, std::int8_t frame,
-                      std::vector<cpu::ColumnRange> regions) {
+void HitRegions::keep(std::size_t query, std::uint64_t subject, std::int8_t frame, SubjectRegions regions) {
   std::lock_guard<std::mutex> lock(mutex_);
   regions_[{query, subject, frame}] = std::move(regions);
 }
 
-const std::vector<cpu::ColumnRange>* HitRegions::find(std::size_t query, std::uint64_t subject,
-                                                      std::int8_t frame) const {
+const SubjectRegions* HitRegions::find(std::size_t query, std::uint64_t subject, std::int8_t frame) const {
   std::lock_guard<std::mutex> lock(mutex_);
   const auto found = regions_.find({query, subject, frame});
   return found == regions_.end() ? nullptr : &found->second;

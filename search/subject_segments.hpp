@@ -93,15 +93,26 @@ class SubjectSegments {
   std::vector<Origin> origins_;
 };
 
+// Where a scan found a long subject's hits (ScanBackend::hit_regions): subject positions outside which
+// no column holds a cell at the query's threshold. hot: the ranges are as fine as the HSP search's hot
+// columns need (search/hsps.hpp): the hot columns themselves, or the kernels' tiles or stripes holding
+// them (at most 1,024 positions each), so the search takes them as its hot columns instead of computing
+// its own; any superset of the hot columns gives the same HSPs, a finer one only smaller windows. Not
+// hot: whole segments' owned ranges, inside which the search computes the hot columns.
+struct SubjectRegions {
+  std::vector<cpu::ColumnRange> ranges;  // ascending, disjoint
+  bool hot = false;
+};
+
 // The scores of segments that reached their query's threshold, gathered per (query, subject): the best
 // score and the regions of its hits: the owned ranges of those segments, or, where the scan told where
-// in them cells reach the threshold (add_hot, then hot_found, complete every time), those columns within
-// the owned ranges.
+// in them cells reach the threshold (add_hot, then hot_found, complete every time), those columns (or
+// tiles) within the owned ranges, hot.
 class SegmentHits {
  public:
   struct Subject {
     int score = 0;
-    std::vector<cpu::ColumnRange> regions;  // ascending, disjoint
+    SubjectRegions regions;
   };
 
   void add(const SubjectSegments& segments, std::size_t query, std::size_t segment, int score);
@@ -136,8 +147,8 @@ class SegmentHits {
 class HitRegions {
  public:
   void clear();
-  void keep(std::size_t query, std::uint64_t subject, std::int8_t frame, std::vector<cpu::ColumnRange> regions);
-  const std::vector<cpu::ColumnRange>* find(std::size_t query, std::uint64_t subject, std::int8_t frame) const;
+  void keep(std::size_t query, std::uint64_t subject, std::int8_t frame, SubjectRegions regions);
+  const SubjectRegions* find(std::size_t query, std::uint64_t subject, std::int8_t frame) const;
   // Takes a scan's hits of long subjects (SegmentHits::take): keeps each subject's regions under its FASTA
   // position (original[k] for the chunk's subject k) and frame (subject_frames[k]; without frames, 0), and
   // gives its score to sink(query, k, score).
@@ -164,7 +175,7 @@ class HitRegions {
   }
 
   mutable std::mutex mutex_;
-  std::map<std::tuple<std::size_t, std::uint64_t, std::int8_t>, std::vector<cpu::ColumnRange>> regions_;
+  std::map<std::tuple<std::size_t, std::uint64_t, std::int8_t>, SubjectRegions> regions_;
 };
 
 }  // namespace warpsearch

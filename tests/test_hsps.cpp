@@ -6,8 +6,12 @@
 // columns. The engine: forcing every subject through the long-subject path changes no output; a query
 // planted several times in a 5 Mb generated genome, on both strands, gives one HSP per copy, at its locus.
 #include <algorithm>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <random>
 #include <sstream>
+#include <tuple>
 
 #include "db/database.hpp"
 #include "db/makedb.hpp"
@@ -33,6 +37,49 @@ const ScoringScheme& protein_scoring() {
   static const ScoringScheme scoring(SubstitutionMatrix::builtin("BLOSUM62"), GapOpen{11}, GapExtend{1});
   return scoring;
 }
+
+// The CPU backend with its hit regions changed on their way to the engine: as they are, told not hot
+// (the engine then computes the hot columns inside them), or kept hot with every range but the first
+// dropped (HSPs elsewhere are then missed: the engine took them as its hot columns). Counts the hot
+// regions it passed on and the hot-column requests it was asked (left to the engine's CPU threads).
+class RegionsView final : public ScanBackend {
+ public:
+  enum class Change { none, not_hot, first_range_only };
+  RegionsView(const ScoringScheme& scoring, Change change) : inner_(make_cpu_backend(scoring, 2)), change_(change) {}
+  void set_queries(const std::vector<PreparedQuery>& queries) override { inner_->set_queries(queries); }
+  void scan(const Chunk& chunk, const std::int8_t* subject_frames, const ScoreSink& sink,
+            const QueryDone& done) override {
+    inner_->scan(chunk, subject_frames, sink, done);
+  }
+  void locate(const std::vector<HitPair>& pairs, std::vector<Span>& spans) override { inner_->locate(pairs, spans); }
+  bool count_cells(std::atomic<std::uint64_t>* cells) override { return inner_->count_cells(cells); }
+  const SubjectRegions* hit_regions(std::size_t prepared, std::uint64_t subject,
+                                    std::int8_t subject_frame) const override {
+    const SubjectRegions* found = inner_->hit_regions(prepared, subject, subject_frame);
+    if (found == nullptr) return nullptr;
+    const std::lock_guard<std::mutex> lock(mutex_);
+    if (found->hot) ++hot_seen;
+    SubjectRegions& changed = changed_[{prepared, subject, subject_frame}];
+    changed = *found;
+    if (change_ == Change::not_hot) changed.hot = false;
+    if (change_ == Change::first_range_only && changed.ranges.size() > 1) changed.ranges.resize(1);
+    return &changed;
+  }
+  bool hot_columns(const std::vector<HotColumnRequest>& requests,
+                   std::vector<std::vector<cpu::ColumnRange>>&) override {
+    hot_requests += requests.size();
+    return false;
+  }
+  std::string description() const override { return inner_->description(); }
+  mutable std::size_t hot_seen = 0;
+  std::size_t hot_requests = 0;
+
+ private:
+  std::unique_ptr<ScanBackend> inner_;
+  Change change_;
+  mutable std::mutex mutex_;
+  mutable std::map<std::tuple<std::size_t, std::uint64_t, std::int8_t>, SubjectRegions> changed_;
+};
 
 std::string reverse_complement(const std::string& codes) {
   std::string result(codes.rbegin(), codes.rend());
@@ -335,6 +382,32 @@ TEST_CASE("HSPs: few long segments (the striped kernel's tasks) change no search
   const std::string striped = render(SearchEngine(db, dna_scoring(), options).search(queries));
   CHECK(std::count(whole.begin(), whole.end(), '\n') >= 9);
   CHECK(striped == whole);
+  // The striped tasks' hot columns are the HSP search's own (SubjectRegions::hot): the same output as
+  // hot columns computed again inside them, and only the hot columns given are searched.
+  std::size_t hot_seen = 0, hot_requests = 0;
+  const auto with_view = [&](RegionsView::Change change) {
+    auto view = std::make_unique<RegionsView>(dna_scoring(), change);
+    RegionsView& seen = *view;
+    const std::string out = render(SearchEngine(db, dna_scoring(), options, std::move(view)).search(queries));
+    hot_seen = seen.hot_seen;
+    hot_requests = seen.hot_requests;
+    return out;
+  };
+  CHECK(with_view(RegionsView::Change::none) == whole);
+  CHECK(hot_seen >= 6);
+  CHECK(hot_requests == 0);  // no hot columns computed again
+  CHECK(with_view(RegionsView::Change::not_hot) == whole);
+  CHECK(hot_requests > 0);
+  // HSPs outside the first range are missed: fewer lines, or, where the best was there, the engine's
+  // check that each hit's best HSP scores what the scan scored.
+  bool missed = false;
+  try {
+    const std::string first_only = with_view(RegionsView::Change::first_range_only);
+    missed = std::count(first_only.begin(), first_only.end(), '\n') < std::count(whole.begin(), whole.end(), '\n');
+  } catch (const std::logic_error& error) {
+    missed = std::string(error.what()).find("but the scan scored") != std::string::npos;
+  }
+  CHECK(missed);
 }
 
 TEST_CASE("HSPs: a query planted on both strands of a 5 Mb genome gives one HSP per copy, at its locus",

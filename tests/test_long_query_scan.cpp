@@ -19,7 +19,6 @@ LongQueryScanRates h100_rates() {
   rates.team_cells = 7e9;
   rates.teams = 264;
   rates.min_owned = 4096;
-  rates.hot_cells = 0.8e12;
   rates.pairs.long_stripe_rows = 256;
   rates.pairs.long_step_seconds = 0.15e-6;
   rates.pairs.long_lag_steps = 100;
@@ -36,7 +35,7 @@ struct Estimates {
 };
 Estimates estimates(double m, double reach, const std::vector<std::uint64_t>& subjects, const LongQueryScanRates& r) {
   const double owned = std::max(static_cast<double>(r.min_owned), std::floor(reach / 2));
-  double segments = 0, widest = 0, sweep = 0, warps = 0, hot = 0;
+  double segments = 0, widest = 0, sweep = 0, warps = 0;
   for (const std::uint64_t length : subjects) {
     const double n = static_cast<double>(length);
     segments += std::ceil(n / owned);
@@ -46,10 +45,9 @@ Estimates estimates(double m, double reach, const std::vector<std::uint64_t>& su
                             r.pairs.long_overhead_seconds / 2;
     sweep = std::max(sweep, one_pass);
     warps += one_pass * stripes;
-    hot += m * std::min(n, m + 2 * reach) / r.hot_cells;
   }
   return {segments >= static_cast<double>(r.teams), widest * m / r.team_cells,
-          std::max(sweep, warps / r.pairs.long_warp_slots) + hot};
+          std::max(sweep, warps / r.pairs.long_warp_slots)};
 }
 
 }  // namespace
@@ -57,7 +55,7 @@ Estimates estimates(double m, double reach, const std::vector<std::uint64_t>& su
 TEST_CASE("long query scan: a query as long as its subjects takes the long-pair kernel", "[long_query_scan]") {
   const LongQueryScanRates rates = h100_rates();
   // A 180 kb DNA query (reach about 360 k) against 1.4 and 0.84 Mb: 13 segments of 180 k owned, a team's
-  // sweep of 540 k columns (about 14 s) against the pairs' sweep of 1.4 M rows and their hot columns.
+  // sweep of 540 k columns (about 14 s) against the pairs' sweep of 1.4 M rows.
   const std::vector<std::uint64_t> two{1'400'000, 840'000};
   const Estimates e = estimates(180'000, 360'000, two, rates);
   CHECK_FALSE(e.fills);

@@ -90,19 +90,22 @@ TEST_CASE("SegmentHits: owned ranges, or the hot columns within them when every 
     CHECK(subject.score == 70);
     const std::vector<ColumnRange> expected{{second.begin + 2000, second.begin + 2512},
                                             {second.end - 8, third.first + 100}};
-    CHECK(subject.regions == expected);
+    CHECK(subject.regions.ranges == expected);
+    CHECK(subject.regions.hot);  // the HSP search takes them as its hot columns
   }
   SECTION("one part incomplete: the owned ranges of the segments that reached the threshold") {
     const auto taken = taken_after({true, false});
     const SegmentHits::Subject& subject = taken.at({0, 0});
     const std::vector<ColumnRange> expected{{second.first, third.end}};
-    CHECK(subject.regions == expected);
+    CHECK(subject.regions.ranges == expected);
+    CHECK_FALSE(subject.regions.hot);  // it computes them inside
   }
   SECTION("no word on hot columns: the owned ranges") {
     SegmentHits hits;
     hits.add(segments, 0, 2, 70);
     const auto taken = hits.take();
-    CHECK(taken.at({0, 0}).regions == std::vector<ColumnRange>{{third.first, third.end}});
+    CHECK(taken.at({0, 0}).regions.ranges == std::vector<ColumnRange>{{third.first, third.end}});
+    CHECK_FALSE(taken.at({0, 0}).regions.hot);
   }
   SECTION("one query taken as soon as its scan is complete: the others stay, with their word on hot columns") {
     const SubjectSegments::Origin& fourth = segments.origin(3);
@@ -118,18 +121,22 @@ TEST_CASE("SegmentHits: owned ranges, or the hot columns within them when every 
     const auto first = hits.take(1);
     REQUIRE(first.size() == 1);
     CHECK(first.at({1, 0}).score == 30);
-    CHECK(first.at({1, 0}).regions == std::vector<ColumnRange>{{second.first, second.end}});
+    CHECK(first.at({1, 0}).regions.ranges == std::vector<ColumnRange>{{second.first, second.end}});
+    CHECK_FALSE(first.at({1, 0}).regions.hot);
     CHECK(hits.take(1).empty());
     hits.hot_found(1, true);  // a later query batch: query 1 told anew
     hits.add(segments, 1, 2, 35);
     hits.add_hot(segments, 1, 2, third.first - third.begin, third.first - third.begin + 10);
-    CHECK(hits.take(1).at({1, 0}).regions == std::vector<ColumnRange>{{third.first, third.first + 10}});
+    const auto again = hits.take(1);
+    CHECK(again.at({1, 0}).regions.ranges == std::vector<ColumnRange>{{third.first, third.first + 10}});
+    CHECK(again.at({1, 0}).regions.hot);
     const auto rest = hits.take();
     REQUIRE(rest.size() == 2);
     CHECK(rest.at({0, 0}).score == 70);
-    CHECK(rest.at({0, 0}).regions ==
+    CHECK(rest.at({0, 0}).regions.ranges ==
           (std::vector<ColumnRange>{{second.begin + 2000, second.begin + 2512}, {second.end - 8, third.first + 100}}));
-    CHECK(rest.at({2, 0}).regions == std::vector<ColumnRange>{{fourth.first + 100, fourth.first + 200}});
+    CHECK(rest.at({2, 0}).regions.ranges == std::vector<ColumnRange>{{fourth.first + 100, fourth.first + 200}});
+    CHECK(rest.at({2, 0}).regions.hot);
   }
 }
 
@@ -137,21 +144,23 @@ TEST_CASE("HitRegions keeps the regions of each query, subject and frame apart u
   using warpsearch::HitRegions;
   using warpsearch::cpu::ColumnRange;
   HitRegions regions;
-  regions.keep(0, 7, 0, {{10, 20}});
-  regions.keep(0, 7, 2, {{30, 40}});  // another frame of the same subject
-  regions.keep(0, 7, -2, {{50, 60}});
-  regions.keep(1, 7, 2, {{70, 80}});  // another query
+  regions.keep(0, 7, 0, {{{10, 20}}, true});
+  regions.keep(0, 7, 2, {{{30, 40}}, false});  // another frame of the same subject
+  regions.keep(0, 7, -2, {{{50, 60}}, true});
+  regions.keep(1, 7, 2, {{{70, 80}}, false});  // another query
   const auto* plain = regions.find(0, 7, 0);
   REQUIRE(plain != nullptr);
-  CHECK(*plain == std::vector<ColumnRange>{{10, 20}});
+  CHECK(plain->ranges == std::vector<ColumnRange>{{10, 20}});
+  CHECK(plain->hot);
   REQUIRE(regions.find(0, 7, 2) != nullptr);
-  CHECK(*regions.find(0, 7, 2) == std::vector<ColumnRange>{{30, 40}});
-  CHECK(*regions.find(0, 7, -2) == std::vector<ColumnRange>{{50, 60}});
-  CHECK(*regions.find(1, 7, 2) == std::vector<ColumnRange>{{70, 80}});
+  CHECK(regions.find(0, 7, 2)->ranges == std::vector<ColumnRange>{{30, 40}});
+  CHECK_FALSE(regions.find(0, 7, 2)->hot);
+  CHECK(regions.find(0, 7, -2)->ranges == std::vector<ColumnRange>{{50, 60}});
+  CHECK(regions.find(1, 7, 2)->ranges == std::vector<ColumnRange>{{70, 80}});
   CHECK(regions.find(0, 7, 1) == nullptr);
   CHECK(regions.find(0, 8, 0) == nullptr);
-  regions.keep(0, 8, 0, {{1, 2}});
-  CHECK(*plain == std::vector<ColumnRange>{{10, 20}});  // still valid after more are kept
+  regions.keep(0, 8, 0, {{{1, 2}}, false});
+  CHECK(plain->ranges == std::vector<ColumnRange>{{10, 20}});  // still valid after more are kept
   regions.clear();
   CHECK(regions.find(0, 7, 0) == nullptr);
 }

@@ -197,8 +197,8 @@ class RecordingBackend final : public ScanBackend {
     inner_->scan(chunk, subject_frames, sink, done);
   }
   void locate(const std::vector<HitPair>& pairs, std::vector<Span>& spans) override { inner_->locate(pairs, spans); }
-  const std::vector<cpu::ColumnRange>* hit_regions(std::size_t prepared, std::uint64_t subject,
-                                                   std::int8_t subject_frame) const override {
+  const SubjectRegions* hit_regions(std::size_t prepared, std::uint64_t subject,
+                                    std::int8_t subject_frame) const override {
     return inner_->hit_regions(prepared, subject, subject_frame);
   }
   std::string description() const override { return "recording " + inner_->description(); }

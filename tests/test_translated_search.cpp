@@ -224,8 +224,8 @@ class RegionsBackend final : public ScanBackend {
     inner_->scan(chunk, subject_frames, sink, done);
   }
   void locate(const std::vector<HitPair>& pairs, std::vector<Span>& spans) override { inner_->locate(pairs, spans); }
-  const std::vector<cpu::ColumnRange>* hit_regions(std::size_t prepared, std::uint64_t subject,
-                                                   std::int8_t subject_frame) const override {
+  const SubjectRegions* hit_regions(std::size_t prepared, std::uint64_t subject,
+                                    std::int8_t subject_frame) const override {
     if (!regions_) return nullptr;
     const auto* found = inner_->hit_regions(prepared, subject, subject_frame);
     if (found && subject_frame != 0) ++used_;

@@ -81,7 +81,7 @@ class LongPairAligner {
   // A local scan of each pair (a query, a subject): the best score, and the stretches of the subject
   // outside which no cell reaches the pair's threshold. The subject gives the rows of one local pass
   // (the pairs of one shape in one launch), and a stretch is a run of its stripes (32 x rows a lane
-  // rows) whose best cell reaches the threshold. Throws as local_spans() does.
+  // rows, at most 1,024) whose best cell reaches the threshold. Throws as local_spans() does.
   struct LocalScan {
     int score = 0;
     std::vector<std::pair<std::uint64_t, std::uint64_t>> hot;  // [begin, end) of the subject, ascending
