@@ -488,7 +488,7 @@ class GpuBackend final : public ScanBackend {
       long_pairs.spans(
           long_ones, AlignmentMode::local,
           [&](std::size_t k) { return std::make_pair(pairs[k].query, pairs[k].subject); },
-          [&](std::size_t k, const Span& span) { spans[k] = span; });
+          [&](std::size_t k) { return pairs[k].min_score; }, [&](std::size_t k, const Span& span) { spans[k] = span; });
     });
     std::exception_ptr failure;
     try {

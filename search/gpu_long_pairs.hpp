@@ -88,17 +88,26 @@ class GpuLongPairs final : public cpu::GlobalRowSource {
   // batches of at most kBatchBytes of device memory (a pair larger than that alone): a search leaves
   // only a few hundred MB beside its resident database (search/gpu_backend.cpp, kReservedBytes), and 80
   // of the genome benchmark's largest windows take about 50 MB. Global and semi-global spans run side
-  // by side, up to kSideBySide at a time, each on an aligner (a stream) of its own.
+  // by side, up to kSideBySide at a time, each on an aligner (a stream) of its own. min_score_of(k): a
+  // local span scoring less needs only its score and end (ScanBackend::locate's HitPair::min_score).
   static constexpr unsigned kSideBySide = 8;
   static constexpr std::uint64_t kBatchBytes = std::uint64_t{64} << 20;
   template <class PairOf, class Done>
   void spans(const std::vector<std::size_t>& which, AlignmentMode mode, const PairOf& pair_of, const Done& done) {
+    spans(
+        which, mode, pair_of, [](std::size_t) { return std::int64_t{0}; }, done);
+  }
+  template <class PairOf, class MinScoreOf, class Done>
+  void spans(const std::vector<std::size_t>& which, AlignmentMode mode, const PairOf& pair_of,
+             const MinScoreOf& min_score_of, const Done& done) {
     if (mode == AlignmentMode::local) {
       in_batches(
           which, pair_of, span_bytes,
-          [&](const std::vector<std::size_t>&,
+          [&](const std::vector<std::size_t>& members,
               const std::vector<std::pair<std::string_view, std::string_view>>& batch) {
-            return with_aligner([&](gpu::LongPairAligner& aligner) { return aligner.local_spans(batch); });
+            std::vector<std::int64_t> min_scores;
+            for (const std::size_t k : members) min_scores.push_back(min_score_of(k));
+            return with_aligner([&](gpu::LongPairAligner& aligner) { return aligner.local_spans(batch, min_scores); });
           },
           done);
       return;

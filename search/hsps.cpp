@@ -67,7 +67,8 @@ std::vector<std::vector<Span>> find_hsps(const std::vector<HspRequest>& requests
     throw_if_interrupted();
     pairs.clear();
     for (const Window& w : windows)
-      pairs.push_back({requests[w.request].query, requests[w.request].subject.substr(w.begin, w.end - w.begin)});
+      pairs.push_back({requests[w.request].query, requests[w.request].subject.substr(w.begin, w.end - w.begin),
+                       std::max<std::int64_t>(requests[w.request].cutoff, 1)});
     locate(pairs, spans);
     std::vector<Window> next;
     if (first_round) {

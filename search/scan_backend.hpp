@@ -41,10 +41,13 @@ using ScoreSink = std::function<void(std::size_t, std::uint64_t, int)>;
 using QueryDone = std::function<void(std::size_t)>;
 
 // One hit to locate: residue codes of the searched query strand (PreparedQuery::codes) and of the
-// subject. The views must stay valid during the locate() call only.
+// subject. The views must stay valid during the locate() call only. min_score: the least score whose
+// start the caller needs; a span scoring less may come back with its score and end only (the start
+// pass a GPU would run for it over the whole reversed prefixes is skipped).
 struct HitPair {
   std::string_view query;
   std::string_view subject;
+  std::int64_t min_score = 0;
 };
 
 // A segment of a long subject whose hot columns the HSP search needs (cpu::scan_segment's): the columns
@@ -70,7 +73,8 @@ class ScanBackend {
   // The part the next scan() call will get (nullopt: none), told before this one, so that a backend can
   // load it while it scans this one. Optional.
   virtual void upcoming(std::optional<Chunk> next) { (void)next; }
-  // spans[k] (spans is resized) = the local span of pairs[k] exactly as reference::span gives it
+  // spans[k] (spans is resized) = the local span of pairs[k] exactly as reference::span gives it (its
+  // score and end only where it scores below pairs[k].min_score)
   // (kernels/reference/reference.hpp, tie-break included): end = the maximal cell with the smallest subject
   // position, then the smallest query position; start = the largest subject start, then the largest
   // query start among the optimal alignments ending there. Independent of set_queries(); not to be

@@ -200,6 +200,31 @@ TEST_CASE("GPU long pair: local spans in one launch equal cpu::pair_span, pair b
   }
   CHECK(got[5].score == 0);
   CHECK(aligner.last_cells() >= cells);
+  const std::uint64_t all_cells = aligner.last_cells();
+  // Least scores: the pairs scoring below theirs keep their score and end, without a start pass.
+  std::vector<std::int64_t> least(pairs.size());
+  std::size_t skipped = 0;
+  for (std::size_t i = 0; i < pairs.size(); ++i) {
+    least[i] = i % 2 == 0 ? got[i].score + 1 : got[i].score;
+    if (got[i].score > 0 && i % 2 == 0) ++skipped;
+  }
+  REQUIRE(skipped >= 3);
+  const std::vector<Span> ends_only = aligner.local_spans(pairs, least);
+  REQUIRE(ends_only.size() == pairs.size());
+  for (std::size_t i = 0; i < pairs.size(); ++i) {
+    INFO("least scores, pair " << i);
+    CHECK(ends_only[i].score == got[i].score);
+    CHECK(ends_only[i].query_end == got[i].query_end);
+    CHECK(ends_only[i].subject_end == got[i].subject_end);
+    if (i % 2 == 0) {
+      CHECK(ends_only[i].query_begin == 0);
+      CHECK(ends_only[i].subject_begin == 0);
+    } else {
+      check_same_span(ends_only[i], got[i]);
+    }
+  }
+  CHECK(aligner.last_cells() < all_cells);  // fewer start passes
+  CHECK_THROWS_AS(aligner.local_spans(pairs, std::vector<std::int64_t>(2)), std::invalid_argument);
   // The same pairs one at a time: the same spans.
   for (std::size_t i = 0; i < pairs.size(); ++i) {
     const Span alone = aligner.span(pairs[i].first, pairs[i].second, AlignmentMode::local);

@@ -276,8 +276,17 @@ TEST_CASE("HSPs: the rounds of locate() find reference::local_hsps, with and wit
       const Planted planted = plant(rng, query, c.subject_length, c.copies, c.letters, 0.2, false);
       const auto expected = reference::local_hsps(query, planted.subject, *c.scoring, c.cutoff);
       ScanBackend& backend = c.letters == 4 ? *backend_dna : *backend_protein;
+      // As a GPU may answer: a span below the pair's least score with its score and end only (its start
+      // lost, here), so that an HSP taken from one would show.
+      std::size_t below = 0;
       const LocateFunction locate = [&](const std::vector<HitPair>& pairs, std::vector<Span>& spans) {
         backend.locate(pairs, spans);
+        for (std::size_t k = 0; k < pairs.size(); ++k) {
+          CHECK(pairs[k].min_score == c.cutoff);
+          if (spans[k].score >= pairs[k].min_score) continue;
+          spans[k].query_begin = spans[k].subject_begin = 0;
+          ++below;
+        }
       };
       // Hot columns for a threshold below the cut-off, as the scan keeps them.
       const std::int64_t threshold = c.cutoff - 5;
@@ -301,6 +310,7 @@ TEST_CASE("HSPs: the rounds of locate() find reference::local_hsps, with and wit
           }
           total += wanted;
         }
+      CHECK(below > 0);
     }
   CHECK(total > 100);
 }

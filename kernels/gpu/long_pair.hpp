@@ -74,9 +74,11 @@ class LongPairAligner {
   // shape in one launch, then their start passes in another, so that pairs too short to fill the device
   // alone fill it together (stripes of all the pairs from one counter, pair after pair). A start pass
   // runs in the band of the alignments that start at the end found (profile/exact_band.hpp,
-  // local_start_band) where that is faster. Throws as span() does, before any work, for a pair
-  // accepts() refuses.
-  std::vector<Span> local_spans(const std::vector<std::pair<std::string_view, std::string_view>>& pairs);
+  // local_start_band) where that is faster. min_scores (empty: none): a pair whose end scores below
+  // its entry gets no start pass (its span: score and end, begin 0). Throws as span() does, before any
+  // work, for a pair accepts() refuses.
+  std::vector<Span> local_spans(const std::vector<std::pair<std::string_view, std::string_view>>& pairs,
+                                const std::vector<std::int64_t>& min_scores = {});
 
   // A local scan of each pair (a query, a subject): the best score, and the stretches of the subject
   // outside which no cell reaches the pair's threshold. The subject gives the rows of one local pass

@@ -10,8 +10,11 @@
 
 namespace warpsearch::gpu {
 
-std::vector<Span> LongPairAligner::local_spans(
-    const std::vector<std::pair<std::string_view, std::string_view>>& pairs) {
+std::vector<Span> LongPairAligner::local_spans(const std::vector<std::pair<std::string_view, std::string_view>>& pairs,
+                                               const std::vector<std::int64_t>& min_scores) {
+  if (!min_scores.empty() && min_scores.size() != pairs.size())
+    throw std::invalid_argument("long pair: " + std::to_string(min_scores.size()) + " least scores for " +
+                                std::to_string(pairs.size()) + " pairs");
   for (const auto& [query, subject] : pairs)
     if (!accepts(impl_->scoring, query.size(), subject.size(), AlignmentMode::local))
       throw not_accepted(query.size(), subject.size());
@@ -62,6 +65,7 @@ std::vector<Span> LongPairAligner::local_spans(
     spans[i].score = ends[i].score;
     spans[i].query_end = ends[i].query;
     spans[i].subject_end = ends[i].subject;
+    if (!min_scores.empty() && ends[i].score < min_scores[i]) continue;  // its start is not wanted
     reversed[2 * i].assign(std::make_reverse_iterator(query.begin() + static_cast<std::ptrdiff_t>(ends[i].query)),
                            query.rend());
     reversed[2 * i + 1].assign(
