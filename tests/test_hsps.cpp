@@ -398,7 +398,8 @@ TEST_CASE("HSPs: few long segments (the striped kernel's tasks) change no search
   const auto with_view = [&](RegionsView::Change change) {
     auto view = std::make_unique<RegionsView>(dna_scoring(), change);
     RegionsView& seen = *view;
-    const std::string out = render(SearchEngine(db, dna_scoring(), options, std::move(view)).search(queries));
+    SearchEngine engine(db, dna_scoring(), options, std::move(view));  // owns the view: read it before the end
+    const std::string out = render(engine.search(queries));
     hot_seen = seen.hot_seen;
     hot_requests = seen.hot_requests;
     return out;
