@@ -108,31 +108,6 @@ Planted plant(std::mt19937_64& rng, const std::string& query, std::size_t length
   return planted;
 }
 
-// Every column's best local score (64-bit Gotoh, the reference's recurrences).
-std::vector<std::int64_t> column_maxima(const std::string& query, const std::string& subject,
-                                        const ScoringScheme& scoring) {
-  const std::int64_t oe = scoring.gap_open() + scoring.gap_extend(), e = scoring.gap_extend();
-  const std::int64_t minus_infinity = -(std::int64_t{1} << 40);
-  const std::size_t m = query.size();
-  std::vector<std::int64_t> h_left(m + 1, 0), e_left(m + 1, minus_infinity), h(m + 1, 0), e_here(m + 1);
-  std::vector<std::int64_t> maxima(subject.size(), 0);
-  for (std::size_t j = 1; j <= subject.size(); ++j) {
-    std::int64_t f = minus_infinity;
-    h[0] = 0;
-    for (std::size_t i = 1; i <= m; ++i) {
-      e_here[i] = std::max(e_left[i] - e, h_left[i] - oe);
-      f = std::max(f - e, h[i - 1] - oe);
-      const std::int64_t diagonal = h_left[i - 1] + scoring.score(static_cast<std::uint8_t>(query[i - 1]),
-                                                                  static_cast<std::uint8_t>(subject[j - 1]));
-      h[i] = std::max({std::int64_t{0}, diagonal, e_here[i], f});
-      maxima[j - 1] = std::max(maxima[j - 1], h[i]);
-    }
-    std::swap(h, h_left);
-    std::swap(e_here, e_left);
-  }
-  return maxima;
-}
-
 std::vector<cpu::ColumnRange> ranges_at_least(const std::vector<std::int64_t>& maxima, std::int64_t threshold) {
   std::vector<cpu::ColumnRange> ranges;
   for (std::uint64_t p = 0; p < maxima.size(); ++p)
@@ -186,7 +161,7 @@ TEST_CASE("long subjects: segments scanned apart give the whole pass's best cell
   for (const Case& c : cases) {
     const std::string query = test::random_codes(rng, c.query_length, c.letters);
     const Planted planted = plant(rng, query, c.subject_length, 5, c.letters, 0.15, c.letters == 4);
-    const auto maxima = column_maxima(query, planted.subject, *c.scoring);
+    const auto maxima = reference::column_maxima(query, planted.subject, *c.scoring);
     const auto expected_hot = ranges_at_least(maxima, c.threshold);
     const Span expected_best = reference::local_end(query, planted.subject, *c.scoring);
     REQUIRE(expected_hot.size() >= 3);
@@ -290,7 +265,7 @@ TEST_CASE("HSPs: the rounds of locate() find reference::local_hsps, with and wit
       };
       // Hot columns for a threshold below the cut-off, as the scan keeps them.
       const std::int64_t threshold = c.cutoff - 5;
-      const auto hot = ranges_at_least(column_maxima(query, planted.subject, *c.scoring), threshold);
+      const auto hot = ranges_at_least(reference::column_maxima(query, planted.subject, *c.scoring), threshold);
       const std::uint64_t reach = cpu::alignment_reach(query.size(), *c.scoring, threshold);
       for (const bool with_hot : {false, true})
         for (const std::size_t max_hsps : {std::size_t{0}, std::size_t{1}, std::size_t{2}}) {
